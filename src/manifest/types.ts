@@ -1,0 +1,154 @@
+// The workflow manifest as the rest of baton sees it: validated, defaults applied,
+// `extends` resolved, the implicit "wait for the step above" order made explicit.
+// Keys are camelCase here; the YAML keeps the kebab-case of GitHub Actions.
+
+export const BACKENDS = ['claude-code', 'codex', 'aider', 'opencode', 'gemini', 'copilot', 'command'] as const;
+export type Backend = (typeof BACKENDS)[number];
+
+/** Repository permission levels, as the collaborator permission API names them. */
+export const ROLES = ['admin', 'maintain', 'write', 'triage', 'read'] as const;
+export type Role = (typeof ROLES)[number];
+export const DEFAULT_ROLES: Role[] = ['admin', 'maintain', 'write'];
+
+export const STEP_KINDS = ['agent', 'run', 'ask', 'review', 'checks', 'approve', 'pull-request'] as const;
+export type StepKind = (typeof STEP_KINDS)[number];
+
+/** A JSON Schema as written by the user (validated as a schema by the loader). */
+export type JsonSchema = Record<string, unknown> | boolean;
+
+/** A `${{ … }}` expression or a string that embeds some; kept as written. */
+export type Template = string;
+
+export interface Triggers {
+  labels: string[];
+  commands: string[];
+  roles: Role[];
+  /** Bot logins (e.g. `renovate[bot]`) allowed to trigger; bots are ignored otherwise. */
+  bots: string[];
+}
+
+export interface InputSpec {
+  type: 'string' | 'number' | 'boolean' | 'choice';
+  default?: string | number | boolean;
+  description?: string;
+  required: boolean;
+  /** Allowed values for `choice`. */
+  options?: string[];
+}
+
+export interface AgentSpec {
+  uses: Backend;
+  model?: string;
+  timeoutMinutes?: number;
+  maxTurns?: number;
+  /** For `command`: argv of the program; the prompt arrives on stdin. */
+  run?: string[];
+  /** Extra CLI arguments appended to the backend's own. */
+  args?: string[];
+  env: Record<string, string>;
+}
+
+export interface Budget {
+  maxSteps?: number;
+  maxMinutes?: number;
+  maxCostUsd?: number;
+}
+
+interface StepBase {
+  id: string;
+  kind: StepKind;
+  /** Human title; defaults to the id. */
+  name: string;
+  /** Explicit or implicit (the step above) dependencies, always filled in. */
+  needs: string[];
+  if?: Template;
+  retries: number;
+  timeoutMinutes?: number;
+  forEach?: Template;
+  maxParallel?: number;
+  /** Whether the step changes files (gets a branch of its own and is merged back). */
+  writes: boolean;
+  env: Record<string, string>;
+}
+
+export interface AgentStep extends StepBase {
+  kind: 'agent';
+  agent: string;
+  prompt: Template;
+  outputs?: JsonSchema;
+}
+
+export interface RunStep extends StepBase {
+  kind: 'run';
+  run: Template;
+  /** Optional: the command may write JSON to the file named by BATON_OUTPUT. */
+  outputs?: JsonSchema;
+}
+
+export interface AskStep extends StepBase {
+  kind: 'ask';
+  /** Static questions, or one expression that yields an array of strings. */
+  questions: Template[] | Template;
+  timeoutHours?: number;
+}
+
+export interface ReviewStep extends StepBase {
+  kind: 'review';
+  agent: string;
+  maxRounds: number;
+  /** Writing step re-run with the review comments when changes are requested. */
+  fix?: string;
+  prompt?: Template;
+}
+
+export interface ChecksStep extends StepBase {
+  kind: 'checks';
+  /** Check-run / commit-status names; `"*"` means every one reported. */
+  names: string[];
+  fix?: string;
+  maxRounds: number;
+  /** Commands that stand in for the named checks in local runs. */
+  local: Record<string, string>;
+  /** A workflow file to dispatch on the run branch (the GITHUB_TOKEN gotcha). */
+  workflow?: string;
+}
+
+export interface ApproveStep extends StepBase {
+  kind: 'approve';
+  roles: Role[];
+  message?: Template;
+}
+
+export interface PullRequestStep extends StepBase {
+  kind: 'pull-request';
+  title: Template;
+  body?: Template;
+  draft: boolean;
+  /** Base branch; the repository's default branch when absent. */
+  base?: string;
+  labels: string[];
+}
+
+export type Step = AgentStep | RunStep | AskStep | ReviewStep | ChecksStep | ApproveStep | PullRequestStep;
+
+export interface Workflow {
+  name: string;
+  description?: string;
+  on: Triggers;
+  inputs: Record<string, InputSpec>;
+  agents: Record<string, AgentSpec>;
+  budget: Budget;
+  steps: Step[];
+}
+
+/** A validated workflow together with where it came from. */
+export interface LoadedWorkflow {
+  file: string;
+  workflow: Workflow;
+  /** sha256 of the normalised workflow: a run remembers it to detect edits. */
+  hash: string;
+}
+
+export function stepById(workflow: Workflow, id: string): Step | undefined {
+  return workflow.steps.find((s) => s.id === id);
+}
