@@ -1,0 +1,65 @@
+// `baton validate [PATH…] [--json]`
+import { parseArgs } from 'node:util';
+import { resolve, relative, isAbsolute } from 'node:path';
+import { formatDiagnostic } from '../../manifest/diagnostics.ts';
+import { findWorkflowFiles, validateFiles } from '../../manifest/validate.ts';
+import { EXIT, UsageError, type CliIO } from '../io.ts';
+
+export const DEFAULT_WORKFLOWS_DIR = '.agents/workflows';
+
+export const help = `Usage: baton validate [PATH…] [--json]
+
+Checks workflow manifests: YAML, the schema, the step graph, agents, expressions,
+and label or command collisions between the files given together.
+
+PATH is a file or a folder of *.yml files (default: ${DEFAULT_WORKFLOWS_DIR}).
+
+Options:
+  --json    print one JSON document instead of file:line:col messages
+  -h, --help
+
+Exit status: 0 all valid, 1 some file invalid, 2 usage error or nothing found.`;
+
+export function validateCommand(args: string[], io: CliIO): number {
+  const { values, positionals } = parseArgs({ args, options: { json: { type: 'boolean' } }, allowPositionals: true, strict: true });
+  const paths = positionals.length ? positionals : [DEFAULT_WORKFLOWS_DIR];
+  const display = (p: string): string => (isAbsolute(p) ? p : relative(io.cwd, resolve(io.cwd, p)) || p);
+  const { files, missing } = findWorkflowFiles(paths.map((p) => resolve(io.cwd, p)));
+  if (missing.length) throw new UsageError(`no such file or folder: ${missing.map(display).join(', ')}`);
+  if (!files.length) throw new UsageError(`no workflow files (*.yml, *.yaml) in ${paths.join(', ')}`);
+
+  const report = validateFiles(files);
+  for (const f of report.files) {
+    f.file = display(f.file);
+    for (const d of f.diagnostics) d.file = display(d.file);
+  }
+  if (values.json) {
+    io.out(
+      JSON.stringify(
+        {
+          valid: report.valid,
+          files: report.files.map((f) => ({
+            file: f.file,
+            valid: f.valid,
+            errors: f.diagnostics
+              .filter((d) => d.severity === 'error')
+              .map((d) => ({ file: d.file, line: d.line, column: d.column, pointer: d.pointer, message: d.message })),
+            warnings: f.diagnostics
+              .filter((d) => d.severity === 'warning')
+              .map((d) => ({ file: d.file, line: d.line, column: d.column, pointer: d.pointer, message: d.message })),
+          })),
+        },
+        null,
+        2,
+      ),
+    );
+  } else {
+    for (const f of report.files) for (const d of f.diagnostics) (d.severity === 'error' ? io.err : io.out)(formatDiagnostic(d));
+    const bad = report.files.filter((f) => !f.valid).length;
+    const summary = bad
+      ? `${bad} of ${report.files.length} workflow file${report.files.length === 1 ? '' : 's'} invalid`
+      : `${report.files.length} workflow file${report.files.length === 1 ? '' : 's'} valid`;
+    (bad ? io.err : io.out)(summary);
+  }
+  return report.valid ? EXIT.ok : EXIT.failed;
+}

@@ -1,0 +1,57 @@
+// The `baton` command line: picks the subcommand, turns usage mistakes into exit 2.
+import { graphCommand, help as graphHelp } from './commands/graph.ts';
+import { validateCommand, help as validateHelp } from './commands/validate.ts';
+import { EXIT, UsageError, processIO, type CliIO } from './io.ts';
+
+interface Command {
+  summary: string;
+  help: string;
+  run(args: string[], io: CliIO): number | Promise<number>;
+}
+
+const COMMANDS: Record<string, Command> = {
+  validate: { summary: 'check workflow manifests (file:line:col errors)', help: validateHelp, run: validateCommand },
+  graph: { summary: 'print a workflow step graph as a mermaid diagram', help: graphHelp, run: graphCommand },
+};
+
+export function usage(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
+  return [
+    'Usage: baton <command> [options]',
+    '',
+    'baton runs multi-step AI agent workflows from .agents/workflows/*.yml.',
+    '',
+    'Commands:',
+    ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`),
+    '',
+    'Run `baton <command> --help` for the options of one command.',
+  ].join('\n');
+}
+
+export async function main(argv: string[], io: CliIO = processIO): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.out(usage());
+    return name === undefined ? EXIT.usage : EXIT.ok;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    io.err(`baton: unknown command ${JSON.stringify(name)}\n\n${usage()}`);
+    return EXIT.usage;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.out(command.help);
+    return EXIT.ok;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (err) {
+    // parseArgs reports unknown options with codes like ERR_PARSE_ARGS_UNKNOWN_OPTION.
+    const code = (err as { code?: string }).code ?? '';
+    if (err instanceof UsageError || code.startsWith('ERR_PARSE_ARGS')) {
+      io.err(`baton ${name}: ${(err as Error).message}\n\n${command.help}`);
+      return EXIT.usage;
+    }
+    throw err;
+  }
+}

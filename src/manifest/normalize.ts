@@ -1,0 +1,143 @@
+// Turns a schema-valid manifest document into the normalised Workflow: defaults
+// applied, kebab-case keys renamed, and the implicit "wait for the step above" made explicit.
+import {
+  DEFAULT_ROLES,
+  type AgentSpec,
+  type InputSpec,
+  type Role,
+  type Step,
+  type StepKind,
+  type Workflow,
+} from './types.ts';
+
+type Raw = Record<string, any>;
+
+/** Which key of a raw step names its kind; the schema guarantees exactly one. */
+export function stepKind(raw: Raw): StepKind | undefined {
+  for (const kind of ['agent', 'run', 'ask', 'review', 'checks', 'approve', 'pull-request'] as const) {
+    if (raw[kind] !== undefined) return kind;
+  }
+  return undefined;
+}
+
+export function normalize(raw: Raw, defaultName: string): Workflow {
+  const name = typeof raw.name === 'string' ? raw.name : defaultName;
+  const on: Raw = raw.on ?? {};
+  const steps: Step[] = [];
+  (raw.steps as Raw[] | undefined ?? []).forEach((s, i, all) => {
+    const previous = i > 0 ? all[i - 1]!.id : undefined;
+    steps.push(normalizeStep(s, previous));
+  });
+  return {
+    name,
+    ...(raw.description !== undefined && { description: String(raw.description) }),
+    on: {
+      labels: on.labels ?? [],
+      // A workflow can always be started by name unless it names its commands.
+      commands: on.commands ?? [name],
+      roles: on.roles ?? [...DEFAULT_ROLES],
+      bots: on.bots ?? [],
+    },
+    inputs: Object.fromEntries(Object.entries((raw.inputs ?? {}) as Record<string, Raw>).map(([k, v]) => [k, normalizeInput(v)])),
+    agents: Object.fromEntries(Object.entries((raw.agents ?? {}) as Record<string, Raw>).map(([k, v]) => [k, normalizeAgent(v)])),
+    budget: {
+      ...(raw.budget?.['max-steps'] !== undefined && { maxSteps: raw.budget['max-steps'] }),
+      ...(raw.budget?.['max-minutes'] !== undefined && { maxMinutes: raw.budget['max-minutes'] }),
+      ...(raw.budget?.['max-cost-usd'] !== undefined && { maxCostUsd: raw.budget['max-cost-usd'] }),
+    },
+    steps,
+  };
+}
+
+function normalizeInput(v: Raw): InputSpec {
+  return {
+    type: v.type ?? 'string',
+    required: v.required ?? false,
+    ...(v.default !== undefined && { default: v.default }),
+    ...(v.description !== undefined && { description: String(v.description) }),
+    ...(v.options !== undefined && { options: v.options }),
+  };
+}
+
+function normalizeAgent(v: Raw): AgentSpec {
+  return {
+    uses: v.uses,
+    env: stringMap(v.env),
+    ...(v.model !== undefined && { model: String(v.model) }),
+    ...(v['timeout-minutes'] !== undefined && { timeoutMinutes: v['timeout-minutes'] }),
+    ...(v['max-turns'] !== undefined && { maxTurns: v['max-turns'] }),
+    ...(v.run !== undefined && { run: v.run }),
+    ...(v.args !== undefined && { args: v.args }),
+  };
+}
+
+function normalizeStep(s: Raw, previous: string | undefined): Step {
+  const kind = stepKind(s)!;
+  const base = {
+    id: String(s.id),
+    name: s.name !== undefined ? String(s.name) : String(s.id),
+    needs: Array.isArray(s.needs) ? s.needs.map(String) : previous !== undefined ? [previous] : [],
+    retries: s.retries ?? 0,
+    writes: s.writes ?? (kind === 'agent' || kind === 'run'),
+    env: stringMap(s.env),
+    ...(s.if !== undefined && { if: String(s.if) }),
+    ...(s['timeout-minutes'] !== undefined && { timeoutMinutes: s['timeout-minutes'] }),
+    ...(s['for-each'] !== undefined && { forEach: String(s['for-each']) }),
+    ...(s['max-parallel'] !== undefined && { maxParallel: s['max-parallel'] }),
+  };
+  switch (kind) {
+    case 'agent':
+      return { ...base, kind, agent: s.agent, prompt: s.prompt, ...(s.outputs !== undefined && { outputs: s.outputs }) };
+    case 'run':
+      return { ...base, kind, run: s.run, ...(s.outputs !== undefined && { outputs: s.outputs }) };
+    case 'ask': {
+      const a: Raw = s.ask;
+      return { ...base, kind, questions: a.questions, ...(a['timeout-hours'] !== undefined && { timeoutHours: a['timeout-hours'] }) };
+    }
+    case 'review': {
+      const r: Raw = s.review;
+      return {
+        ...base,
+        kind,
+        agent: r.agent,
+        maxRounds: r['max-rounds'] ?? 3,
+        ...(r.fix !== undefined && { fix: r.fix }),
+        ...(r.prompt !== undefined && { prompt: r.prompt }),
+      };
+    }
+    case 'checks': {
+      const c: Raw = s.checks;
+      return {
+        ...base,
+        kind,
+        names: c.names,
+        maxRounds: c['max-rounds'] ?? 2,
+        local: stringMap(c.local),
+        ...(c['timeout-minutes'] !== undefined && { timeoutMinutes: c['timeout-minutes'] }),
+        ...(c.fix !== undefined && { fix: c.fix }),
+        ...(c.workflow !== undefined && { workflow: c.workflow }),
+      };
+    }
+    case 'approve': {
+      const a: Raw = s.approve ?? {};
+      return { ...base, kind, roles: (a.roles as Role[] | undefined) ?? [...DEFAULT_ROLES], ...(a.message !== undefined && { message: a.message }) };
+    }
+    case 'pull-request': {
+      const p: Raw = s['pull-request'];
+      return {
+        ...base,
+        kind,
+        title: p.title,
+        draft: p.draft ?? true,
+        labels: p.labels ?? [],
+        ...(p.body !== undefined && { body: p.body }),
+        ...(p.base !== undefined && { base: p.base }),
+      };
+    }
+  }
+}
+
+function stringMap(v: unknown): Record<string, string> {
+  if (!v || typeof v !== 'object') return {};
+  return Object.fromEntries(Object.entries(v as Raw).map(([k, x]) => [k, String(x)]));
+}

@@ -1,0 +1,308 @@
+// Checks that need the whole workflow, after the schema said every key is well formed:
+// the step graph, references between steps and agents, expressions, outputs schemas.
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { didYouMean, listOf, q } from './diagnostics.ts';
+import {
+  CONTEXTS,
+  describeExpressionError,
+  findSegments,
+  functionsCalled,
+  isWholeExpression,
+  parseExpression,
+  references,
+} from './expressions.ts';
+import { ancestors, findCycle } from './graph.ts';
+import type { JsonSchema, Step, Workflow } from './types.ts';
+
+export interface Report {
+  (pointer: string, message: string, opts?: { key?: boolean; warning?: boolean; expression?: number }): void;
+}
+
+/** Words after `/baton` that mean something of their own. */
+export const BUILTIN_COMMANDS = ['status', 'retry', 'cancel', 'approve', 'help', 'plan'];
+
+/** What each step kind exposes as `steps.<id>.outputs`, beyond a declared `outputs` schema. */
+const KIND_OUTPUTS: Partial<Record<Step['kind'], string[]>> = {
+  ask: ['answers'],
+  review: ['approved', 'summary', 'comments'],
+  checks: ['passed', 'failed'],
+  approve: ['approved_by'],
+  'pull-request': ['number', 'url'],
+};
+
+export function checkSemantics(wf: Workflow, report: Report): void {
+  const ids = checkStepIds(wf, report);
+  checkNeeds(wf, ids, report);
+  checkAgents(wf, report);
+  checkFixTargets(wf, ids, report);
+  checkOutputsSchemas(wf, report);
+  checkExpressions(wf, ids, report);
+  checkForEach(wf, report);
+  checkInputs(wf, report);
+  checkTriggers(wf, report);
+}
+
+function checkStepIds(wf: Workflow, report: Report): Set<string> {
+  const first = new Map<string, number>();
+  wf.steps.forEach((s, i) => {
+    const at = first.get(s.id);
+    if (at !== undefined) report(`/steps/${i}/id`, `step id ${q(s.id)} is used twice (steps ${at + 1} and ${i + 1}); step ids must be unique`);
+    else first.set(s.id, i);
+  });
+  return new Set(first.keys());
+}
+
+function checkNeeds(wf: Workflow, ids: Set<string>, report: Report): void {
+  const all = [...ids];
+  wf.steps.forEach((s, i) => {
+    s.needs.forEach((dep, j) => {
+      if (dep === s.id) report(`/steps/${i}/needs/${j}`, `step ${q(s.id)} needs itself`);
+      else if (!ids.has(dep))
+        report(`/steps/${i}/needs/${j}`, `step ${q(s.id)} needs ${q(dep)}, which is not a step of this workflow; steps are: ${listOf(all)}${didYouMean(dep, all)}`);
+    });
+  });
+  const cycle = findCycle(wf);
+  if (cycle) {
+    const at = wf.steps.findIndex((s) => s.id === cycle[0]);
+    const j = wf.steps[at]!.needs.indexOf(cycle[1]!);
+    report(`/steps/${at}/needs/${Math.max(j, 0)}`, `steps ${cycle.map(q).join(' → ')} need each other in a cycle, so none of them can start`);
+  }
+}
+
+function checkAgents(wf: Workflow, report: Report): void {
+  const names = Object.keys(wf.agents);
+  const check = (pointer: string, stepId: string, agent: string): void => {
+    if (wf.agents[agent]) return;
+    const defined = names.length ? `agents are: ${listOf(names)}${didYouMean(agent, names)}` : 'this workflow defines no `agents`';
+    report(pointer, `step ${q(stepId)} uses agent ${q(agent)}, which is not defined under \`agents\`; ${defined}`);
+  };
+  wf.steps.forEach((s, i) => {
+    if (s.kind === 'agent') check(`/steps/${i}/agent`, s.id, s.agent);
+    if (s.kind === 'review') check(`/steps/${i}/review/agent`, s.id, s.agent);
+  });
+}
+
+function checkFixTargets(wf: Workflow, ids: Set<string>, report: Report): void {
+  wf.steps.forEach((s, i) => {
+    if ((s.kind !== 'review' && s.kind !== 'checks') || s.fix === undefined) return;
+    const pointer = `/steps/${i}/${s.kind}/fix`;
+    const target = wf.steps.find((t) => t.id === s.fix);
+    if (!target || !ids.has(s.fix)) {
+      report(pointer, `step ${q(s.id)} sends fixes to ${q(s.fix)}, which is not a step of this workflow; steps are: ${listOf([...ids])}${didYouMean(s.fix, [...ids])}`);
+    } else if ((target.kind !== 'agent' && target.kind !== 'run') || !target.writes) {
+      report(pointer, `step ${q(s.id)} sends fixes to ${q(s.fix)}, which does not change files (${target.kind === 'agent' || target.kind === 'run' ? '`writes: false`' : `a ${q(target.kind)} step`}); \`fix\` must name an agent or run step that writes`);
+    } else if (!ancestors(wf, s.id).has(s.fix)) {
+      report(pointer, `step ${q(s.id)} sends fixes to ${q(s.fix)}, which does not run before it; add ${q(s.fix)} to its \`needs\` (directly or through another step)`);
+    }
+  });
+}
+
+let schemaCompiler: Ajv2020 | undefined;
+
+function checkOutputsSchemas(wf: Workflow, report: Report): void {
+  schemaCompiler ??= (() => {
+    const ajv = new Ajv2020({ allErrors: true, strict: false });
+    addFormats.default(ajv);
+    return ajv;
+  })();
+  wf.steps.forEach((s, i) => {
+    if ((s.kind !== 'agent' && s.kind !== 'run') || s.outputs === undefined) return;
+    try {
+      schemaCompiler!.compile(s.outputs as object);
+    } catch (err) {
+      report(`/steps/${i}/outputs`, `the \`outputs\` of step ${q(s.id)} is not a valid JSON Schema: ${(err as Error).message}`);
+    }
+  });
+}
+
+/** Every field of a step that may hold expressions, with the JSON pointer of each. */
+function expressionFields(s: Step, i: number): { pointer: string; text: string; whole?: boolean }[] {
+  const at = (rest: string): string => `/steps/${i}${rest}`;
+  const out: { pointer: string; text: string; whole?: boolean }[] = [];
+  if (s.if !== undefined) out.push({ pointer: at('/if'), text: s.if.includes('${{') ? s.if : '${{ ' + s.if + ' }}' });
+  if (s.forEach !== undefined) out.push({ pointer: at('/for-each'), text: s.forEach });
+  for (const [k, v] of Object.entries(s.env)) out.push({ pointer: at(`/env/${k}`), text: v });
+  switch (s.kind) {
+    case 'agent':
+      out.push({ pointer: at('/prompt'), text: s.prompt });
+      break;
+    case 'run':
+      out.push({ pointer: at('/run'), text: s.run });
+      break;
+    case 'ask':
+      if (typeof s.questions === 'string') out.push({ pointer: at('/ask/questions'), text: s.questions, whole: true });
+      else s.questions.forEach((qn, j) => out.push({ pointer: at(`/ask/questions/${j}`), text: qn }));
+      break;
+    case 'review':
+      if (s.prompt !== undefined) out.push({ pointer: at('/review/prompt'), text: s.prompt });
+      break;
+    case 'approve':
+      if (s.message !== undefined) out.push({ pointer: at('/approve/message'), text: s.message });
+      break;
+    case 'pull-request':
+      out.push({ pointer: at('/pull-request/title'), text: s.title });
+      if (s.body !== undefined) out.push({ pointer: at('/pull-request/body'), text: s.body });
+      break;
+  }
+  return out;
+}
+
+function checkExpressions(wf: Workflow, ids: Set<string>, report: Report): void {
+  const inputNames = Object.keys(wf.inputs);
+  wf.steps.forEach((s, i) => {
+    const before = ancestors(wf, s.id);
+    // `item` and `index` exist only inside a fan-out, and not while deciding whether or over what to fan out.
+    const perItem = (pointer: string): boolean => s.forEach !== undefined && !pointer.endsWith('/for-each') && !pointer.endsWith('/if');
+    for (const field of expressionFields(s, i)) {
+      if (field.whole && !isWholeExpression(field.text)) {
+        report(field.pointer, `${fieldName(field.pointer)} of step ${q(s.id)} must be a list of questions or one \`\${{ }}\` expression that yields one`);
+        continue;
+      }
+      let segments;
+      try {
+        segments = findSegments(field.text);
+      } catch (err) {
+        report(field.pointer, `${fieldName(field.pointer)} of step ${q(s.id)}: ${describeExpressionError(err)}`);
+        continue;
+      }
+      const contexts = CONTEXTS.filter((c) => (c !== 'item' && c !== 'index') || perItem(field.pointer));
+      segments.forEach((seg, n) => {
+        const where = (msg: string): void => report(field.pointer, msg, { expression: n });
+        let expr;
+        try {
+          expr = parseExpression(seg.source, contexts);
+        } catch (err) {
+          where(`${fieldName(field.pointer)} of step ${q(s.id)}: ${explainParseError(describeExpressionError(err), seg.source, contexts, s.forEach !== undefined)}`);
+          return;
+        }
+        for (const ref of references(expr)) {
+          const [ctx, name, part, ...rest] = ref.path;
+          if (ctx === 'inputs' && name !== undefined && !wf.inputs[name]) {
+            where(`step ${q(s.id)} reads ${q('inputs.' + name)}, which is not declared under \`inputs\`; inputs are: ${listOf(inputNames)}${didYouMean(name, inputNames)}`);
+          }
+          if (ctx !== 'steps' || name === undefined) continue;
+          if (!ids.has(name)) {
+            where(`step ${q(s.id)} reads ${q('steps.' + name)}, which is not a step of this workflow; steps are: ${listOf([...ids])}${didYouMean(name, [...ids])}`);
+          } else if (name === s.id || !before.has(name)) {
+            where(`step ${q(s.id)} reads ${q('steps.' + name)}, which does not run before it; add ${q(name)} to its \`needs\` (directly or through another step)`);
+          } else if (part !== undefined && part !== 'outputs' && part !== 'status') {
+            where(`step ${q(s.id)} reads ${q(`steps.${name}.${part}`)}; a step offers only \`outputs\` and \`status\`${didYouMean(part, ['outputs', 'status'])}`);
+          } else if (part === 'outputs' && rest[0] !== undefined) {
+            checkOutputName(wf, name, rest[0], s.id, where);
+          }
+        }
+      });
+    }
+  });
+}
+
+function checkOutputName(wf: Workflow, stepId: string, key: string, readerId: string, where: (m: string) => void): void {
+  const step = wf.steps.find((t) => t.id === stepId)!;
+  let known: string[] | undefined = KIND_OUTPUTS[step.kind];
+  if ((step.kind === 'agent' || step.kind === 'run') && step.outputs !== undefined) known = declaredProperties(step.outputs);
+  if (!known || known.includes(key)) return;
+  where(`step ${q(readerId)} reads output ${q(key)} of step ${q(stepId)}, which has no such output; its outputs are: ${listOf(known)}${didYouMean(key, known)}`);
+}
+
+function declaredProperties(schema: JsonSchema): string[] | undefined {
+  if (typeof schema !== 'object' || !schema.properties || typeof schema.properties !== 'object') return undefined;
+  // A schema that allows other keys cannot rule a name out.
+  if (schema.additionalProperties !== undefined && schema.additionalProperties !== false) return undefined;
+  return Object.keys(schema.properties);
+}
+
+function explainParseError(message: string, source: string, contexts: readonly string[], inForEach: boolean): string {
+  const ctx = /Unrecognized named-value: '([^']+)'/.exec(message);
+  if (ctx) {
+    const name = ctx[1]!;
+    if ((name === 'item' || name === 'index') && inForEach) {
+      return `${q(name)} is only available in the fields of a \`for-each\` step other than \`if\` and \`for-each\` (in ${q(source)})`;
+    }
+    if (name === 'item' || name === 'index') return `${q(name)} is only available in steps with \`for-each\` (in ${q(source)})`;
+    return `unknown context ${q(name)} in ${q(source)}; contexts are: ${contexts.join(', ')}${didYouMean(name, contexts)}`;
+  }
+  const fn = /Unrecognized function: '([^']+)'/.exec(message);
+  if (fn) {
+    const known = ['contains', 'startsWith', 'endsWith', 'format', 'join', 'toJSON', 'fromJSON'];
+    return `unknown function ${q(fn[1])} in ${q(source)}; functions are: ${known.join(', ')}${didYouMean(fn[1]!, known)}`;
+  }
+  return `invalid expression ${q(source)}: ${message}`;
+}
+
+function fieldName(pointer: string): string {
+  const segs = pointer.split('/');
+  const last = segs[segs.length - 1]!;
+  return /^\d+$/.test(last) ? `\`${segs[segs.length - 2]}\` item ${Number(last) + 1}` : q(last);
+}
+
+function checkForEach(wf: Workflow, report: Report): void {
+  wf.steps.forEach((s, i) => {
+    if (s.forEach === undefined) {
+      if (s.maxParallel !== undefined) report(`/steps/${i}/max-parallel`, `\`max-parallel\` of step ${q(s.id)} has no effect without \`for-each\``, { key: true, warning: true });
+      return;
+    }
+    const pointer = `/steps/${i}/for-each`;
+    if (!isWholeExpression(s.forEach)) {
+      report(pointer, `\`for-each\` of step ${q(s.id)} must be one \`\${{ }}\` expression that yields a list, like \`\${{ steps.plan.outputs.tasks }}\``);
+      return;
+    }
+    let expr;
+    try {
+      expr = parseExpression(findSegments(s.forEach.trim())[0]!.source);
+    } catch {
+      return; // reported by the expression check
+    }
+    const refs = references(expr);
+    // Only a bare reference can be typed statically; functions like fromJSON may yield anything.
+    if (functionsCalled(expr).length || refs.length !== 1) return;
+    const [ctx, name, part, ...rest] = refs[0]!.path;
+    if (ctx === 'inputs' && name && wf.inputs[name]) {
+      report(pointer, `\`for-each\` of step ${q(s.id)} reads input ${q(name)}, which is a ${wf.inputs[name]!.type}, not a list; use \`fromJSON(inputs.${name})\` if it holds a JSON list`);
+    } else if (ctx === 'steps' && name && part === 'outputs') {
+      const step = wf.steps.find((t) => t.id === name);
+      const schema = step && (step.kind === 'agent' || step.kind === 'run') ? step.outputs : undefined;
+      if (schema === undefined) return;
+      const type = schemaTypeAt(schema, rest);
+      if (type !== undefined && !type.includes('array')) {
+        const path = ['steps', name, 'outputs', ...rest].join('.');
+        report(pointer, `\`for-each\` of step ${q(s.id)} reads ${q(path)}, which the \`outputs\` of step ${q(name)} declare as ${type.join(' or ')}, not a list`);
+      }
+    }
+  });
+}
+
+/** The declared `type` at a property path of a schema; undefined when the schema does not say. */
+function schemaTypeAt(schema: JsonSchema, path: string[]): string[] | undefined {
+  let s: unknown = schema;
+  for (const key of path) {
+    const props = (s as { properties?: Record<string, unknown> } | undefined)?.properties;
+    if (!props || typeof props !== 'object' || !(key in props)) return undefined;
+    s = props[key];
+  }
+  const t = (s as { type?: unknown } | undefined)?.type;
+  if (typeof t === 'string') return [t];
+  if (Array.isArray(t)) return t.map(String);
+  return undefined;
+}
+
+function checkInputs(wf: Workflow, report: Report): void {
+  for (const [name, input] of Object.entries(wf.inputs)) {
+    const d = input.default;
+    if (d === undefined) continue;
+    const pointer = `/inputs/${name}/default`;
+    if (input.type === 'choice' && !(input.options ?? []).includes(String(d))) {
+      report(pointer, `the default of input ${q(name)} is ${q(d)}, which is not one of its options: ${listOf(input.options ?? [])}`);
+    } else if ((input.type === 'number' && typeof d !== 'number') || (input.type === 'boolean' && typeof d !== 'boolean') || (input.type === 'string' && typeof d !== 'string')) {
+      report(pointer, `the default of input ${q(name)} is ${q(d)}, which is not a ${input.type}`);
+    }
+  }
+}
+
+function checkTriggers(wf: Workflow, report: Report): void {
+  wf.on.commands.forEach((c, i) => {
+    if (BUILTIN_COMMANDS.includes(c)) {
+      report(`/on/commands/${i}`, `command ${q(c)} is one of baton's own (\`/baton ${c}\`); built-in commands are: ${BUILTIN_COMMANDS.join(', ')}`);
+    }
+  });
+}
