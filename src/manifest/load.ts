@@ -66,15 +66,16 @@ export function loadWorkflowText(file: string, text: string, library: LibraryRea
   return { file, valid: loaded !== undefined, diagnostics, ...(loaded && { loaded }) };
 }
 
-export function loadWorkflowFile(path: string, library?: LibraryReader): FileResult {
+/** Loads a file; `display` is the name to report it under (as the user wrote it). */
+export function loadWorkflowFile(path: string, library?: LibraryReader, display = path): FileResult {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
     const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message;
-    return { file: path, valid: false, diagnostics: [{ file: path, line: 1, column: 1, pointer: '', message: `cannot read the file: ${reason}`, severity: 'error' }] };
+    return { file: display, valid: false, diagnostics: [{ file: display, line: 1, column: 1, pointer: '', message: `cannot read the file: ${reason}`, severity: 'error' }] };
   }
-  return loadWorkflowText(path, text, library);
+  return loadWorkflowText(display, text, library);
 }
 
 /** Parses and schema-checks one file, then the library file it extends (recursively). */

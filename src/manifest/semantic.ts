@@ -99,6 +99,8 @@ function checkFixTargets(wf: Workflow, ids: Set<string>, report: Report): void {
 }
 
 let schemaCompiler: Ajv2020 | undefined;
+// The same outputs schema recurs across runs of the validator (and library copies): compile it once.
+const compiledOutputs = new Map<string, string | null>();
 
 function checkOutputsSchemas(wf: Workflow, report: Report): void {
   schemaCompiler ??= (() => {
@@ -108,11 +110,18 @@ function checkOutputsSchemas(wf: Workflow, report: Report): void {
   })();
   wf.steps.forEach((s, i) => {
     if ((s.kind !== 'agent' && s.kind !== 'run') || s.outputs === undefined) return;
-    try {
-      schemaCompiler!.compile(s.outputs as object);
-    } catch (err) {
-      report(`/steps/${i}/outputs`, `the \`outputs\` of step ${q(s.id)} is not a valid JSON Schema: ${(err as Error).message}`);
+    const key = JSON.stringify(s.outputs);
+    let problem = compiledOutputs.get(key);
+    if (problem === undefined) {
+      try {
+        schemaCompiler!.compile(s.outputs as object);
+        problem = null;
+      } catch (err) {
+        problem = (err as Error).message;
+      }
+      compiledOutputs.set(key, problem);
     }
+    if (problem !== null) report(`/steps/${i}/outputs`, `the \`outputs\` of step ${q(s.id)} is not a valid JSON Schema: ${problem}`);
   });
 }
 

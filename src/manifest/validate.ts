@@ -1,7 +1,7 @@
 // Validating a set of manifest files together: each on its own, then what only a set
 // can get wrong (two workflows answering the same label, command or name).
 import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { compareDiagnostics, q, type Diagnostic } from './diagnostics.ts';
 import { loadWorkflowFile, type FileResult, type LibraryReader } from './load.ts';
 import { SourceFile } from './source.ts';
@@ -11,28 +11,32 @@ export interface ValidationReport {
   files: FileResult[];
 }
 
-/** Workflow files under the given paths (files as given, folders: their *.yml/*.yaml, sorted). */
-export function findWorkflowFiles(paths: string[]): { files: string[]; missing: string[] } {
+/**
+ * Workflow files under the given paths (files as given, folders: their *.yml/*.yaml,
+ * sorted), named as the user wrote them; `cwd` is what relative paths are relative to.
+ */
+export function findWorkflowFiles(paths: string[], cwd = process.cwd()): { files: string[]; missing: string[] } {
   const files: string[] = [];
   const missing: string[] = [];
   for (const p of paths) {
     let st;
     try {
-      st = statSync(p);
+      st = statSync(resolve(cwd, p));
     } catch {
       missing.push(p);
       continue;
     }
     if (st.isDirectory()) {
-      for (const name of readdirSync(p).sort()) if (/\.ya?ml$/.test(name)) files.push(join(p, name));
+      for (const name of readdirSync(resolve(cwd, p)).sort()) if (/\.ya?ml$/.test(name)) files.push(join(p, name));
     } else files.push(p);
   }
   return { files, missing };
 }
 
-export function validateFiles(files: string[], library?: LibraryReader): ValidationReport {
-  const results = files.map((f) => loadWorkflowFile(f, library));
-  checkCollisions(results);
+export function validateFiles(files: string[], opts: { cwd?: string; library?: LibraryReader } = {}): ValidationReport {
+  const cwd = opts.cwd ?? process.cwd();
+  const results = files.map((f) => loadWorkflowFile(resolve(cwd, f), opts.library, f));
+  checkCollisions(results, cwd);
   for (const r of results) {
     r.diagnostics.sort(compareDiagnostics);
     r.valid = !r.diagnostics.some((d) => d.severity === 'error');
@@ -42,12 +46,12 @@ export function validateFiles(files: string[], library?: LibraryReader): Validat
 }
 
 /** Two workflows of one repository must not answer the same label, command or name. */
-function checkCollisions(results: FileResult[]): void {
+function checkCollisions(results: FileResult[], cwd: string): void {
   const owners = new Map<string, FileResult>();
   const sources = new Map<string, SourceFile>();
   const sourceOf = (r: FileResult): SourceFile => {
     let s = sources.get(r.file);
-    if (!s) sources.set(r.file, (s = new SourceFile(r.file, readFileSync(r.file, 'utf8'))));
+    if (!s) sources.set(r.file, (s = new SourceFile(r.file, readFileSync(resolve(cwd, r.file), 'utf8'))));
     return s;
   };
   const claim = (key: string, r: FileResult, pointer: string, what: string): void => {

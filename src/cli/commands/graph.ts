@@ -14,9 +14,9 @@ comment or https://mermaid.live to see it).`;
 export function graphCommand(args: string[], io: CliIO): number {
   const { positionals } = parseArgs({ args, options: {}, allowPositionals: true, strict: true });
   if (positionals.length !== 1) throw new UsageError('graph takes exactly one workflow file');
-  const result = loadWorkflowFile(resolve(io.cwd, positionals[0]!));
+  const result = loadWorkflowFile(resolve(io.cwd, positionals[0]!), undefined, positionals[0]!);
   if (!result.loaded) {
-    for (const d of result.diagnostics) io.err(formatDiagnostic({ ...d, file: d.file === result.file ? positionals[0]! : d.file }));
+    for (const d of result.diagnostics) io.err(formatDiagnostic(d));
     return EXIT.failed;
   }
   io.out(toMermaid(result.loaded.workflow));

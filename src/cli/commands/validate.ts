@@ -1,6 +1,5 @@
 // `baton validate [PATH…] [--json]`
 import { parseArgs } from 'node:util';
-import { resolve, relative, isAbsolute } from 'node:path';
 import { formatDiagnostic } from '../../manifest/diagnostics.ts';
 import { findWorkflowFiles, validateFiles } from '../../manifest/validate.ts';
 import { EXIT, UsageError, type CliIO } from '../io.ts';
@@ -23,16 +22,11 @@ Exit status: 0 all valid, 1 some file invalid, 2 usage error or nothing found.`;
 export function validateCommand(args: string[], io: CliIO): number {
   const { values, positionals } = parseArgs({ args, options: { json: { type: 'boolean' } }, allowPositionals: true, strict: true });
   const paths = positionals.length ? positionals : [DEFAULT_WORKFLOWS_DIR];
-  const display = (p: string): string => (isAbsolute(p) ? p : relative(io.cwd, resolve(io.cwd, p)) || p);
-  const { files, missing } = findWorkflowFiles(paths.map((p) => resolve(io.cwd, p)));
-  if (missing.length) throw new UsageError(`no such file or folder: ${missing.map(display).join(', ')}`);
+  const { files, missing } = findWorkflowFiles(paths, io.cwd);
+  if (missing.length) throw new UsageError(`no such file or folder: ${missing.join(', ')}`);
   if (!files.length) throw new UsageError(`no workflow files (*.yml, *.yaml) in ${paths.join(', ')}`);
 
-  const report = validateFiles(files);
-  for (const f of report.files) {
-    f.file = display(f.file);
-    for (const d of f.diagnostics) d.file = display(d.file);
-  }
+  const report = validateFiles(files, { cwd: io.cwd });
   if (values.json) {
     io.out(
       JSON.stringify(
