@@ -2,7 +2,7 @@
 // can get wrong (two workflows answering the same label, command or name).
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { compareDiagnostics, q, type Diagnostic } from './diagnostics.ts';
+import { compareDiagnostics, q } from './diagnostics.ts';
 import { loadWorkflowFile, type FileResult, type LibraryReader } from './load.ts';
 import { SourceFile } from './source.ts';
 
