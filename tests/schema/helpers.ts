@@ -4,11 +4,8 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
-
-// ajv-formats is CommonJS: its default export arrives wrapped under NodeNext typing.
-const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const schemaFile = join(root, 'schema', 'workflow.schema.json');
@@ -22,7 +19,7 @@ export function loadSchema(): Record<string, any> {
 
 export function compileSchema(): ValidateFunction {
   const ajv = new Ajv2020(AJV_OPTIONS);
-  addFormats(ajv);
+  addFormats.default(ajv);
   return ajv.compile(loadSchema());
 }
 
