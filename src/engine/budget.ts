@@ -1,0 +1,40 @@
+// The run's budget (max-steps, max-minutes, max-cost-usd). Two questions: is the run
+// already over (stop it now), and would one more dispatch go over (then don't, and
+// stop). No dispatch is ever made that a limit forbids.
+import type { Draft } from './draft.ts';
+
+const usd = (n: number): string => `$${n.toFixed(2)}`;
+
+function minutesOver(d: Draft): string | null {
+  const max = d.workflow.budget.maxMinutes;
+  const started = d.state.startedAt;
+  if (max === undefined || started === null) return null;
+  return d.now >= started + max * 60_000 ? `budget: max-minutes ${max} reached (the run started ${Math.floor((d.now - started) / 60_000)} minutes ago)` : null;
+}
+
+/** The run has gone past a limit that no waiting can cure: stop it now. */
+export function budgetExceeded(d: Draft): string | null {
+  const maxCost = d.workflow.budget.maxCostUsd;
+  if (maxCost !== undefined && d.state.budget.costUsd > maxCost) {
+    return `budget: max-cost-usd ${usd(maxCost)} exceeded (${usd(d.state.budget.costUsd)} spent)`;
+  }
+  return minutesOver(d);
+}
+
+/** Why one more worker attempt may not be dispatched, or null when it may. */
+export function dispatchBlocked(d: Draft): string | null {
+  const { maxSteps, maxCostUsd } = d.workflow.budget;
+  if (maxSteps !== undefined && d.state.budget.steps + 1 > maxSteps) {
+    return `budget: max-steps ${maxSteps} reached (${d.state.budget.steps} worker attempts dispatched)`;
+  }
+  if (maxCostUsd !== undefined && d.state.budget.costUsd >= maxCostUsd) {
+    return `budget: max-cost-usd ${usd(maxCostUsd)} reached (${usd(d.state.budget.costUsd)} spent)`;
+  }
+  return minutesOver(d);
+}
+
+/** Adds a reported cost (from any attempt, even a stale one: money spent is spent). */
+export function addCost(d: Draft, costUsd: number | undefined): void {
+  if (costUsd === undefined || !Number.isFinite(costUsd) || costUsd <= 0) return;
+  d.state.budget = { ...d.state.budget, costUsd: d.state.budget.costUsd + costUsd };
+}

@@ -1,0 +1,79 @@
+// Check runs baton creates: one per step attempt (`baton / <workflow> / <step>`) and
+// one aggregate (`baton / <workflow>`) that branch protection can require. Hosts upsert
+// them by external id *and* head sha: a check belongs to a commit, so a new head gets
+// a new check run.
+import type { CheckConclusion, CheckStatus } from './commands.ts';
+import type { Draft } from './draft.ts';
+import { aggregateCheckExternalId, aggregateCheckName, stepCheckExternalId, stepCheckName } from './naming.ts';
+
+/** GitHub's limit for a check run's summary. */
+const SUMMARY_LIMIT = 65_535;
+
+function clip(text: string): string {
+  return text.length <= SUMMARY_LIMIT ? text : text.slice(0, SUMMARY_LIMIT - 20) + '\n… (truncated)';
+}
+
+/** Starts a check run for the step's `attempt` (a new attempt gets a new check run). */
+export function openStepCheck(d: Draft, stepId: string, attempt: number, title: string, summary = ''): void {
+  const externalId = stepCheckExternalId(d.state.runId, stepId, attempt);
+  d.setStep(stepId, { check: { externalId, attempt } });
+  emitStepCheck(d, stepId, 'in_progress', null, title, summary);
+}
+
+/** Completes the step's current check run (creating one if the step never had one). */
+export function closeStepCheck(d: Draft, stepId: string, conclusion: CheckConclusion, title: string, summary = ''): void {
+  const st = d.step(stepId);
+  if (!st.check) d.setStep(stepId, { check: { externalId: stepCheckExternalId(d.state.runId, stepId, st.opening), attempt: st.opening } });
+  emitStepCheck(d, stepId, 'completed', conclusion, title, summary);
+}
+
+function emitStepCheck(
+  d: Draft,
+  stepId: string,
+  status: CheckStatus,
+  conclusion: CheckConclusion | null,
+  title: string,
+  summary: string,
+): void {
+  const check = d.step(stepId).check!;
+  d.emit({
+    type: 'check-run',
+    runId: d.state.runId,
+    key: `${check.externalId}/${status}`,
+    name: stepCheckName(d.workflow.name, stepId),
+    externalId: check.externalId,
+    headSha: d.state.head,
+    status,
+    conclusion,
+    title,
+    summary: clip(summary),
+    detailsUrl: null,
+  });
+}
+
+/** The aggregate check on the run branch head, reflecting the run's status. */
+export function aggregateCheck(d: Draft): void {
+  const s = d.state;
+  const done = s.status !== 'running';
+  const conclusion: CheckConclusion | null = !done
+    ? null
+    : s.status === 'succeeded'
+      ? 'success'
+      : s.status === 'cancelled'
+        ? 'cancelled'
+        : 'failure';
+  const externalId = aggregateCheckExternalId(s.runId);
+  d.emit({
+    type: 'check-run',
+    runId: s.runId,
+    key: `${externalId}/${s.head}/${done ? s.status : 'in_progress'}`,
+    name: aggregateCheckName(d.workflow.name),
+    externalId,
+    headSha: s.head,
+    status: done ? 'completed' : 'in_progress',
+    conclusion,
+    title: done ? `${s.status}${s.reason ? `: ${s.reason}` : ''}` : 'running',
+    summary: s.reason ?? '',
+    detailsUrl: null,
+  });
+}

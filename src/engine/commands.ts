@@ -1,0 +1,176 @@
+// Commands: what the engine asks a host to do. Each carries everything needed to act
+// without deciding anything, and a `key` that is stable for the effect it asks for, so
+// that a host can look for an earlier execution before repeating it (DESIGN §5.3).
+import type { AgentSpec, JsonSchema, Role } from '../manifest/types.ts';
+import type { Feedback, JobKind, Json, ReviewComment, RunStatus, Thread } from './types.ts';
+
+interface CommandBase {
+  runId: string;
+  key: string;
+}
+
+/** Create `baton/<run-id>` at the base commit (once, when the run starts). */
+export interface CreateRunBranch extends CommandBase {
+  type: 'create-run-branch';
+  branch: string;
+  sha: string;
+}
+
+/**
+ * Start a worker job (workflow_dispatch of the worker workflow, or a local process).
+ * Follow-up events: worker.dispatched (optional, gives the link), then exactly one of
+ * worker.finished / worker.failed for this step+slot+attempt.
+ */
+export interface DispatchWorker extends CommandBase {
+  type: 'dispatch-worker';
+  workflow: string;
+  step: string;
+  slot: string;
+  index: number | null;
+  item: Json;
+  attempt: number;
+  kind: JobKind;
+  /** `baton <run> <step> #<attempt>`: the Actions run-name a host searches for after a crash. */
+  runName: string;
+  /** Named backend and its resolved spec (agent, review, fix of an agent step). */
+  agent: string | null;
+  backend: AgentSpec | null;
+  /** Rendered prompt (agent, review, fix). */
+  prompt: string | null;
+  /** Rendered shell command (run steps, or a fix round of a run step). */
+  command: string | null;
+  /** JSON Schema the worker's result must match; null = anything. */
+  outputsSchema: JsonSchema | null;
+  /** Commit the worker starts from: the run branch head, or a checkpoint to continue. */
+  base: string;
+  /** True when `base` is a checkpoint of an earlier attempt: the prompt says it continues. */
+  resume: boolean;
+  /** Branch the worker's changes go to; null for non-writing work. */
+  branch: string | null;
+  writes: boolean;
+  env: Record<string, string>;
+  timeoutMinutes: number | null;
+  /** Why the previous attempt failed (e.g. the output validation error), for the re-prompt. */
+  previousError: string | null;
+  /** Review comments or failing check output for a fix round. */
+  feedback: Feedback | null;
+}
+
+/** Cancel a running worker (by workflow run id when known, else by its run-name). */
+export interface CancelWorker extends CommandBase {
+  type: 'cancel-worker';
+  step: string;
+  slot: string;
+  attempt: number;
+  runName: string;
+  workflowRunId: number | null;
+}
+
+/** Merge a step branch into the run branch. Follow-up: merge.completed or merge.conflicted. */
+export interface MergeStepBranch extends CommandBase {
+  type: 'merge-step-branch';
+  step: string;
+  slot: string;
+  attempt: number;
+  branch: string;
+  /** The commit to merge (the worker's result on `branch`). */
+  commit: string;
+  into: string;
+  message: string;
+}
+
+export type CheckStatus = 'queued' | 'in_progress' | 'completed';
+export type CheckConclusion = 'success' | 'failure' | 'cancelled' | 'skipped' | 'neutral' | 'timed_out';
+
+/** Create or update (by external id) a check run. */
+export interface UpsertCheckRun extends CommandBase {
+  type: 'check-run';
+  name: string;
+  externalId: string;
+  headSha: string;
+  status: CheckStatus;
+  conclusion: CheckConclusion | null;
+  title: string;
+  summary: string;
+  detailsUrl: string | null;
+}
+
+/** Re-render the status comment from the new state. At most one per decide call. */
+export interface RenderRecord extends CommandBase {
+  type: 'render-record';
+}
+
+/** Post an ask step's questions where the run lives. Follow-up: questions.answered. */
+export interface PostQuestions extends CommandBase {
+  type: 'post-questions';
+  step: string;
+  thread: Thread | null;
+  questions: string[];
+  /** Who may answer. */
+  roles: Role[];
+  deadline: number | null;
+}
+
+/**
+ * Post a reviewer agent's review on the run's PR. Always as a COMMENT review: GitHub
+ * refuses approvals and change requests from a PR's own author, and baton opened the PR.
+ */
+export interface PostReview extends CommandBase {
+  type: 'post-review';
+  step: string;
+  prNumber: number;
+  approved: boolean;
+  body: string;
+  comments: ReviewComment[];
+}
+
+/** Open or update the run's PR. Follow-up: pull-request.ensured or pull-request.failed. */
+export interface EnsurePullRequest extends CommandBase {
+  type: 'ensure-pull-request';
+  step: string;
+  head: string;
+  base: string;
+  title: string;
+  body: string;
+  draft: boolean;
+  labels: string[];
+}
+
+/** Dispatch the CI workflow on the run branch (a checks step's `workflow:`). */
+export interface DispatchChecksWorkflow extends CommandBase {
+  type: 'dispatch-checks-workflow';
+  step: string;
+  workflowFile: string;
+  ref: string;
+  sha: string;
+}
+
+/** Answer in the run's thread: a refusal, a usage hint, an approval request. */
+export interface Reply extends CommandBase {
+  type: 'reply';
+  thread: Thread | null;
+  body: string;
+}
+
+/** The run reached a terminal status: the host finalises the record (reactions, labels). */
+export interface FinishRun extends CommandBase {
+  type: 'finish-run';
+  status: RunStatus;
+  reason: string | null;
+}
+
+export type Command =
+  | CreateRunBranch
+  | DispatchWorker
+  | CancelWorker
+  | MergeStepBranch
+  | UpsertCheckRun
+  | RenderRecord
+  | PostQuestions
+  | PostReview
+  | EnsurePullRequest
+  | DispatchChecksWorkflow
+  | Reply
+  | FinishRun;
+
+export type CommandType = Command['type'];

@@ -1,0 +1,137 @@
+// Events people cause in the thread: cancel, retry, approve, answers, PR reviews, and
+// the checks and PR results hosts report. Routed here to the steps they concern.
+import type { ApproveStep, AskStep, ReviewStep, PullRequestStep } from '../manifest/types.ts';
+import { aggregateCheck } from './checks-runs.ts';
+import type { Draft } from './draft.ts';
+import type {
+  ApprovalGiven,
+  CancelRequested,
+  ChecksReported,
+  PullRequestEnsured,
+  PullRequestFailed,
+  QuestionsAnswered,
+  RetryRequested,
+  ReviewSubmitted,
+} from './events.ts';
+import { cancelOpenJobs, endRun } from './lifecycle.ts';
+import { describeRoles, isAllowed } from './roles.ts';
+import { isTerminal } from './state.ts';
+import { approve } from './steps/approve.ts';
+import { answer } from './steps/ask.ts';
+import { pullRequestEnsured, pullRequestFailed } from './steps/pull-request.ts';
+import { humanReview } from './steps/review.ts';
+import type { CheckResult, ChecksSeen } from './types.ts';
+
+function reply(d: Draft, key: string, body: string): void {
+  d.emit({ type: 'reply', runId: d.state.runId, key: `${key}/reply`, thread: d.state.thread, body });
+}
+
+function refuseUnlessAllowed(d: Draft, ev: CancelRequested | RetryRequested, what: string): boolean {
+  if (isAllowed(ev.permission, d.workflow.on.roles)) return false;
+  reply(d, ev.key, `@${ev.actor}, ${what} needs ${describeRoles(d.workflow.on.roles)}; yours is \`${ev.permission}\`.`);
+  return true;
+}
+
+/** Running steps of a kind, in workflow order, optionally only the one named. */
+function runningSteps<K extends string>(d: Draft, kind: K, only?: string) {
+  return d.workflow.steps.filter(
+    (s) => s.kind === kind && (only === undefined || s.id === only) && d.state.steps[s.id]?.status === 'running',
+  );
+}
+
+export function onCancel(d: Draft, ev: CancelRequested): void {
+  if (refuseUnlessAllowed(d, ev, 'cancelling this run')) return;
+  if (d.state.status !== 'running') return reply(d, ev.key, `Run \`${d.state.runId}\` is already ${d.state.status}.`);
+  endRun(d, 'cancelled', `cancelled by @${ev.actor}`);
+}
+
+/** The step and every step that (transitively) needs it. */
+function withDependents(d: Draft, id: string, into: Set<string>): void {
+  if (into.has(id)) return;
+  into.add(id);
+  for (const dep of d.index.dependents.get(id) ?? []) withDependents(d, dep, into);
+}
+
+/**
+ * `/baton retry <step>`: re-opens a finished step and everything that depends on it,
+ * plus the steps the run's end interrupted. Attempt numbers keep counting, the budget
+ * already used stays used, and the run branch keeps what was merged.
+ */
+export function onRetry(d: Draft, ev: RetryRequested): void {
+  if (refuseUnlessAllowed(d, ev, 'retrying a step')) return;
+  const st = d.state.steps[ev.step];
+  if (!st) return reply(d, ev.key, `There is no step \`${ev.step}\` in \`${d.workflow.name}\`.`);
+  if (st.status === 'running' || st.status === 'waiting') {
+    return reply(d, ev.key, `Step \`${ev.step}\` is ${st.status}; only a finished step can be retried.`);
+  }
+  const reopen = new Set<string>();
+  withDependents(d, ev.step, reopen);
+  if (isTerminal(d.state.status)) {
+    for (const step of d.workflow.steps) {
+      const s = d.step(step.id).status;
+      if (s === 'cancelled' || s === 'failed') withDependents(d, step.id, reopen);
+    }
+  }
+  for (const id of reopen) {
+    cancelOpenJobs(d, id);
+    d.setStep(id, { status: 'waiting', reason: null, outputs: null, finishedAt: null, gate: null, ask: null, note: null, failures: 0 });
+  }
+  if (d.state.status !== 'running') {
+    d.state.status = 'running';
+    d.state.reason = null;
+    d.state.finishedAt = null;
+    aggregateCheck(d);
+  }
+  d.visible = true;
+}
+
+export function onAnswers(d: Draft, ev: QuestionsAnswered): void {
+  const step = runningSteps(d, 'ask', ev.step)[0] as AskStep | undefined;
+  if (!step) return;
+  answer(d, step, ev);
+}
+
+export function onApproval(d: Draft, ev: ApprovalGiven): void {
+  const step = runningSteps(d, 'approve', ev.step)[0] as ApproveStep | undefined;
+  if (!step) return reply(d, ev.key, `@${ev.actor}, nothing in run \`${d.state.runId}\` is waiting for approval.`);
+  approve(d, step, ev, ev.key);
+}
+
+/**
+ * A human review on the run's PR goes to the running review gates; an approving review
+ * also approves the running approve steps (silently ignored when the role is not enough).
+ */
+export function onHumanReview(d: Draft, ev: ReviewSubmitted): void {
+  for (const step of runningSteps(d, 'review') as ReviewStep[]) humanReview(d, step, ev);
+  if (ev.state !== 'approved') return;
+  for (const step of runningSteps(d, 'approve') as ApproveStep[]) {
+    if (isAllowed(ev.permission, step.roles)) approve(d, step, ev, ev.key);
+  }
+}
+
+/** Results are kept per commit (a few recent ones) so that reports arriving early are not lost. */
+const CHECK_SHAS_KEPT = 8;
+
+export function onChecks(d: Draft, ev: ChecksReported): void {
+  const prev: ChecksSeen = d.state.checks[ev.sha] ?? { results: {}, complete: false };
+  const results: Record<string, CheckResult> = { ...prev.results };
+  for (const c of ev.checks) results[c.name] = c;
+  const checks = { ...d.state.checks };
+  delete checks[ev.sha];
+  checks[ev.sha] = { results, complete: prev.complete || ev.complete === true };
+  const shas = Object.keys(checks);
+  for (const sha of shas.slice(0, Math.max(0, shas.length - CHECK_SHAS_KEPT))) {
+    if (sha !== d.state.head) delete checks[sha];
+  }
+  d.state.checks = checks;
+}
+
+export function onPullRequestEnsured(d: Draft, ev: PullRequestEnsured): void {
+  const step = d.stepDef(ev.step);
+  if (step?.kind === 'pull-request') pullRequestEnsured(d, step as PullRequestStep, ev);
+}
+
+export function onPullRequestFailed(d: Draft, ev: PullRequestFailed): void {
+  const step = d.stepDef(ev.step);
+  if (step?.kind === 'pull-request') pullRequestFailed(d, step as PullRequestStep, ev);
+}

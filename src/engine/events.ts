@@ -1,0 +1,164 @@
+// Events: everything that can happen to a run, as hosts report it. Each carries a
+// host-derived `key` (delivery id, workflow run id + attempt, comment id…) so that a
+// redelivery is recognised, and `at` (epoch ms), the only clock the engine has.
+import type { Role } from '../manifest/types.ts';
+import type { CheckResult, Json, ReviewComment, Thread } from './types.ts';
+
+interface EventBase {
+  key: string;
+  at: number;
+}
+
+/** Identifies one dispatched attempt; hosts copy these from the dispatch-worker command. */
+export interface JobRef {
+  step: string;
+  slot: string;
+  attempt: number;
+}
+
+/** Who did something, with the repository permission the host looked up. */
+export interface Actor {
+  actor: string;
+  permission: Role | 'none';
+}
+
+export interface Usage {
+  costUsd?: number;
+  inputTokens?: number;
+  outputTokens?: number;
+}
+
+/** A label, a `/baton <workflow>` comment, an MCP or CLI call. Creates the run. */
+export interface RunRequested extends EventBase, Actor {
+  type: 'run.requested';
+  runId: string;
+  workflow: string;
+  manifestHash: string;
+  manifestCommit: string;
+  /** Raw inputs (strings from `key=value` words, or typed from MCP/CLI). */
+  inputs: Record<string, Json>;
+  thread: Thread | null;
+  issue?: Json;
+  pr?: Json;
+  repo?: Json;
+  baseBranch: string;
+  /** Head of the base branch: the run branch starts here. */
+  baseSha: string;
+}
+
+/** The host dispatched a worker (reported back with the Actions run id and link). */
+export interface WorkerDispatched extends EventBase, JobRef {
+  type: 'worker.dispatched';
+  workflowRunId?: number;
+  url?: string;
+}
+
+/** A worker finished and uploaded its result. */
+export interface WorkerFinished extends EventBase, JobRef {
+  type: 'worker.finished';
+  outputs: Json;
+  /** Commit on the step branch holding its changes; null/absent when nothing changed. */
+  commit?: string | null;
+  usage?: Usage;
+}
+
+/** A worker crashed, timed out in its runner, was cancelled outside baton, or could not be dispatched. */
+export interface WorkerFailed extends EventBase, JobRef {
+  type: 'worker.failed';
+  reason: 'crashed' | 'timed-out' | 'cancelled' | 'dispatch-failed';
+  error?: string;
+  /** Partial work the worker uploaded, kept as a commit on the step branch. */
+  checkpoint?: string | null;
+  usage?: Usage;
+}
+
+export interface MergeCompleted extends EventBase, JobRef {
+  type: 'merge.completed';
+  /** New head of the run branch. */
+  head: string;
+}
+
+export interface MergeConflicted extends EventBase, JobRef {
+  type: 'merge.conflicted';
+  files: string[];
+}
+
+/** Someone replied to the questions of an `ask` step. */
+export interface QuestionsAnswered extends EventBase, Actor {
+  type: 'questions.answered';
+  /** Which ask step; may be omitted when only one is waiting. */
+  step?: string;
+  /** By position; null or absent entries are not answered by this reply. */
+  answers: (string | null)[];
+}
+
+/** A human submitted a review on the run's PR. */
+export interface ReviewSubmitted extends EventBase, Actor {
+  type: 'review.submitted';
+  state: 'approved' | 'changes_requested' | 'commented';
+  body: string;
+  comments: ReviewComment[];
+}
+
+/** Check runs or commit statuses seen on a commit (one or several at a time). */
+export interface ChecksReported extends EventBase {
+  type: 'checks.reported';
+  sha: string;
+  checks: CheckResult[];
+  /** Every check suite on this commit has completed (lets `names: ["*"]` decide). */
+  complete?: boolean;
+}
+
+/** `/baton approve`. */
+export interface ApprovalGiven extends EventBase, Actor {
+  type: 'approval.given';
+  step?: string;
+}
+
+export interface PullRequestEnsured extends EventBase {
+  type: 'pull-request.ensured';
+  step: string;
+  number: number;
+  url: string;
+}
+
+export interface PullRequestFailed extends EventBase {
+  type: 'pull-request.failed';
+  step: string;
+  error: string;
+}
+
+/** `/baton cancel`. */
+export interface CancelRequested extends EventBase, Actor {
+  type: 'cancel.requested';
+}
+
+/** `/baton retry <step>`. */
+export interface RetryRequested extends EventBase, Actor {
+  type: 'retry.requested';
+  step: string;
+}
+
+/** Nothing happened but time went by (a scheduled tick): deadlines and budgets are checked. */
+export interface TimePassed extends EventBase {
+  type: 'time.passed';
+}
+
+export type RunEvent =
+  | RunRequested
+  | WorkerDispatched
+  | WorkerFinished
+  | WorkerFailed
+  | MergeCompleted
+  | MergeConflicted
+  | QuestionsAnswered
+  | ReviewSubmitted
+  | ChecksReported
+  | ApprovalGiven
+  | PullRequestEnsured
+  | PullRequestFailed
+  | CancelRequested
+  | RetryRequested
+  | TimePassed;
+
+export type RunEventType = RunEvent['type'];

@@ -1,0 +1,18 @@
+// The run engine's public surface.
+export { decide, type Decision } from './decide.ts';
+export { emptyState, isTerminal } from './state.ts';
+export { replay, assertManifestUnchanged, ManifestChangedError, type Replayed } from './replay.ts';
+export {
+  encodeState,
+  decodeState,
+  encodeCompact,
+  decodeCompact,
+  UnknownStateVersionError,
+  InvalidStateError,
+} from './codec.ts';
+export { isAllowed, describeRoles } from './roles.ts';
+export * from './naming.ts';
+export type * from './events.ts';
+export type * from './commands.ts';
+export type * from './types.ts';
+export { STATE_VERSION, TERMINAL_RUN_STATUSES, DONE_STEP_STATUSES, APPLIED_KEYS_LIMIT } from './types.ts';

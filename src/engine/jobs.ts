@@ -1,0 +1,339 @@
+// Worker jobs: dispatching an attempt (within the budget), taking its result
+// (validated against the outputs schema), retrying failed attempts, and merging
+// the work of writing jobs into the run branch one at a time.
+import type { AgentSpec, JsonSchema, Step } from '../manifest/types.ts';
+import { dispatchBlocked, addCost } from './budget.ts';
+import { closeStepCheck, openStepCheck } from './checks-runs.ts';
+import type { DispatchWorker } from './commands.ts';
+import type { Draft } from './draft.ts';
+import type { JobRef, WorkerFailed, WorkerFinished, MergeCompleted, MergeConflicted, WorkerDispatched } from './events.ts';
+import { failStep, stopRun } from './lifecycle.ts';
+import { fixBranch, jobKey, stepBranch, workerRunName } from './naming.ts';
+import { REVIEW_OUTPUTS_SCHEMA, outputsError } from './outputs.ts';
+import { renderText } from './scope.ts';
+import { fixPrompt, reviewPrompt } from './prompts.ts';
+import { handlerFor } from './steps/index.ts';
+import type { JobState, Json } from './types.ts';
+
+/** The step whose agent or command a job runs: a fix round runs the gate's `fix` step. */
+function workerDef(d: Draft, gate: Step, job: JobState): Step | undefined {
+  if (job.kind !== 'fix') return gate;
+  return 'fix' in gate && gate.fix ? d.stepDef(gate.fix) : undefined;
+}
+
+function retriesFor(d: Draft, step: Step, job: JobState): number {
+  return workerDef(d, step, job)?.retries ?? step.retries;
+}
+
+function writesFor(d: Draft, step: Step, job: JobState): boolean {
+  if (job.kind === 'review') return false;
+  if (job.kind === 'fix') return true;
+  return step.writes;
+}
+
+function schemaFor(step: Step, job: JobState): JsonSchema | null {
+  if (job.kind === 'review') return REVIEW_OUTPUTS_SCHEMA;
+  if (job.kind === 'fix') return null;
+  return (step.kind === 'agent' || step.kind === 'run') && step.outputs !== undefined ? step.outputs : null;
+}
+
+/** Adds (or reopens) a job in a step and dispatches it. */
+export function openJob(d: Draft, stepId: string, job: JobState): void {
+  const st = d.step(stepId);
+  const existing = st.jobs.some((j) => j.slot === job.slot);
+  d.setStep(stepId, { jobs: existing ? st.jobs.map((j) => (j.slot === job.slot ? job : j)) : [...st.jobs, job] });
+  dispatchJob(d, stepId, job.slot);
+}
+
+/** Whether a step's check run follows its attempts (a plain agent/run step) or the step as a whole. */
+export const checkPerAttempt = (d: Draft, stepId: string): boolean => {
+  const def = d.stepDef(stepId);
+  return (def?.kind === 'agent' || def?.kind === 'run') && !d.step(stepId).fanOut;
+};
+
+/**
+ * Dispatches the next attempt of a queued job. Returns false when it could not: the
+ * budget forbids it (the run stops) or its prompt cannot be rendered (the step fails).
+ */
+export function dispatchJob(d: Draft, stepId: string, slot: string): boolean {
+  if (d.state.status !== 'running') return false;
+  const step = d.stepDef(stepId)!;
+  const st = d.step(stepId);
+  const job = d.job(stepId, slot)!;
+  const blocked = dispatchBlocked(d);
+  if (blocked) {
+    stopRun(d, blocked);
+    return false;
+  }
+  const def = workerDef(d, step, job);
+  if (!def) {
+    failStep(d, stepId, `its fix step does not exist`);
+    return false;
+  }
+  const what = buildWork(d, step, def, job);
+  if (!what.ok) {
+    failStep(d, stepId, what.error);
+    return false;
+  }
+  const runId = d.state.runId;
+  const attempt = (st.attempts[slot] ?? 0) + 1;
+  const writes = writesFor(d, step, job);
+  const timeoutMinutes = def.timeoutMinutes ?? what.backend?.timeoutMinutes ?? null;
+  const base = job.checkpoint ?? d.state.head;
+  const branch = !writes
+    ? null
+    : job.kind === 'fix'
+      ? fixBranch(runId, stepId, Number(slot.slice('fix-'.length)))
+      : stepBranch(runId, stepId, job.index);
+  const command: DispatchWorker = {
+    type: 'dispatch-worker',
+    runId,
+    key: jobKey(runId, stepId, slot, attempt),
+    workflow: d.workflow.name,
+    step: stepId,
+    slot,
+    index: job.index,
+    item: job.item,
+    attempt,
+    kind: job.kind,
+    runName: workerRunName(runId, stepId, slot, attempt),
+    agent: what.agent,
+    backend: what.backend,
+    prompt: what.prompt,
+    command: what.command,
+    outputsSchema: schemaFor(step, job),
+    base,
+    resume: job.checkpoint !== null,
+    branch,
+    writes,
+    env: { ...def.env },
+    timeoutMinutes,
+    previousError: job.lastError,
+    feedback: job.feedback,
+  };
+  d.state.budget = { ...d.state.budget, steps: d.state.budget.steps + 1 };
+  d.setStep(stepId, { attempts: { ...st.attempts, [slot]: attempt } });
+  d.setJob(stepId, slot, {
+    status: 'running',
+    attempt,
+    dispatchedAt: d.now,
+    deadline: timeoutMinutes === null ? null : d.now + timeoutMinutes * 60_000,
+    base,
+    commit: null,
+    outputs: null,
+    workflowRunId: null,
+    url: null,
+  });
+  if (checkPerAttempt(d, stepId)) {
+    // A plain step gets one check run per attempt, like a re-run job in Actions.
+    if (st.check && st.check.attempt !== attempt) closeStepCheck(d, stepId, 'failure', `attempt ${st.check.attempt} failed`, job.lastError ?? '');
+    openStepCheck(d, stepId, attempt, `attempt ${attempt}${job.checkpoint ? ' (continuing from a checkpoint)' : ''}`, what.prompt ?? what.command ?? '');
+  }
+  d.emit(command);
+  return true;
+}
+
+type Work =
+  | { ok: true; agent: string | null; backend: AgentSpec | null; prompt: string | null; command: string | null }
+  | { ok: false; error: string };
+
+/** What the worker runs: the backend and rendered prompt, or the rendered command. */
+function buildWork(d: Draft, step: Step, def: Step, job: JobState): Work {
+  const scope = job.index === null ? {} : { item: job.item, index: job.index };
+  const backendOf = (name: string): AgentSpec | null => d.workflow.agents[name] ?? null;
+  if (job.kind === 'review' && step.kind === 'review') {
+    const extra = step.prompt === undefined ? { ok: true as const, value: '' } : renderText(d, step.prompt);
+    if (!extra.ok) return { ok: false, error: `prompt: ${extra.error}` };
+    return { ok: true, agent: step.agent, backend: backendOf(step.agent), prompt: reviewPrompt(d, extra.value), command: null };
+  }
+  if (job.kind === 'fix') {
+    const feedback = job.feedback;
+    if (def.kind === 'run') {
+      const cmd = renderText(d, def.run);
+      if (!cmd.ok) return { ok: false, error: `run: ${cmd.error}` };
+      return { ok: true, agent: null, backend: null, prompt: feedback ? fixPrompt(d, step.id, def.id, null, feedback) : null, command: cmd.value };
+    }
+    if (def.kind !== 'agent') return { ok: false, error: `its fix step \`${def.id}\` is not an agent or run step` };
+    // The original task gives the fixer context; a fan-out prompt (reading `item`) has none to give.
+    const task = renderText(d, def.prompt);
+    return {
+      ok: true,
+      agent: def.agent,
+      backend: backendOf(def.agent),
+      prompt: fixPrompt(d, step.id, def.id, task.ok ? task.value : null, feedback),
+      command: null,
+    };
+  }
+  if (def.kind === 'agent') {
+    const prompt = renderText(d, def.prompt, scope);
+    if (!prompt.ok) return { ok: false, error: `prompt: ${prompt.error}` };
+    return { ok: true, agent: def.agent, backend: backendOf(def.agent), prompt: prompt.value, command: null };
+  }
+  if (def.kind === 'run') {
+    const cmd = renderText(d, def.run, scope);
+    if (!cmd.ok) return { ok: false, error: `run: ${cmd.error}` };
+    return { ok: true, agent: null, backend: null, prompt: null, command: cmd.value };
+  }
+  return { ok: false, error: `a ${def.kind} step has no worker` };
+}
+
+/** The job an event talks about, if it is the current attempt and in the expected status. */
+function currentJob(d: Draft, ref: JobRef, status: JobState['status']): JobState | undefined {
+  const job = d.state.steps[ref.step]?.jobs.find((j) => j.slot === ref.slot);
+  return job && job.attempt === ref.attempt && job.status === status ? job : undefined;
+}
+
+export function onWorkerDispatched(d: Draft, ev: WorkerDispatched): void {
+  const job = d.state.steps[ev.step]?.jobs.find((j) => j.slot === ev.slot);
+  if (!job || job.attempt !== ev.attempt) return;
+  d.setJob(ev.step, ev.slot, { workflowRunId: ev.workflowRunId ?? job.workflowRunId, url: ev.url ?? job.url });
+}
+
+export function onWorkerFinished(d: Draft, ev: WorkerFinished): void {
+  addCost(d, ev.usage?.costUsd);
+  if (d.state.status !== 'running') return;
+  const job = currentJob(d, ev, 'running');
+  if (!job) return;
+  const step = d.stepDef(ev.step)!;
+  d.setJob(ev.step, ev.slot, { costUsd: job.costUsd + (ev.usage?.costUsd ?? 0) });
+  const invalid = outputsError(schemaFor(step, job), ev.outputs ?? null);
+  if (invalid) {
+    attemptFailed(d, ev.step, ev.slot, `the outputs do not match the step's schema: ${invalid}`, job.checkpoint);
+    return;
+  }
+  const commit = ev.commit ?? null;
+  if (writesFor(d, step, job) && commit !== null) {
+    d.setJob(ev.step, ev.slot, { status: 'merge-queued', outputs: ev.outputs, commit, deadline: null });
+    d.state.mergeQueue = [...d.state.mergeQueue, `${ev.step}/${ev.slot}`];
+    return;
+  }
+  jobDone(d, ev.step, ev.slot, ev.outputs ?? null);
+}
+
+const FAILURE_TEXT: Record<WorkerFailed['reason'], string> = {
+  crashed: 'the worker crashed',
+  'timed-out': 'the worker ran out of time',
+  cancelled: 'the worker job was cancelled outside baton',
+  'dispatch-failed': 'the worker could not be dispatched',
+};
+
+export function onWorkerFailed(d: Draft, ev: WorkerFailed): void {
+  addCost(d, ev.usage?.costUsd);
+  if (d.state.status !== 'running') return;
+  const job = currentJob(d, ev, 'running');
+  if (!job) return;
+  d.setJob(ev.step, ev.slot, { costUsd: job.costUsd + (ev.usage?.costUsd ?? 0) });
+  const text = FAILURE_TEXT[ev.reason] + (ev.error ? `: ${ev.error}` : '');
+  attemptFailed(d, ev.step, ev.slot, text, ev.checkpoint ?? job.checkpoint);
+}
+
+/** A job's result is in (and merged when it writes): the step kind decides what follows. */
+function jobDone(d: Draft, stepId: string, slot: string, outputs: Json): void {
+  const job = d.setJob(stepId, slot, { status: 'succeeded', outputs, deadline: null, checkpoint: null, lastError: null });
+  const step = d.stepDef(stepId)!;
+  if (d.step(stepId).status === 'running') handlerFor(step).jobSucceeded(d, step, job);
+}
+
+/**
+ * One attempt failed. Within `retries` the job is dispatched again at once (from the
+ * checkpoint if the worker left one, with the error for the re-prompt); else the step
+ * kind decides (usually the step fails).
+ */
+export function attemptFailed(d: Draft, stepId: string, slot: string, error: string, checkpoint: string | null): void {
+  const step = d.stepDef(stepId)!;
+  const before = d.job(stepId, slot)!;
+  const failures = before.failures + 1;
+  const job = d.setJob(stepId, slot, { status: 'queued', failures, lastError: error, checkpoint, deadline: null });
+  if (failures <= retriesFor(d, step, job)) {
+    dispatchJob(d, stepId, slot);
+    return;
+  }
+  const failed = d.setJob(stepId, slot, { status: 'failed' });
+  if (d.step(stepId).status === 'running') handlerFor(step).jobFailed(d, step, failed);
+}
+
+/** Times out running attempts whose deadline has passed. */
+export function timeOutJobs(d: Draft, stepId: string): void {
+  for (const job of d.step(stepId).jobs) {
+    if (d.state.status !== 'running') return;
+    if (job.status !== 'running' || job.deadline === null || d.now < job.deadline) continue;
+    const minutes = Math.round((job.deadline - (job.dispatchedAt ?? job.deadline)) / 60_000);
+    d.emit({
+      type: 'cancel-worker',
+      runId: d.state.runId,
+      key: `${jobKey(d.state.runId, stepId, job.slot, job.attempt)}/cancel`,
+      step: stepId,
+      slot: job.slot,
+      attempt: job.attempt,
+      runName: workerRunName(d.state.runId, stepId, job.slot, job.attempt),
+      workflowRunId: job.workflowRunId,
+    });
+    attemptFailed(d, stepId, job.slot, `timed out after ${minutes} minutes`, job.checkpoint);
+  }
+}
+
+/** Sends the next queued merge when none is in flight (merges into the run branch are serialised). */
+export function pumpMerges(d: Draft): void {
+  while (d.state.status === 'running' && d.state.merging === null && d.state.mergeQueue.length > 0) {
+    const [ref, ...rest] = d.state.mergeQueue;
+    d.state.mergeQueue = rest;
+    const [stepId, slot] = splitRef(ref!);
+    const job = d.job(stepId, slot);
+    if (!job || job.status !== 'merge-queued' || job.commit === null) continue;
+    const runId = d.state.runId;
+    const branch =
+      job.kind === 'fix' ? fixBranch(runId, stepId, Number(slot.slice('fix-'.length))) : stepBranch(runId, stepId, job.index);
+    d.emit({
+      type: 'merge-step-branch',
+      runId,
+      key: `${jobKey(runId, stepId, slot, job.attempt)}/merge`,
+      step: stepId,
+      slot,
+      attempt: job.attempt,
+      branch,
+      commit: job.commit,
+      into: d.state.runBranch,
+      message: `baton: merge ${stepId}${job.index === null ? '' : ` #${job.index}`} (attempt ${job.attempt}) of run ${runId}`,
+    });
+    d.setJob(stepId, slot, { status: 'merging' });
+    d.state.merging = { step: stepId, slot, attempt: job.attempt };
+  }
+}
+
+function splitRef(ref: string): [string, string] {
+  const i = ref.lastIndexOf('/');
+  return [ref.slice(0, i), ref.slice(i + 1)];
+}
+
+const isMerging = (d: Draft, ref: JobRef): boolean =>
+  d.state.merging !== null &&
+  d.state.merging.step === ref.step &&
+  d.state.merging.slot === ref.slot &&
+  d.state.merging.attempt === ref.attempt;
+
+export function onMergeCompleted(d: Draft, ev: MergeCompleted): void {
+  if (!isMerging(d, ev)) return;
+  // Whatever happened to the run or the step meanwhile, the merge happened: the head moves on.
+  d.state.merging = null;
+  d.state.head = ev.head;
+  const job = currentJob(d, ev, 'merging');
+  if (!job) return;
+  if (d.state.status !== 'running') {
+    d.setJob(ev.step, ev.slot, { status: 'succeeded' });
+    return;
+  }
+  jobDone(d, ev.step, ev.slot, job.outputs);
+}
+
+export function onMergeConflicted(d: Draft, ev: MergeConflicted): void {
+  if (!isMerging(d, ev)) return;
+  d.state.merging = null;
+  const job = currentJob(d, ev, 'merging');
+  if (!job) return;
+  if (d.state.status !== 'running') {
+    d.setJob(ev.step, ev.slot, { status: 'failed', lastError: 'merge conflict' });
+    return;
+  }
+  // The retry starts from the new head, not from the conflicting commit.
+  attemptFailed(d, ev.step, ev.slot, `merge conflict with the run branch in ${ev.files.join(', ') || 'unknown files'}`, null);
+}

@@ -1,0 +1,87 @@
+// How steps and the run end: succeeded, skipped, failed, stopped, cancelled. Ending a
+// run cancels what is still running but keeps everything already merged: the run
+// branch head is never rolled back, and a merge already sent is still recorded.
+import { aggregateCheck, closeStepCheck } from './checks-runs.ts';
+import type { Draft } from './draft.ts';
+import { workerRunName, jobKey } from './naming.ts';
+import type { JobState, Json, RunStatus } from './types.ts';
+
+export function succeedStep(d: Draft, stepId: string, outputs: Json, title: string, summary = ''): void {
+  d.setStep(stepId, { status: 'succeeded', outputs, finishedAt: d.now, reason: null });
+  closeStepCheck(d, stepId, 'success', title, summary || (outputs === null ? '' : '```json\n' + JSON.stringify(outputs, null, 2) + '\n```'));
+}
+
+export function skipStep(d: Draft, stepId: string, reason: string): void {
+  d.setStep(stepId, { status: 'skipped', outputs: null, finishedAt: d.now, reason });
+  closeStepCheck(d, stepId, 'skipped', reason);
+}
+
+/** A step failed for good: it fails the run (DESIGN §2), which cancels the rest. */
+export function failStep(d: Draft, stepId: string, reason: string): void {
+  if (d.state.status !== 'running') return;
+  d.setStep(stepId, { status: 'failed', finishedAt: d.now, reason });
+  cancelOpenJobs(d, stepId);
+  closeStepCheck(d, stepId, 'failure', reason);
+  endRun(d, 'failed', `step \`${stepId}\` failed: ${reason}`);
+}
+
+/** Cancels one job: running workers get a cancel command, queued merges leave the queue. */
+export function cancelJob(d: Draft, stepId: string, job: JobState): void {
+  if (job.status === 'running') {
+    d.emit({
+      type: 'cancel-worker',
+      runId: d.state.runId,
+      key: `${jobKey(d.state.runId, stepId, job.slot, job.attempt)}/cancel`,
+      step: stepId,
+      slot: job.slot,
+      attempt: job.attempt,
+      runName: workerRunName(d.state.runId, stepId, job.slot, job.attempt),
+      workflowRunId: job.workflowRunId,
+    });
+  }
+  if (job.status === 'merge-queued') {
+    const ref = `${stepId}/${job.slot}`;
+    d.state.mergeQueue = d.state.mergeQueue.filter((r) => r !== ref);
+  }
+  // A merge already sent stays `merging`: its result still arrives and is recorded.
+  if (job.status === 'running' || job.status === 'queued' || job.status === 'merge-queued') {
+    d.setJob(stepId, job.slot, { status: 'cancelled', deadline: null });
+  }
+}
+
+export function cancelOpenJobs(d: Draft, stepId: string): void {
+  for (const job of d.step(stepId).jobs) cancelJob(d, stepId, job);
+}
+
+/** Ends the run: every step still running is cancelled, then the record and checks say why. */
+export function endRun(d: Draft, status: Exclude<RunStatus, 'idle' | 'running'>, reason: string | null): void {
+  if (d.state.status !== 'running') return;
+  for (const def of d.workflow.steps) {
+    const st = d.step(def.id);
+    if (st.status !== 'running') continue;
+    cancelOpenJobs(d, def.id);
+    const why = status === 'cancelled' ? reason ?? 'cancelled' : `not finished: the run ${status === 'stopped' ? 'stopped' : status}`;
+    d.setStep(def.id, { status: 'cancelled', finishedAt: d.now, reason: why });
+    closeStepCheck(d, def.id, 'cancelled', why);
+  }
+  d.state.status = status;
+  d.state.reason = reason;
+  d.state.finishedAt = d.now;
+  d.visible = true;
+  aggregateCheck(d);
+  d.emit({ type: 'finish-run', runId: d.state.runId, key: `${d.state.runId}/finish/${d.event.key}`, status, reason });
+}
+
+/** The budget ran out: stop with the reason. */
+export function stopRun(d: Draft, reason: string): void {
+  endRun(d, 'stopped', reason);
+}
+
+export function finishIfDone(d: Draft): void {
+  if (d.state.status !== 'running') return;
+  for (const def of d.workflow.steps) {
+    const s = d.step(def.id).status;
+    if (s !== 'succeeded' && s !== 'skipped') return;
+  }
+  endRun(d, 'succeeded', null);
+}

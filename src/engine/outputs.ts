@@ -1,0 +1,58 @@
+// Validation of what workers return against the step's `outputs` JSON Schema. Compiled
+// validators are cached by the schema's JSON text: the same workflow is validated
+// against on every event and compiling is far slower than validating.
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import type { JsonSchema } from '../manifest/types.ts';
+import type { Json } from './types.ts';
+
+// ajv-formats is CommonJS with a default export; under NodeNext it may arrive wrapped.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
+  addFormatsModule) as unknown as (ajv: Ajv2020) => void;
+
+const ajv = new Ajv2020({ allErrors: true, strict: false });
+addFormats(ajv);
+
+const cache = new Map<string, ValidateFunction>();
+
+/** What every reviewer must return. */
+export const REVIEW_OUTPUTS_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['approved', 'summary'],
+  properties: {
+    approved: { type: 'boolean' },
+    summary: { type: 'string' },
+    comments: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['body'],
+        properties: { path: { type: 'string' }, line: { type: 'integer', minimum: 1 }, body: { type: 'string' } },
+      },
+    },
+  },
+};
+
+function validatorFor(schema: JsonSchema): ValidateFunction {
+  const text = JSON.stringify(schema);
+  let validate = cache.get(text);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    cache.set(text, validate);
+  }
+  return validate;
+}
+
+/** null when `value` matches, else ajv's error text (kept for the re-prompt). */
+export function outputsError(schema: JsonSchema | undefined | null, value: Json): string | null {
+  if (schema === undefined || schema === null) return null;
+  let validate: ValidateFunction;
+  try {
+    validate = validatorFor(schema);
+  } catch (err) {
+    // The loader validates schemas; this is a last line of defence, not a crash.
+    return `the step's outputs schema does not compile: ${(err as Error).message}`;
+  }
+  if (validate(value)) return null;
+  return ajv.errorsText(validate.errors, { dataVar: 'outputs' });
+}

@@ -1,0 +1,46 @@
+// `run.requested`: check who asked and what inputs they gave, then create the run.
+// A refusal leaves no run behind, only a reply saying why.
+import { aggregateCheck } from './checks-runs.ts';
+import type { Draft } from './draft.ts';
+import type { RunRequested } from './events.ts';
+import { describeInputs, resolveInputs } from './inputs.ts';
+import { runBranch } from './naming.ts';
+import { describeRoles, isAllowed } from './roles.ts';
+import { newStepState } from './state.ts';
+import type { StepState } from './types.ts';
+
+export function startRun(d: Draft, ev: RunRequested): void {
+  // One state holds one run: a second request (label and comment both) changes nothing.
+  if (d.state.status !== 'idle') return;
+  const reply = (body: string): void =>
+    d.emit({ type: 'reply', runId: ev.runId, key: `${ev.key}/reply`, thread: ev.thread, body });
+  if (!isAllowed(ev.permission, d.workflow.on.roles)) {
+    reply(`@${ev.actor}, starting \`${d.workflow.name}\` needs ${describeRoles(d.workflow.on.roles)}; yours is \`${ev.permission}\`. Nothing was run.`);
+    return;
+  }
+  const inputs = resolveInputs(d.workflow, ev.inputs);
+  if (!inputs.ok) {
+    reply(`@${ev.actor}, \`${d.workflow.name}\` was not started:\n${inputs.errors.map((e) => `- ${e}`).join('\n')}\n\nInputs:\n${describeInputs(d.workflow)}`);
+    return;
+  }
+  const steps: Record<string, StepState> = {};
+  for (const step of d.workflow.steps) steps[step.id] = newStepState();
+  const s = d.state;
+  s.runId = ev.runId;
+  s.workflow = d.workflow.name;
+  s.manifestHash = ev.manifestHash;
+  s.manifestCommit = ev.manifestCommit;
+  s.status = 'running';
+  s.startedBy = ev.actor;
+  s.thread = ev.thread;
+  s.startedAt = d.now;
+  s.inputs = inputs.inputs;
+  s.context = { issue: ev.issue ?? null, pr: ev.pr ?? null, repo: ev.repo ?? null };
+  s.baseBranch = ev.baseBranch;
+  s.runBranch = runBranch(ev.runId);
+  s.head = ev.baseSha;
+  s.steps = steps;
+  d.visible = true;
+  d.emit({ type: 'create-run-branch', runId: ev.runId, key: `${ev.runId}/branch`, branch: s.runBranch, sha: ev.baseSha });
+  aggregateCheck(d);
+}

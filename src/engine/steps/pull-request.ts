@@ -1,0 +1,59 @@
+// `pull-request` steps: open (or update) the PR from the run branch. Failures of the
+// host's API call are retried within `retries`, then fail the step with the error.
+import type { PullRequestStep } from '../../manifest/types.ts';
+import { aggregateCheck, openStepCheck } from '../checks-runs.ts';
+import type { Draft } from '../draft.ts';
+import type { PullRequestEnsured, PullRequestFailed } from '../events.ts';
+import { failStep, succeedStep } from '../lifecycle.ts';
+import { renderText } from '../scope.ts';
+import type { StepKindHandler } from './kind.ts';
+
+function start(d: Draft, step: PullRequestStep): void {
+  openStepCheck(d, step.id, d.step(step.id).opening, 'opening the pull request');
+  ensure(d, step);
+}
+
+function ensure(d: Draft, step: PullRequestStep): void {
+  const title = renderText(d, step.title);
+  if (!title.ok) return failStep(d, step.id, `title: ${title.error}`);
+  const body = step.body === undefined ? { ok: true as const, value: '' } : renderText(d, step.body);
+  if (!body.ok) return failStep(d, step.id, `body: ${body.error}`);
+  const st = d.step(step.id);
+  d.setStep(step.id, { note: title.value });
+  const footer = `Opened by baton run \`${d.state.runId}\` (workflow \`${d.workflow.name}\`).`;
+  d.emit({
+    type: 'ensure-pull-request',
+    runId: d.state.runId,
+    key: `${d.state.runId}/${step.id}/pr/${st.opening}/${st.failures}`,
+    step: step.id,
+    head: d.state.runBranch,
+    base: step.base ?? d.state.baseBranch,
+    title: title.value,
+    body: body.value.trim() ? `${body.value.trim()}\n\n---\n${footer}` : footer,
+    draft: step.draft,
+    labels: step.labels,
+  });
+}
+
+export function pullRequestEnsured(d: Draft, step: PullRequestStep, ev: PullRequestEnsured): void {
+  d.state.pr = { number: ev.number, url: ev.url };
+  d.visible = true;
+  if (d.state.status !== 'running' || d.step(step.id).status !== 'running') return;
+  succeedStep(d, step.id, { number: ev.number, url: ev.url }, `#${ev.number}`, ev.url);
+  // Branch protection reads the aggregate check on the PR head.
+  if (d.state.status === 'running') aggregateCheck(d);
+}
+
+export function pullRequestFailed(d: Draft, step: PullRequestStep, ev: PullRequestFailed): void {
+  if (d.state.status !== 'running' || d.step(step.id).status !== 'running') return;
+  const failures = d.step(step.id).failures + 1;
+  d.setStep(step.id, { failures });
+  if (failures <= step.retries) return ensure(d, step);
+  failStep(d, step.id, `could not open the pull request: ${ev.error}`);
+}
+
+const noJobs = (): void => {
+  throw new Error('baton engine: a pull-request step has no worker jobs');
+};
+
+export const pullRequestStep: StepKindHandler<PullRequestStep> = { start, jobSucceeded: noJobs, jobFailed: noJobs };

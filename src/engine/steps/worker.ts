@@ -1,0 +1,60 @@
+// `agent` and `run` steps: one worker job, or one per `for-each` item with at most
+// `max-parallel` running. A fanned-out step's outputs are its items' outputs, in order.
+import type { AgentStep, RunStep } from '../../manifest/types.ts';
+import { openStepCheck } from '../checks-runs.ts';
+import type { Draft } from '../draft.ts';
+import { dispatchJob } from '../jobs.ts';
+import { failStep, succeedStep } from '../lifecycle.ts';
+import { render } from '../scope.ts';
+import { newJob } from '../state.ts';
+import type { JobState } from '../types.ts';
+import type { StepKindHandler } from './kind.ts';
+
+type WorkerStep = AgentStep | RunStep;
+
+function start(d: Draft, step: WorkerStep): void {
+  const st = d.step(step.id);
+  const previous = st.attempts;
+  if (step.forEach === undefined) {
+    d.setStep(step.id, { fanOut: false, jobs: [newJob('0', step.kind, null, null, previous['0'] ?? 0)] });
+  } else {
+    const items = render(d, step.forEach);
+    if (!items.ok) return failStep(d, step.id, `for-each: ${items.error}`);
+    if (!Array.isArray(items.value)) {
+      return failStep(d, step.id, `for-each: expected an array, got ${items.value === null ? 'null' : typeof items.value}`);
+    }
+    const jobs = items.value.map((item, i) => newJob(String(i), step.kind, i, item, previous[String(i)] ?? 0));
+    d.setStep(step.id, { fanOut: true, jobs });
+    if (jobs.length === 0) return succeedStep(d, step.id, [], 'nothing to do: for-each gave no items');
+    openStepCheck(d, step.id, st.opening, `${jobs.length} items`);
+  }
+  update(d, step);
+}
+
+/** Dispatches queued jobs while there is room under max-parallel. */
+function update(d: Draft, step: WorkerStep): void {
+  const st = d.step(step.id);
+  const limit = st.fanOut ? (step.maxParallel ?? Number.POSITIVE_INFINITY) : 1;
+  let running = st.jobs.filter((j) => j.status === 'running').length;
+  for (const job of st.jobs) {
+    if (running >= limit || d.state.status !== 'running' || d.step(step.id).status !== 'running') return;
+    if (job.status !== 'queued') continue;
+    if (dispatchJob(d, step.id, job.slot)) running++;
+  }
+}
+
+function jobSucceeded(d: Draft, step: WorkerStep): void {
+  const st = d.step(step.id);
+  if (st.jobs.some((j) => j.status !== 'succeeded')) return update(d, step);
+  const outputs = st.fanOut ? st.jobs.map((j) => j.outputs) : st.jobs[0]!.outputs;
+  const title = st.fanOut ? `${st.jobs.length} items done` : `succeeded on attempt ${st.jobs[0]!.attempt}`;
+  succeedStep(d, step.id, outputs, title);
+}
+
+function jobFailed(d: Draft, step: WorkerStep, job: JobState): void {
+  const attempts = job.failures === 1 ? '1 attempt' : `${job.failures} attempts`;
+  const which = d.step(step.id).fanOut ? `item ${job.index} failed` : 'failed';
+  failStep(d, step.id, `${which} after ${attempts}: ${job.lastError ?? 'unknown error'}`);
+}
+
+export const workerStep: StepKindHandler<WorkerStep> = { start, update, jobSucceeded, jobFailed };

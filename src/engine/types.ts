@@ -1,0 +1,190 @@
+// The run state: everything the engine knows about one run, as plain JSON so it can
+// live in the status comment and be replayed. The workflow itself is not stored (only
+// its hash and commit): hosts reload it and `decide` receives it with every event.
+import type { Json } from '../manifest/expressions.ts';
+
+export type { Json };
+
+/** Bumped whenever the shape of RunState changes incompatibly; decodeState refuses others. */
+export const STATE_VERSION = 1;
+
+/** `idle` is the empty state before a run exists (or after a refused start). */
+export type RunStatus = 'idle' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'stopped';
+export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'cancelled', 'stopped'];
+
+/** Step statuses, also what `steps.<id>.status` reads in expressions. */
+export type StepStatus = 'waiting' | 'running' | 'succeeded' | 'failed' | 'skipped' | 'cancelled';
+
+/** A step that counts as finished for the steps that need it. */
+export const DONE_STEP_STATUSES: readonly StepStatus[] = ['succeeded', 'skipped'];
+
+/** What a dispatched worker job does: a step's own work, a review, or a fix round. */
+export type JobKind = 'agent' | 'run' | 'review' | 'fix';
+
+export type JobStatus =
+  | 'queued' // waiting for a free slot (max-parallel) or not yet dispatched
+  | 'running' // dispatched, no result yet
+  | 'merge-queued' // result valid, waiting for its turn to merge into the run branch
+  | 'merging' // merge command sent
+  | 'succeeded'
+  | 'failed'
+  | 'cancelled';
+
+/**
+ * One unit of worker work inside a step: a fan-out item, the single job of a plain
+ * step, a reviewer pass or a fix round. `slot` names it stably ('0', '3', 'review',
+ * 'fix-2'); `attempt` only ever grows so that dispatch keys never repeat, even across
+ * `/baton retry`.
+ */
+export interface JobState {
+  slot: string;
+  kind: JobKind;
+  /** Fan-out index, or null for a step that is not fanned out. */
+  index: number | null;
+  item: Json;
+  status: JobStatus;
+  /** Current (latest) attempt number; 0 before the first dispatch. */
+  attempt: number;
+  /** Failed attempts since this job was (re)opened, compared with `retries`. */
+  failures: number;
+  dispatchedAt: number | null;
+  /** Epoch ms after which the running attempt is timed out; null = no limit. */
+  deadline: number | null;
+  workflowRunId: number | null;
+  url: string | null;
+  /** The commit start point of the current attempt. */
+  base: string | null;
+  /** Commit on the step branch the worker produced (to be merged), if any. */
+  commit: string | null;
+  /** Partial work kept from a timed-out or crashed attempt; the next attempt starts there. */
+  checkpoint: string | null;
+  outputs: Json;
+  /** Why the last attempt failed (validation error, crash, conflict); sent with the retry. */
+  lastError: string | null;
+  costUsd: number;
+  /** Review comments or failing check output given to a fix round. */
+  feedback: Feedback | null;
+}
+
+export interface ReviewComment {
+  path?: string;
+  line?: number;
+  body: string;
+}
+
+export interface CheckResult {
+  name: string;
+  /** null while the check is still pending. */
+  conclusion: string | null;
+  summary?: string;
+  url?: string;
+}
+
+/** What a fix round is asked to address. */
+export interface Feedback {
+  source: 'review' | 'human-review' | 'checks';
+  summary: string;
+  by?: string;
+  comments: ReviewComment[];
+  checks: CheckResult[];
+}
+
+/** Progress of a review or checks gate. */
+export interface GateState {
+  phase: 'reviewing' | 'waiting-checks' | 'fixing';
+  /** Fix rounds started so far (≤ max-rounds). */
+  round: number;
+  /** Checks gate: epoch ms after which waiting for checks fails the step. */
+  deadline: number | null;
+  /** A human's "changes requested" that arrived during a fix round, handled next. */
+  pendingFeedback: Feedback | null;
+}
+
+export interface AskState {
+  questions: string[];
+  answers: (string | null)[];
+  answeredBy: string[];
+  postedAt: number;
+  deadline: number | null;
+}
+
+export interface StepState {
+  status: StepStatus;
+  /** Why the step failed, was skipped or cancelled; shown in the record. */
+  reason: string | null;
+  outputs: Json;
+  startedAt: number | null;
+  finishedAt: number | null;
+  /** How many times the step has been started (1, then +1 per `/baton retry`). */
+  opening: number;
+  /** Whether the step fans out (outputs become an array of the items' outputs). */
+  fanOut: boolean;
+  jobs: JobState[];
+  /** Highest attempt number used per job slot; never reset. */
+  attempts: Record<string, number>;
+  /** The check run currently representing this step, if one was created. */
+  check: { externalId: string; attempt: number } | null;
+  gate: GateState | null;
+  ask: AskState | null;
+  /** Failed host actions (pull-request) since the step opened, compared with `retries`. */
+  failures: number;
+  /** Rendered text shown while waiting (approve message, PR title). */
+  note: string | null;
+}
+
+export interface BudgetUsed {
+  /** Worker attempts dispatched (what max-steps limits). */
+  steps: number;
+  costUsd: number;
+}
+
+/** Check results seen for one commit. */
+export interface ChecksSeen {
+  results: Record<string, CheckResult>;
+  /** The host saw every check suite on this commit complete (needed for `names: ["*"]`). */
+  complete: boolean;
+}
+
+export interface Thread {
+  kind: 'issue' | 'pull';
+  number: number;
+}
+
+export interface RunState {
+  version: typeof STATE_VERSION;
+  runId: string;
+  workflow: string;
+  manifestHash: string;
+  /** Commit of the default branch the manifest was read from. */
+  manifestCommit: string;
+  status: RunStatus;
+  /** Why the run failed, stopped or was cancelled. */
+  reason: string | null;
+  startedBy: string;
+  thread: Thread | null;
+  startedAt: number | null;
+  finishedAt: number | null;
+  /** Latest `at` seen: time never runs backwards for the engine, even on reordered events. */
+  clock: number;
+  inputs: Record<string, Json>;
+  /** Expression contexts given at the start: issue, pr, repo. */
+  context: { issue: Json; pr: Json; repo: Json };
+  baseBranch: string;
+  runBranch: string;
+  /** Head commit of the run branch, as last reported. */
+  head: string;
+  /** The PR baton opened for the run. */
+  pr: { number: number; url: string } | null;
+  steps: Record<string, StepState>;
+  budget: BudgetUsed;
+  /** Jobs (as `step/slot`) waiting to be merged into the run branch, in order. */
+  mergeQueue: string[];
+  /** The attempt currently being merged: merges are serialised so heads come in a known order. */
+  merging: { step: string; slot: string; attempt: number } | null;
+  /** Check results by commit sha (only a few recent commits are kept). */
+  checks: Record<string, ChecksSeen>;
+  /** Keys of applied events, most recent last, bounded. */
+  appliedKeys: string[];
+}
+
+export const APPLIED_KEYS_LIMIT = 500;
