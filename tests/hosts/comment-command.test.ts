@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { parseCommentCommand } from '../../src/hosts/github/comment-command.ts';
+
+describe('comment commands', () => {
+  it('starts a workflow with key=value inputs, quotes keeping spaces', () => {
+    expect(parseCommentCommand('/baton fix-issue scope=api note="two words" x=\'a b\'')).toEqual({
+      kind: 'start',
+      workflow: 'fix-issue',
+      inputs: { scope: 'api', note: 'two words', x: 'a b' },
+    });
+  });
+
+  it('finds the command on any line, but only at the start of a line', () => {
+    expect(parseCommentCommand('Thanks!\n\n  /baton status\nmore text')).toEqual({ kind: 'status' });
+    expect(parseCommentCommand('please run /baton status')).toBeUndefined();
+    expect(parseCommentCommand('/batonize this')).toBeUndefined();
+  });
+
+  it('ignores commands quoted or inside code blocks', () => {
+    expect(parseCommentCommand('> /baton cancel\n\nno!')).toBeUndefined();
+    expect(parseCommentCommand('```\n/baton cancel\n```')).toBeUndefined();
+    expect(parseCommentCommand('~~~sh\n/baton cancel\n~~~\n/baton status')).toEqual({ kind: 'status' });
+  });
+
+  it('parses the built-ins', () => {
+    expect(parseCommentCommand('/baton')).toEqual({ kind: 'help' });
+    expect(parseCommentCommand('/baton help')).toEqual({ kind: 'help' });
+    expect(parseCommentCommand('/baton cancel')).toEqual({ kind: 'cancel' });
+    expect(parseCommentCommand('/baton approve')).toEqual({ kind: 'approve' });
+    expect(parseCommentCommand('/baton retry implement')).toEqual({ kind: 'retry', step: 'implement' });
+    expect(parseCommentCommand('/baton plan fix-issue scope=ui')).toEqual({ kind: 'plan', workflow: 'fix-issue', inputs: { scope: 'ui' } });
+  });
+
+  it('explains malformed commands', () => {
+    expect(parseCommentCommand('/baton retry')).toMatchObject({ kind: 'invalid', message: expect.stringContaining('takes the id of one step') });
+    expect(parseCommentCommand('/baton cancel now')).toMatchObject({ kind: 'invalid', message: '`/baton cancel` takes no arguments (got `now`)' });
+    expect(parseCommentCommand('/baton fix-issue api')).toMatchObject({ kind: 'invalid', message: expect.stringContaining('expected `key=value`, got `api`') });
+    expect(parseCommentCommand('/baton fix-issue a=1 a=2')).toMatchObject({ kind: 'invalid', message: 'input `a` is given twice' });
+    expect(parseCommentCommand('/baton fix-issue note="open')).toMatchObject({ kind: 'invalid', message: 'a double quote is never closed' });
+    expect(parseCommentCommand('/baton scope=api')).toMatchObject({ kind: 'invalid', message: expect.stringContaining('needs a workflow before its inputs') });
+  });
+});
