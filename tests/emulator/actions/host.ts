@@ -1,0 +1,28 @@
+// What the Actions runner needs from the rest of the emulator. index.ts adapts the real
+// emulator to this; unit tests pass a small fake with a temp bare repo.
+
+export type TokenPermissions = Record<string, 'read' | 'write'>;
+
+export interface ActionsHost {
+  /** REST base URL without a trailing slash (GITHUB_API_URL). */
+  apiUrl: string;
+  /** Web base URL without a trailing slash (GITHUB_SERVER_URL, html_url). */
+  serverUrl: string;
+  /** Path of the repository's bare git directory; throws when there is no such repo. */
+  gitDir(owner: string, repo: string): string;
+  /**
+   * The remote a job's `actions/checkout` sets as `origin`. Defaults to the bare repo
+   * path, which bypasses tokens: give a smart-HTTP URL when the emulator serves one.
+   */
+  cloneUrl?(owner: string, repo: string): string;
+  /** Mints the job's GITHUB_TOKEN, able to do only what `permissions` allow. */
+  mintToken(owner: string, repo: string, permissions: TokenPermissions): string | Promise<string>;
+  /** Called when the job ends: GitHub revokes GITHUB_TOKEN then. */
+  revokeToken?(token: string): void;
+  /** Delivers a webhook (`workflow_run`, `workflow_job`, `workflow_dispatch`). */
+  emit(event: string, payload: Record<string, unknown>): void | Promise<void>;
+  /** The full repository object, as webhooks carry it. */
+  repository(owner: string, repo: string): Record<string, unknown>;
+  /** The installation to name in webhook payloads, when one covers the repository. */
+  installation?(owner: string, repo: string): { id: number; node_id: string } | undefined;
+}
