@@ -1,0 +1,123 @@
+// Drives the engine like a host would in tests: sends events with fresh keys and a
+// controllable clock, remembers every command, and answers commands on request.
+import { decide } from '../../src/engine/decide.ts';
+import type { Command, DispatchWorker, MergeStepBranch } from '../../src/engine/commands.ts';
+import type { RunEvent } from '../../src/engine/events.ts';
+import { emptyState } from '../../src/engine/state.ts';
+import type { Json, RunState } from '../../src/engine/types.ts';
+import type { Role, Workflow } from '../../src/manifest/types.ts';
+
+export const T0 = Date.UTC(2025, 0, 1, 12, 0, 0);
+
+// Distributive Omit keeps the union's members apart.
+type Without<E, K extends PropertyKey> = E extends unknown ? Omit<E, K> : never;
+export type EventInput = Without<RunEvent, 'key' | 'at'> & { key?: string; at?: number };
+
+export class Run {
+  state: RunState = emptyState();
+  now = T0;
+  events: RunEvent[] = [];
+  all: Command[] = [];
+  last: Command[] = [];
+  private seq = 0;
+  private shas = 0;
+
+  constructor(readonly workflow: Workflow) {}
+
+  send(input: EventInput): Command[] {
+    const event = { key: `k${++this.seq}`, at: this.now, ...input } as RunEvent;
+    this.events.push(event);
+    const out = decide(this.state, event, this.workflow);
+    this.state = out.state;
+    this.last = out.commands;
+    this.all.push(...out.commands);
+    return out.commands;
+  }
+
+  start(o: { inputs?: Record<string, Json>; actor?: string; permission?: Role | 'none'; issue?: Json } = {}): Command[] {
+    return this.send({
+      type: 'run.requested',
+      runId: 'r1',
+      workflow: this.workflow.name,
+      manifestHash: 'hash-1',
+      manifestCommit: 'c0',
+      inputs: o.inputs ?? {},
+      thread: { kind: 'issue', number: 42 },
+      issue: o.issue ?? { number: 42, title: 'Crash on save', body: 'It crashes.' },
+      repo: { owner: 'o', name: 'r' },
+      baseBranch: 'main',
+      baseSha: 'base0',
+      actor: o.actor ?? 'alice',
+      permission: o.permission ?? 'admin',
+    });
+  }
+
+  /** Moves the clock and tells the engine. */
+  pass(minutes: number): Command[] {
+    this.now += minutes * 60_000;
+    return this.send({ type: 'time.passed' });
+  }
+
+  dispatches(commands: Command[] = this.all): DispatchWorker[] {
+    return commands.filter((c): c is DispatchWorker => c.type === 'dispatch-worker');
+  }
+
+  /** The latest dispatch of a step (and slot). */
+  dispatch(step: string, slot?: string): DispatchWorker {
+    const found = this.dispatches().filter((c) => c.step === step && (slot === undefined || c.slot === slot));
+    const d = found[found.length - 1];
+    if (!d) throw new Error(`no dispatch of ${step}${slot ? '/' + slot : ''}`);
+    return d;
+  }
+
+  /** A worker finished; writing jobs report a commit (the engine then asks for a merge). */
+  finish(step: string, outputs: Json = null, o: { slot?: string; commit?: string | null; costUsd?: number } = {}): Command[] {
+    const d = this.dispatch(step, o.slot);
+    const commit = o.commit === undefined ? (d.writes ? `${d.step}-${d.slot}-${d.attempt}-commit` : null) : o.commit;
+    return this.send({
+      type: 'worker.finished',
+      step,
+      slot: d.slot,
+      attempt: d.attempt,
+      outputs,
+      commit,
+      ...(o.costUsd === undefined ? {} : { usage: { costUsd: o.costUsd } }),
+    });
+  }
+
+  fail(step: string, o: { slot?: string; reason?: 'crashed' | 'timed-out' | 'cancelled' | 'dispatch-failed'; error?: string; checkpoint?: string } = {}): Command[] {
+    const d = this.dispatch(step, o.slot);
+    return this.send({
+      type: 'worker.failed',
+      step,
+      slot: d.slot,
+      attempt: d.attempt,
+      reason: o.reason ?? 'crashed',
+      error: o.error ?? 'boom',
+      checkpoint: o.checkpoint ?? null,
+    });
+  }
+
+  /** Completes the latest merge the engine asked for. */
+  merge(o: { conflict?: string[] } = {}): Command[] {
+    const m = this.all.filter((c): c is MergeStepBranch => c.type === 'merge-step-branch').at(-1);
+    if (!m) throw new Error('no merge was asked for');
+    if (o.conflict) return this.send({ type: 'merge.conflicted', step: m.step, slot: m.slot, attempt: m.attempt, files: o.conflict });
+    return this.send({ type: 'merge.completed', step: m.step, slot: m.slot, attempt: m.attempt, head: `head${++this.shas}` });
+  }
+
+  /** Finishes a step's job and, when the engine asks for it, its merge. */
+  complete(step: string, outputs: Json = null, o: { slot?: string; costUsd?: number } = {}): Command[] {
+    const out = this.finish(step, outputs, o);
+    if (out.some((c) => c.type === 'merge-step-branch' && c.step === step)) return this.merge();
+    return out;
+  }
+
+  status(step: string): string {
+    return this.state.steps[step]!.status;
+  }
+
+  of<T extends Command['type']>(type: T, commands: Command[] = this.last): Extract<Command, { type: T }>[] {
+    return commands.filter((c): c is Extract<Command, { type: T }> => c.type === type);
+  }
+}
