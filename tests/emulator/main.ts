@@ -1,0 +1,34 @@
+/**
+ * The emulator on its own, for people and other programs:
+ *
+ *   npx tsx tests/emulator/main.ts --port 0 [--webhook-url URL] [--webhook-secret S]
+ *
+ * prints `listening http://127.0.0.1:<port>` and serves installation 1 with the
+ * repository acme/widgets (default branch main, one commit). Any well-formed RS256 app
+ * JWT gets installation tokens, so a Probot app with GHE_HOST=127.0.0.1:<port> and
+ * GHE_PROTOCOL=http works against it.
+ */
+import { parseArgs } from 'node:util';
+import { startEmulator } from './emulator.ts';
+
+const { values } = parseArgs({
+  options: {
+    port: { type: 'string', default: '0' },
+    'webhook-url': { type: 'string' },
+    'webhook-secret': { type: 'string' },
+  },
+});
+
+const emulator = await startEmulator({
+  port: Number(values.port),
+  ...(values['webhook-url'] === undefined ? {} : { webhookUrl: values['webhook-url'] }),
+  ...(values['webhook-secret'] === undefined ? {} : { webhookSecret: values['webhook-secret'] }),
+});
+await emulator.createRepo('acme', 'widgets', { 'README.md': '# widgets\n' });
+console.log(`listening ${emulator.url}`);
+
+const stop = () => {
+  void emulator.close().then(() => process.exit(0));
+};
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);

@@ -1,0 +1,240 @@
+/** Pull requests (they are issues with a head and a base), reviews and review comments. */
+import type { Emulator } from '../emulator.ts';
+import { notFound, validationFailed, type RouteContext } from '../http/router.ts';
+import type { Issue, Repo, Review, ReviewComment } from '../store.ts';
+import { now } from '../store.ts';
+import { emitIssueEvent } from './issues.ts';
+import { actor, body, gitOf, paginate, repoOf } from './util.ts';
+
+/** The full pull request, with counts and mergeability computed from git. */
+export async function pullJson(emulator: Emulator, repo: Repo, issue: Issue) {
+  const pull = issue.pull!;
+  const git = emulator.git(repo.owner, repo.name);
+  const mergeBase = await git.mergeBase(pull.baseSha, pull.headSha);
+  let counts = { commits: 0, additions: 0, deletions: 0, changedFiles: 0, mergeable: null as boolean | null };
+  if (mergeBase !== null) {
+    const files = await git.diff(mergeBase, pull.headSha);
+    const mergeable = pull.merged ? null : 'tree' in (await git.mergeTree(pull.baseSha, pull.headSha));
+    counts = {
+      commits: await git.countCommits(mergeBase, pull.headSha),
+      additions: files.reduce((n, f) => n + f.additions, 0),
+      deletions: files.reduce((n, f) => n + f.deletions, 0),
+      changedFiles: files.length,
+      mergeable,
+    };
+  }
+  return emulator.shapes.pull(repo, issue, counts);
+}
+
+function pullOf(ctx: RouteContext, repo: Repo): Issue {
+  const issue = repo.issues.get(Number(ctx.params.pull_number));
+  if (issue?.pull === undefined) throw notFound();
+  return issue;
+}
+
+/** `owner:branch` or `branch` → branch (forks are not emulated: every head is in the repo). */
+function branchName(ref: string): string {
+  const colon = ref.indexOf(':');
+  return colon === -1 ? ref : ref.slice(colon + 1);
+}
+
+export function registerPullRoutes(emulator: Emulator): void {
+  const { router, store, shapes, webhooks } = emulator;
+  const read = { permission: ['pull_requests', 'read'] as ['pull_requests', 'read'] };
+  const write = { permission: ['pull_requests', 'write'] as ['pull_requests', 'write'] };
+
+  router.add(
+    'GET',
+    '/repos/{owner}/{repo}/pulls',
+    (ctx) => {
+      const repo = repoOf(ctx);
+      const state = ctx.query.get('state') ?? 'open';
+      const head = ctx.query.get('head');
+      const base = ctx.query.get('base');
+      let pulls = [...repo.issues.values()].filter(
+        (i) =>
+          i.pull !== undefined &&
+          (state === 'all' || i.state === state) &&
+          // `head` must be `owner:branch`; GitHub ignores the filter's owner-less form.
+          (head === null || !head.includes(':') || (head.split(':')[0]!.toLowerCase() === repo.owner.toLowerCase() && i.pull.head === branchName(head))) &&
+          (base === null || i.pull.base === base),
+      );
+      const sort = ctx.query.get('sort') ?? 'created';
+      pulls = pulls.sort((a, b) => (sort === 'updated' ? a.updatedAt.localeCompare(b.updatedAt) : 0) || a.number - b.number);
+      if ((ctx.query.get('direction') ?? 'desc') === 'desc') pulls.reverse();
+      return paginate(ctx, pulls.map((i) => shapes.pullSimple(repo, i)));
+    },
+    read,
+  );
+
+  router.add(
+    'POST',
+    '/repos/{owner}/{repo}/pulls',
+    async (ctx) => {
+      const repo = repoOf(ctx);
+      const git = gitOf(ctx, repo);
+      const input = body<{ title?: string; head: string; base: string; body?: string; draft?: boolean; maintainer_can_modify?: boolean; issue?: number }>(ctx);
+      const head = branchName(input.head);
+      const headSha = await git.resolveRef(`refs/heads/${head}`);
+      const baseSha = await git.resolveRef(`refs/heads/${input.base}`);
+      const errors = [];
+      if (headSha === null) errors.push({ resource: 'PullRequest', field: 'head', code: 'invalid' as const });
+      if (baseSha === null) errors.push({ resource: 'PullRequest', field: 'base', code: 'invalid' as const });
+      if (errors.length > 0) throw validationFailed(errors);
+      if (input.title === undefined && input.issue === undefined) throw validationFailed([{ resource: 'PullRequest', field: 'title', code: 'missing_field' }]);
+      const duplicate = [...repo.issues.values()].find((i) => i.pull?.head === head && i.pull.base === input.base && i.state === 'open');
+      if (duplicate !== undefined) {
+        throw validationFailed([{ resource: 'PullRequest', code: 'custom', message: `A pull request already exists for ${repo.owner}:${head}.` }]);
+      }
+      if ((await git.countCommits(baseSha!, headSha!)) === 0) {
+        throw validationFailed([{ resource: 'PullRequest', code: 'custom', message: `No commits between ${input.base} and ${head}` }]);
+      }
+      const created = now();
+      const issue: Issue = {
+        number: repo.nextNumber++,
+        id: store.nextId(),
+        repoId: repo.id,
+        title: input.title ?? `#${input.issue}`,
+        body: input.body ?? null,
+        user: actor(ctx),
+        state: 'open',
+        stateReason: null,
+        labels: [],
+        assignees: [],
+        locked: false,
+        createdAt: created,
+        updatedAt: created,
+        closedAt: null,
+        reactions: [],
+        pull: {
+          head,
+          headRepo: repo.fullName,
+          base: input.base,
+          headSha: headSha!,
+          baseSha: baseSha!,
+          draft: input.draft ?? false,
+          merged: false,
+          mergedAt: null,
+          mergeCommitSha: null,
+          reviews: [],
+          maintainerCanModify: input.maintainer_can_modify ?? true,
+        },
+      };
+      repo.issues.set(issue.number, issue);
+      const json = await pullJson(emulator, repo, issue);
+      webhooks.emit('pull_request', { action: 'opened', number: issue.number, pull_request: json }, { owner: repo.owner, repo: repo.name, sender: issue.user });
+      return { status: 201, body: json, headers: { location: json.url } };
+    },
+    write,
+  );
+
+  router.add('GET', '/repos/{owner}/{repo}/pulls/{pull_number}', async (ctx) => {
+    const repo = repoOf(ctx);
+    return { status: 200, body: await pullJson(emulator, repo, pullOf(ctx, repo)) };
+  }, read);
+
+  router.add(
+    'PATCH',
+    '/repos/{owner}/{repo}/pulls/{pull_number}',
+    async (ctx) => {
+      const repo = repoOf(ctx);
+      const issue = pullOf(ctx, repo);
+      const pull = issue.pull!;
+      const input = body<{ title?: string; body?: string; state?: 'open' | 'closed'; base?: string; maintainer_can_modify?: boolean }>(ctx);
+      const sender = actor(ctx);
+      const changes: Record<string, { from: string } | { ref: { from: string }; sha: { from: string } }> = {};
+      if (input.title !== undefined && input.title !== issue.title) {
+        changes.title = { from: issue.title };
+        issue.title = input.title;
+      }
+      if (input.body !== undefined && input.body !== issue.body) {
+        changes.body = { from: issue.body ?? '' };
+        issue.body = input.body;
+      }
+      if (input.base !== undefined && input.base !== pull.base) {
+        const baseSha = await gitOf(ctx, repo).resolveRef(`refs/heads/${input.base}`);
+        if (baseSha === null) throw validationFailed([{ resource: 'PullRequest', field: 'base', code: 'invalid' }]);
+        changes.base = { ref: { from: pull.base }, sha: { from: pull.baseSha } };
+        pull.base = input.base;
+        pull.baseSha = baseSha;
+      }
+      if (input.maintainer_can_modify !== undefined) pull.maintainerCanModify = input.maintainer_can_modify;
+      issue.updatedAt = now();
+      if (Object.keys(changes).length > 0) await emitIssueEvent(emulator, repo, issue, 'edited', { changes }, sender);
+      if (input.state !== undefined && input.state !== issue.state) {
+        if (pull.merged) throw validationFailed([{ resource: 'PullRequest', field: 'state', code: 'custom', message: 'Cannot reopen a merged pull request' }]);
+        issue.state = input.state;
+        issue.closedAt = input.state === 'closed' ? now() : null;
+        await emitIssueEvent(emulator, repo, issue, input.state === 'closed' ? 'closed' : 'reopened', {}, sender);
+      }
+      return { status: 200, body: await pullJson(emulator, repo, issue) };
+    },
+    write,
+  );
+
+  router.add('GET', '/repos/{owner}/{repo}/pulls/{pull_number}/reviews', (ctx) => {
+    const repo = repoOf(ctx);
+    const issue = pullOf(ctx, repo);
+    return paginate(ctx, issue.pull!.reviews.map((r) => shapes.review(repo, issue, r)));
+  }, read);
+
+  router.add(
+    'POST',
+    '/repos/{owner}/{repo}/pulls/{pull_number}/reviews',
+    async (ctx) => {
+      const repo = repoOf(ctx);
+      const issue = pullOf(ctx, repo);
+      const pull = issue.pull!;
+      const input = body<{
+        commit_id?: string;
+        body?: string;
+        event?: 'APPROVE' | 'REQUEST_CHANGES' | 'COMMENT';
+        comments?: { path: string; position?: number; body: string; line?: number; side?: string }[];
+      }>(ctx);
+      const user = actor(ctx);
+      if ((input.event === 'REQUEST_CHANGES' || input.event === 'COMMENT') && (input.body ?? '') === '' && (input.comments ?? []).length === 0) {
+        throw validationFailed([{ resource: 'PullRequestReview', field: 'body', code: 'custom', message: 'Body is required' }], 'Unprocessable Entity');
+      }
+      if ((input.event === 'APPROVE' || input.event === 'REQUEST_CHANGES') && user.toLowerCase() === issue.user.toLowerCase()) {
+        const verb = input.event === 'APPROVE' ? 'approve' : 'request changes on';
+        throw validationFailed([{ resource: 'PullRequestReview', code: 'custom', message: `Can not ${verb} your own pull request` }], 'Unprocessable Entity');
+      }
+      const state: Review['state'] =
+        input.event === 'APPROVE' ? 'APPROVED' : input.event === 'REQUEST_CHANGES' ? 'CHANGES_REQUESTED' : input.event === 'COMMENT' ? 'COMMENTED' : 'PENDING';
+      const commitId = input.commit_id ?? pull.headSha;
+      const review: Review = { id: store.nextId(), user, body: input.body ?? '', state, commitId, submittedAt: now(), comments: [] };
+      for (const c of input.comments ?? []) {
+        const comment: ReviewComment = {
+          id: store.nextId(),
+          reviewId: review.id,
+          user,
+          path: c.path,
+          line: c.line ?? c.position ?? null,
+          side: c.side === 'LEFT' ? 'LEFT' : 'RIGHT',
+          body: c.body,
+          commitId,
+          createdAt: review.submittedAt,
+        };
+        review.comments.push(comment);
+      }
+      pull.reviews.push(review);
+      if (state !== 'PENDING') {
+        const reviewJson = shapes.review(repo, issue, review);
+        webhooks.emit(
+          'pull_request_review',
+          { action: 'submitted', review: { ...reviewJson, state: state.toLowerCase() }, pull_request: shapes.pullSimple(repo, issue) },
+          { owner: repo.owner, repo: repo.name, sender: user },
+        );
+      }
+      return { status: 200, body: shapes.review(repo, issue, review) };
+    },
+    write,
+  );
+
+  router.add('GET', '/repos/{owner}/{repo}/pulls/{pull_number}/comments', (ctx) => {
+    const repo = repoOf(ctx);
+    const issue = pullOf(ctx, repo);
+    const comments = issue.pull!.reviews.filter((r) => r.state !== 'PENDING').flatMap((r) => r.comments);
+    return paginate(ctx, comments.map((c) => shapes.reviewComment(repo, issue, c)));
+  }, read);
+}

@@ -1,0 +1,195 @@
+/**
+ * Webhook deliveries: each event is completed (installation, repository, sender),
+ * validated against @octokit/webhooks-schemas — an invalid payload is a bug of the
+ * emulator and throws — signed like GitHub signs it and POSTed to the configured URL,
+ * in order, after the API answer that caused it. Faults (faults.ts) may drop, duplicate,
+ * delay or reorder a delivery; every delivery attempt is kept in `deliveries`.
+ */
+import { createHmac, randomUUID } from 'node:crypto';
+import type { Faults } from './faults.ts';
+import type { Shapes } from './shapes.ts';
+import type { Repo, Store } from './store.ts';
+import { validateWebhook } from './webhook-schemas.ts';
+
+export interface Delivery {
+  /** `X-GitHub-Delivery`; a duplicate keeps the id of the original, as a redelivery does. */
+  id: string;
+  event: string;
+  action?: string;
+  payload: Record<string, unknown>;
+  /** Receiver's status; undefined while pending or when no URL is configured. */
+  status?: number;
+  error?: string;
+  dropped: boolean;
+  redelivery: boolean;
+  at: string;
+}
+
+export interface EmitContext {
+  /** The repository the event is about (fills `repository` and `installation`). */
+  owner?: string;
+  repo?: string;
+  /** Login of whoever caused the event (fills `sender`). */
+  sender?: string;
+}
+
+export const HOOK_ID = 1;
+
+export class Webhooks {
+  readonly deliveries: Delivery[] = [];
+  url: string | undefined;
+  secret: string;
+  private chain: Promise<void> = Promise.resolve();
+  private readonly inFlight = new Set<Promise<void>>();
+  private held: (() => Promise<void>)[] = [];
+  private readonly listeners = new Set<(delivery: Delivery) => void>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly shapes: Shapes,
+    private readonly faults: Faults,
+    private readonly onViolation: (message: string) => void,
+    options: { url?: string; secret?: string } = {},
+  ) {
+    this.url = options.url;
+    this.secret = options.secret ?? 'development';
+  }
+
+  configure(options: { url?: string; secret?: string }): void {
+    if (options.url !== undefined) this.url = options.url;
+    if (options.secret !== undefined) this.secret = options.secret;
+  }
+
+  /** Called for every delivery as it is queued (before it is sent). */
+  onEmit(listener: (delivery: Delivery) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** `X-Hub-Signature-256` for a body. */
+  sign(body: string): string {
+    return `sha256=${createHmac('sha256', this.secret).update(body).digest('hex')}`;
+  }
+
+  /** Completes, validates and queues one event. Throws when the payload breaks the schema. */
+  emit(event: string, payload: Record<string, unknown>, context: EmitContext = {}): Delivery {
+    const full = this.complete(payload, context);
+    const problem = validateWebhook(event, full);
+    if (problem !== null) {
+      const message = `webhook ${problem}`;
+      this.onViolation(message);
+      throw new Error(message);
+    }
+    const action = typeof full.action === 'string' ? full.action : undefined;
+    const delivery: Delivery = { id: randomUUID(), event, ...(action === undefined ? {} : { action }), payload: full, dropped: false, redelivery: false, at: new Date().toISOString() };
+    this.deliveries.push(delivery);
+    for (const listener of this.listeners) listener(delivery);
+
+    const plan = this.faults.webhook(event, action);
+    if (plan.drop) {
+      delivery.dropped = true;
+      return delivery;
+    }
+    const copies = Array.from({ length: plan.copies }, (_, i) => (i === 0 ? delivery : { ...delivery, redelivery: true }));
+    for (const [i, copy] of copies.entries()) {
+      if (i > 0) this.deliveries.push(copy);
+      const send = () => this.send(copy);
+      if (plan.reorder) {
+        this.held.push(send);
+      } else if (plan.delayMs > 0) {
+        this.track(new Promise<void>((resolve) => setTimeout(resolve, plan.delayMs)).then(send));
+      } else {
+        this.enqueue(send);
+      }
+    }
+    return delivery;
+  }
+
+  /** Sends a recorded delivery again (same id, like "Redeliver" in GitHub's UI). */
+  redeliver(id: string): Promise<void> {
+    const original = this.deliveries.find((d) => d.id === id);
+    if (original === undefined) throw new Error(`no delivery ${id}`);
+    const copy: Delivery = { ...original, dropped: false, redelivery: true, at: new Date().toISOString() };
+    delete copy.status;
+    delete copy.error;
+    this.deliveries.push(copy);
+    this.enqueue(() => this.send(copy));
+    return this.idle();
+  }
+
+  /** Resolves when every queued, delayed and held delivery has been sent. */
+  async idle(): Promise<void> {
+    for (;;) {
+      await this.chain;
+      if (this.inFlight.size > 0) {
+        await Promise.all([...this.inFlight]);
+        continue;
+      }
+      if (this.held.length > 0) {
+        this.flushHeld();
+        continue;
+      }
+      return;
+    }
+  }
+
+  private enqueue(send: () => Promise<void>): void {
+    this.chain = this.chain.then(send).then(() => this.flushHeld());
+  }
+
+  /** Held (reordered) deliveries go out after the next delivery in order, newest first. */
+  private flushHeld(): void {
+    const held = this.held.reverse();
+    this.held = [];
+    for (const send of held) this.chain = this.chain.then(send);
+  }
+
+  private track(promise: Promise<void>): void {
+    this.inFlight.add(promise);
+    void promise.finally(() => this.inFlight.delete(promise));
+  }
+
+  private complete(payload: Record<string, unknown>, context: EmitContext): Record<string, unknown> {
+    const full = { ...payload };
+    let repo: Repo | undefined;
+    if (context.owner !== undefined && context.repo !== undefined) repo = this.store.repo(context.owner, context.repo);
+    const named = (payload.repository as { full_name?: string } | undefined)?.full_name;
+    if (repo === undefined && named !== undefined) {
+      const [owner, name] = named.split('/') as [string, string];
+      repo = this.store.repo(owner, name);
+    }
+    if (repo !== undefined) {
+      full.repository ??= this.shapes.repository(repo);
+      const id = repo.installationId;
+      full.installation ??= { id, node_id: `MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9u${id}` };
+    }
+    full.sender ??= this.shapes.user(context.sender ?? repo?.owner ?? this.store.app.botLogin);
+    return full;
+  }
+
+  private async send(delivery: Delivery): Promise<void> {
+    if (this.url === undefined) return;
+    const body = JSON.stringify(delivery.payload);
+    try {
+      const response = await fetch(this.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'GitHub-Hookshot/emulator',
+          'x-github-event': delivery.event,
+          'x-github-delivery': delivery.id,
+          'x-github-hook-id': String(HOOK_ID),
+          'x-github-hook-installation-target-type': 'integration',
+          'x-github-hook-installation-target-id': String(this.store.app.id),
+          'x-hub-signature': `sha1=${createHmac('sha1', this.secret).update(body).digest('hex')}`,
+          'x-hub-signature-256': this.sign(body),
+        },
+        body,
+      });
+      delivery.status = response.status;
+      await response.arrayBuffer();
+    } catch (error) {
+      delivery.error = error instanceof Error ? error.message : String(error);
+    }
+  }
+}
