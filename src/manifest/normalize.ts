@@ -23,10 +23,11 @@ export function stepKind(raw: Raw): StepKind | undefined {
 export function normalize(raw: Raw, defaultName: string): Workflow {
   const name = typeof raw.name === 'string' ? raw.name : defaultName;
   const on: Raw = raw.on ?? {};
+  const roles: Role[] = on.roles ?? [...DEFAULT_ROLES];
   const steps: Step[] = [];
   (raw.steps as Raw[] | undefined ?? []).forEach((s, i, all) => {
     const previous = i > 0 ? all[i - 1]!.id : undefined;
-    steps.push(normalizeStep(s, previous));
+    steps.push(normalizeStep(s, previous, roles));
   });
   return {
     name,
@@ -35,7 +36,7 @@ export function normalize(raw: Raw, defaultName: string): Workflow {
       labels: on.labels ?? [],
       // A workflow can always be started by name unless it names its commands.
       commands: on.commands ?? [name],
-      roles: on.roles ?? [...DEFAULT_ROLES],
+      roles,
       bots: on.bots ?? [],
     },
     inputs: Object.fromEntries(Object.entries((raw.inputs ?? {}) as Record<string, Raw>).map(([k, v]) => [k, normalizeInput(v)])),
@@ -71,14 +72,15 @@ function normalizeAgent(v: Raw): AgentSpec {
   };
 }
 
-function normalizeStep(s: Raw, previous: string | undefined): Step {
+function normalizeStep(s: Raw, previous: string | undefined, runRoles: Role[]): Step {
   const kind = stepKind(s)!;
   const base = {
     id: String(s.id),
     name: s.name !== undefined ? String(s.name) : String(s.id),
     needs: Array.isArray(s.needs) ? s.needs.map(String) : previous !== undefined ? [previous] : [],
     retries: s.retries ?? 0,
-    writes: s.writes ?? (kind === 'agent' || kind === 'run'),
+    // Only agent and run steps can change files, whatever `writes` says elsewhere.
+    writes: (kind === 'agent' || kind === 'run') && (s.writes ?? true),
     env: stringMap(s.env),
     ...(s.if !== undefined && { if: String(s.if) }),
     ...(s['timeout-minutes'] !== undefined && { timeoutMinutes: s['timeout-minutes'] }),
@@ -120,7 +122,7 @@ function normalizeStep(s: Raw, previous: string | undefined): Step {
     }
     case 'approve': {
       const a: Raw = s.approve ?? {};
-      return { ...base, kind, roles: (a.roles as Role[] | undefined) ?? [...DEFAULT_ROLES], ...(a.message !== undefined && { message: a.message }) };
+      return { ...base, kind, roles: (a.roles as Role[] | undefined) ?? [...runRoles], ...(a.message !== undefined && { message: a.message }) };
     }
     case 'pull-request': {
       const p: Raw = s['pull-request'];

@@ -62,7 +62,8 @@ function explainStepKinds(problems: SchemaProblem[], data: unknown): SchemaProbl
 
 // Combinators report their own failure on top of their branches' errors; the
 // branches say what is actually wrong, so the wrappers are dropped when they have any.
-const WRAPPERS = new Set(['if', 'then', 'else', 'oneOf', 'anyOf', 'allOf', 'not', 'dependentSchemas']);
+// (`not` is a real error: reserved names; at a step, explainStepKinds rewrites it.)
+const WRAPPERS = new Set(['if', 'then', 'else', 'oneOf', 'anyOf', 'allOf', 'dependentSchemas']);
 
 function explain(errors: ErrorObject[], data: unknown): SchemaProblem[] {
   const out: SchemaProblem[] = [];

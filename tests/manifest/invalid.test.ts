@@ -196,3 +196,12 @@ describe('invalid manifests', () => {
     if (column !== undefined) expect(hit.column).toBe(column);
   });
 });
+
+describe('reserved names next to other errors', () => {
+  it('still reports a built-in command when the file has other schema errors', () => {
+    const r = loadWorkflowText('wf.yml', 'on:\n  commands: [cancel]\nsteps:\n  - id: a\n    run: "true"\n    retries: -1\n');
+    const messages = r.diagnostics.map((d) => `${d.line}: ${d.message}`);
+    expect(messages).toContainEqual(expect.stringMatching(/^2: `cancel` in `on` is reserved/));
+    expect(messages).toContainEqual(expect.stringMatching(/^6: `retries` in step `a` is -1/));
+  });
+});
