@@ -8,16 +8,19 @@ import { pullRequestStep } from './pull-request.ts';
 import { reviewStep } from './review.ts';
 import { workerStep } from './worker.ts';
 
-const handlers: Record<Step['kind'], StepKindHandler<never>> = {
-  agent: workerStep,
-  run: workerStep,
-  ask: askStep,
-  review: reviewStep,
-  checks: checksStep,
-  approve: approveStep,
-  'pull-request': pullRequestStep,
-};
+// Built on first use: the step modules and jobs.ts import each other, so the handler
+// objects may not exist yet while modules are still being evaluated.
+let handlers: Record<Step['kind'], StepKindHandler<never>> | undefined;
 
 export function handlerFor(step: Step): StepKindHandler {
+  handlers ??= {
+    agent: workerStep,
+    run: workerStep,
+    ask: askStep,
+    review: reviewStep,
+    checks: checksStep,
+    approve: approveStep,
+    'pull-request': pullRequestStep,
+  };
   return handlers[step.kind] as StepKindHandler;
 }
