@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { agent, workflow } from './builder.ts';
+import { Run } from './harness.ts';
+
+describe('budget: max-steps', () => {
+  it('stops before a dispatch would exceed it, keeping what was merged', () => {
+    const r = new Run(workflow([agent('a'), agent('b'), agent('c')], { budget: { maxSteps: 2 } }));
+    r.start();
+    r.complete('a');
+    r.complete('b');
+    expect(r.dispatches()).toHaveLength(2);
+    expect(r.state).toMatchObject({ status: 'stopped', reason: 'budget: max-steps 2 reached (2 worker attempts dispatched)', head: 'head2' });
+    expect(r.status('b')).toBe('succeeded');
+    expect(r.status('c')).toBe('cancelled');
+    expect(r.of('finish-run')).toEqual([expect.objectContaining({ status: 'stopped' })]);
+  });
+
+  it('counts retries as worker attempts', () => {
+    const r = new Run(workflow([agent('a', { retries: 5 })], { budget: { maxSteps: 2 } }));
+    r.start();
+    r.fail('a');
+    r.fail('a');
+    expect(r.dispatches()).toHaveLength(2);
+    expect(r.state.status).toBe('stopped');
+  });
+
+  it('cancels the workers still running when it stops', () => {
+    const r = new Run(workflow([agent('a'), agent('b', { needs: [] }), agent('c', { needs: ['a'] })], { budget: { maxSteps: 2 } }));
+    r.start();
+    r.complete('a');
+    expect(r.state.status).toBe('stopped');
+    expect(r.of('cancel-worker').map((c) => c.step)).toEqual(['b']);
+  });
+});
+
+describe('budget: max-minutes', () => {
+  it('stops the run once the time since it started runs out, cancelling workers', () => {
+    const r = new Run(workflow([agent('a', { timeoutMinutes: 600 })], { budget: { maxMinutes: 60 } }));
+    r.start();
+    r.pass(59);
+    expect(r.state.status).toBe('running');
+    r.pass(1);
+    expect(r.state).toMatchObject({ status: 'stopped', reason: 'budget: max-minutes 60 reached (the run started 60 minutes ago)' });
+    expect(r.of('cancel-worker')).toHaveLength(1);
+  });
+
+  it('never dispatches after the limit, even when the event that arrives is a result', () => {
+    const r = new Run(workflow([agent('a', { writes: false, timeoutMinutes: 600 }), agent('b')], { budget: { maxMinutes: 60 } }));
+    r.start();
+    r.now += 61 * 60_000;
+    r.finish('a', 'done');
+    expect(r.dispatches().map((d) => d.step)).toEqual(['a']);
+    expect(r.state.status).toBe('stopped');
+  });
+});
+
+describe('budget: max-cost-usd', () => {
+  it('stops as soon as reported costs exceed it', () => {
+    const r = new Run(workflow([agent('a', { writes: false }), agent('b', { needs: [], writes: false })], { budget: { maxCostUsd: 5 } }));
+    r.start();
+    r.finish('a', null, { costUsd: 5.5 });
+    expect(r.state).toMatchObject({ status: 'stopped', reason: 'budget: max-cost-usd $5.00 exceeded ($5.50 spent)' });
+    expect(r.of('cancel-worker').map((c) => c.step)).toEqual(['b']);
+  });
+
+  it('dispatches nothing more once the cost reaches it', () => {
+    const r = new Run(workflow([agent('a', { writes: false }), agent('b', { writes: false })], { budget: { maxCostUsd: 5 } }));
+    r.start();
+    r.finish('a', null, { costUsd: 5 });
+    expect(r.dispatches()).toHaveLength(1);
+    expect(r.state.reason).toBe('budget: max-cost-usd $5.00 reached ($5.00 spent)');
+  });
+
+  it('counts the cost of failed attempts too', () => {
+    const r = new Run(workflow([agent('a', { retries: 3, writes: false })], { budget: { maxCostUsd: 2 } }));
+    r.start();
+    const d = r.dispatch('a');
+    r.send({ type: 'worker.failed', step: 'a', slot: '0', attempt: d.attempt, reason: 'crashed', usage: { costUsd: 2.5 } });
+    expect(r.state.budget.costUsd).toBe(2.5);
+    expect(r.state.status).toBe('stopped');
+    expect(r.dispatches()).toHaveLength(1);
+  });
+});
