@@ -88,6 +88,11 @@ function compose(source: SourceFile, library: LibraryReader, out: Diagnostic[], 
     out.push(...source.syntaxErrors);
     return undefined;
   }
+  const dropped = source.truncatedByComment();
+  if (dropped.length) {
+    out.push(...dropped);
+    return undefined;
+  }
   const data = source.toJS();
   if (data === null || data === undefined) {
     error('', 'the file is empty; a workflow needs at least `steps`');

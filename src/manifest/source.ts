@@ -1,5 +1,5 @@
 // A manifest file parsed with its positions, so every later check can say file:line:col.
-import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node } from 'yaml';
 import type { Diagnostic } from './diagnostics.ts';
 
 export interface Position {
@@ -29,6 +29,30 @@ export class SourceFile {
         severity: 'error' as const,
       };
     });
+  }
+
+  /**
+   * Plain scalars end at ` #`: in `prompt: Fix #${{ issue.number }}` everything from `#`
+   * on is a YAML comment and silently dropped. A comment that starts with an expression
+   * is that mistake, never intent.
+   */
+  truncatedByComment(): Diagnostic[] {
+    const out: Diagnostic[] = [];
+    visit(this.doc, {
+      Scalar: (_key, node) => {
+        if (node.type !== 'PLAIN' || !node.comment || !/^\s*\$\{\{/.test(node.comment) || !node.range) return;
+        const pos = this.position(node.range[1]);
+        out.push({
+          file: this.file,
+          line: pos.line,
+          column: pos.column + 1,
+          pointer: '',
+          message: `\`#\` here starts a YAML comment, so \`#${node.comment.trim()}\` is dropped from the value; put the value in quotes`,
+          severity: 'error',
+        });
+      },
+    });
+    return out;
   }
 
   /** The document as plain data (YAML 1.2 core types). */

@@ -205,3 +205,21 @@ describe('reserved names next to other errors', () => {
     expect(messages).toContainEqual(expect.stringMatching(/^6: `retries` in step `a` is -1/));
   });
 });
+
+describe('values cut short by YAML comments', () => {
+  it('refuses a plain value whose `#${{` would start a comment', () => {
+    const r = loadWorkflowText('wf.yml', 'steps:\n  - id: a\n    run: echo fix #${{ issue.number }} now\n');
+    expect(r.valid).toBe(false);
+    expect(r.diagnostics[0]).toMatchObject({
+      line: 3,
+      column: 19,
+      message: '`#` here starts a YAML comment, so `#${{ issue.number }} now` is dropped from the value; put the value in quotes',
+    });
+  });
+
+  it('accepts the same text quoted or in a block', () => {
+    expect(loadWorkflowText('wf.yml', 'steps:\n  - id: a\n    run: "echo fix #${{ issue.number }} now"\n').valid).toBe(true);
+    expect(loadWorkflowText('wf.yml', 'steps:\n  - id: a\n    run: |\n      echo fix #${{ issue.number }} now\n').valid).toBe(true);
+    expect(loadWorkflowText('wf.yml', 'steps:\n  - id: a # a real comment\n    run: "true"\n').valid).toBe(true);
+  });
+});

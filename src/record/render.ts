@@ -1,0 +1,181 @@
+// The status comment of a run (DESIGN §4): what a person reads on the issue, and the
+// hidden state the next event continues from. Rendering is a pure function of the state,
+// so re-rendering after a redelivered event produces the same body (and no edit).
+import { toMermaid } from '../manifest/graph.ts';
+import type { Workflow } from '../manifest/types.ts';
+import type { RunState, StepState } from '../engine/index.ts';
+import { cell, duration, usd } from './format.ts';
+import { writeStateBlock } from './state-block.ts';
+
+/** GitHub refuses comment bodies longer than this. */
+export const MAX_COMMENT_CHARS = 65_536;
+
+export const RECORD_MARKER = '<!-- baton:record -->';
+
+export interface RenderOptions {
+  /** Check-run links by step id, when the host knows them. */
+  checkUrls?: Record<string, string>;
+  /** Link to the question comment by step id. */
+  questionUrls?: Record<string, string>;
+  /** Secret for the state block's HMAC. */
+  secret?: string;
+}
+
+export class RecordTooLargeError extends Error {}
+
+const RUN_ICON: Record<RunState['status'], string> = {
+  idle: '⏳',
+  running: '🏃',
+  succeeded: '✅',
+  failed: '❌',
+  cancelled: '🚫',
+  stopped: '⏹️',
+};
+
+const STEP_ICON: Record<StepState['status'], string> = {
+  waiting: '⏸️',
+  running: '🔄',
+  succeeded: '✅',
+  failed: '❌',
+  skipped: '⏭️',
+  cancelled: '🚫',
+};
+
+export function renderRecord(state: RunState, workflow: Workflow, opts: RenderOptions = {}): string {
+  const full = compose(state, workflow, opts, 'full');
+  if (full.length <= MAX_COMMENT_CHARS) return full;
+  // Very large runs: drop what can be found elsewhere (links, the diagram) before anything else.
+  const brief = compose(state, workflow, opts, 'brief');
+  if (brief.length <= MAX_COMMENT_CHARS) return brief;
+  throw new RecordTooLargeError(
+    `the status comment of run ${state.runId} would be ${brief.length} characters, over GitHub's ${MAX_COMMENT_CHARS}; large outputs must be moved out of the state`,
+  );
+}
+
+function compose(state: RunState, workflow: Workflow, opts: RenderOptions, mode: 'full' | 'brief'): string {
+  const parts = [RECORD_MARKER, title(state, workflow), '', table(state, workflow, opts, mode)];
+  if (mode === 'full') parts.push('', '```mermaid', diagram(state, workflow), '```');
+  const questions = openQuestions(state, workflow);
+  if (questions) parts.push('', questions);
+  if (state.reason && state.status !== 'running') parts.push('', `**${state.status === 'failed' ? 'Failed' : 'Stopped'}:** ${state.reason}`);
+  parts.push('', budgetLine(state, workflow));
+  parts.push(state.status === 'running' ? '`/baton status` · `/baton cancel` · `/baton retry <step>`' : '`/baton retry <step>` · `/baton help`');
+  parts.push(writeStateBlock(state, opts.secret));
+  return parts.join('\n');
+}
+
+function title(state: RunState, workflow: Workflow): string {
+  const total = workflow.steps.length;
+  const done = workflow.steps.filter((s) => ['succeeded', 'skipped'].includes(state.steps[s.id]?.status ?? '')).length;
+  const words: Record<RunState['status'], string> = {
+    idle: 'starting',
+    running: `running (${done} of ${total} steps done)`,
+    succeeded: `succeeded (${done} of ${total} steps done)`,
+    failed: 'failed',
+    cancelled: 'cancelled',
+    stopped: 'stopped',
+  };
+  return `### ${RUN_ICON[state.status]} baton · ${state.workflow} · run \`${state.runId}\` — ${words[state.status]}`;
+}
+
+function table(state: RunState, workflow: Workflow, opts: RenderOptions, mode: 'full' | 'brief'): string {
+  const rows = ['| | step | status | attempt | time | links |', '|---|---|---|---|---|---|'];
+  for (const step of workflow.steps) {
+    const s = state.steps[step.id];
+    if (!s) continue;
+    const attempt = Math.max(0, ...s.jobs.map((j) => j.attempt));
+    const end = s.finishedAt ?? (s.status === 'running' ? state.clock : null);
+    const time = s.startedAt !== null && end !== null ? duration(end - s.startedAt) : '';
+    const links = mode === 'full' ? linksOf(step.id, s, opts) : '';
+    const icon = s.status === 'running' && s.ask ? '❓' : STEP_ICON[s.status];
+    rows.push(`| ${icon} | ${cell(step.name)} | ${cell(statusText(state, workflow, step.id, s), mode === 'full' ? 160 : 60)} | ${attempt || ''} | ${time} | ${links} |`);
+  }
+  return rows.join('\n');
+}
+
+function statusText(state: RunState, workflow: Workflow, id: string, s: StepState): string {
+  const step = workflow.steps.find((x) => x.id === id)!;
+  switch (s.status) {
+    case 'waiting': {
+      const pending = step.needs.filter((n) => !['succeeded', 'skipped'].includes(state.steps[n]?.status ?? ''));
+      return pending.length ? `waiting for ${pending.join(', ')}` : 'waiting';
+    }
+    case 'running': {
+      if (s.ask) {
+        const answered = s.ask.answers.filter((a) => a !== null).length;
+        return `waiting for answers (${answered} of ${s.ask.questions.length})`;
+      }
+      if (s.gate) {
+        const rounds = step.kind === 'review' || step.kind === 'checks' ? ` of ${step.maxRounds}` : '';
+        if (s.gate.phase === 'fixing') return `fix round ${s.gate.round}${rounds}`;
+        if (s.gate.phase === 'waiting-checks') return s.gate.round ? `waiting for checks (after fix round ${s.gate.round})` : 'waiting for checks';
+        return s.gate.round ? `reviewing (after fix round ${s.gate.round})` : 'reviewing';
+      }
+      if (s.note) return s.note;
+      if (s.fanOut) {
+        const done = s.jobs.filter((j) => j.status === 'succeeded').length;
+        const running = s.jobs.filter((j) => j.status === 'running').length;
+        return `${done} of ${s.jobs.length} done, ${running} running`;
+      }
+      return 'running';
+    }
+    case 'succeeded': {
+      if (s.ask && s.ask.answeredBy.length) return `answered by ${[...new Set(s.ask.answeredBy)].map((u) => '@' + u).join(', ')}`;
+      if (step.kind === 'pull-request' && state.pr) return `#${state.pr.number}`;
+      if (s.fanOut) return `${s.jobs.length} item${s.jobs.length === 1 ? '' : 's'} done`;
+      if (s.gate && s.gate.round) return `passed after ${s.gate.round} fix round${s.gate.round === 1 ? '' : 's'}`;
+      return s.note ?? 'done';
+    }
+    default:
+      return s.reason ? `${s.status}: ${s.reason}` : s.status;
+  }
+}
+
+function linksOf(id: string, s: StepState, opts: RenderOptions): string {
+  const links: string[] = [];
+  const withUrl = s.jobs.filter((j) => j.url);
+  if (withUrl.length === 1) links.push(`[job](${withUrl[0]!.url})`);
+  else if (withUrl.length > 1) links.push('jobs ' + withUrl.slice(0, 5).map((j, i) => `[${j.index ?? i + 1}](${j.url})`).join(' ') + (withUrl.length > 5 ? ' …' : ''));
+  if (opts.checkUrls?.[id]) links.push(`[check](${opts.checkUrls[id]})`);
+  if (opts.questionUrls?.[id]) links.push(`[question](${opts.questionUrls[id]})`);
+  return links.join(' · ');
+}
+
+function diagram(state: RunState, workflow: Workflow): string {
+  const classes: Record<string, string[]> = { done: [], running: [], failed: [], waiting: [], skipped: [] };
+  for (const step of workflow.steps) {
+    const s = state.steps[step.id];
+    if (!s) continue;
+    if (s.status === 'succeeded') classes.done!.push(step.id);
+    else if (s.status === 'running') (s.ask ? classes.waiting! : classes.running!).push(step.id);
+    else if (s.status === 'failed' || s.status === 'cancelled') classes.failed!.push(step.id);
+    else if (s.status === 'skipped') classes.skipped!.push(step.id);
+  }
+  return toMermaid(workflow, classes);
+}
+
+function openQuestions(state: RunState, workflow: Workflow): string | undefined {
+  const lines: string[] = [];
+  for (const step of workflow.steps) {
+    const ask = state.steps[step.id]?.ask;
+    if (!ask || state.steps[step.id]!.status !== 'running') continue;
+    ask.questions.forEach((q, i) => {
+      if (ask.answers[i] === null) lines.push(`${lines.length + 1}. ${cell(q, 500)}`);
+    });
+  }
+  if (!lines.length) return undefined;
+  return ['**Open questions** — answer by replying in this thread (or on the run\'s pull request):', ...lines].join('\n');
+}
+
+function budgetLine(state: RunState, workflow: Workflow): string {
+  const b = workflow.budget;
+  const elapsed = state.startedAt !== null ? (state.finishedAt ?? state.clock) - state.startedAt : 0;
+  const parts = [
+    b.maxSteps ? `${state.budget.steps} of ${b.maxSteps} steps` : `${state.budget.steps} steps`,
+    b.maxMinutes ? `${duration(elapsed) || '0s'} of ${duration(b.maxMinutes * 60_000)}` : duration(elapsed) || '0s',
+    b.maxCostUsd ? `${usd(state.budget.costUsd)} of ${usd(b.maxCostUsd)}` : usd(state.budget.costUsd),
+    `branch \`${state.runBranch}\``,
+  ];
+  if (state.pr) parts.push(`PR #${state.pr.number}`);
+  return `Budget: ${parts.join(' · ')}`;
+}

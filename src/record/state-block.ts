@@ -1,0 +1,43 @@
+// The hidden block at the end of the status comment that carries the machine state:
+//   <!-- baton:state v1 sha256=<hex> z1:<deflated base64 JSON> -->
+// The hash covers the payload, so an edited block is noticed. Anyone who can edit the
+// comment can also recompute a plain hash, which is why state is further trusted only
+// from a comment authored by baton itself; given a secret, the hash becomes an HMAC.
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { decodeCompact, encodeCompact, type RunState } from '../engine/index.ts';
+
+const BLOCK = /<!-- baton:state v(\d+) (sha256|hmac-sha256)=([0-9a-f]{64}) (\S+) -->/;
+
+export function digest(payload: string, secret?: string): { algo: 'sha256' | 'hmac-sha256'; hex: string } {
+  if (secret) return { algo: 'hmac-sha256', hex: createHmac('sha256', secret).update(payload).digest('hex') };
+  return { algo: 'sha256', hex: createHash('sha256').update(payload).digest('hex') };
+}
+
+export function writeStateBlock(state: RunState, secret?: string): string {
+  const payload = encodeCompact(state);
+  const { algo, hex } = digest(payload, secret);
+  return `<!-- baton:state v1 ${algo}=${hex} ${payload} -->`;
+}
+
+export type StateBlockResult = { ok: true; state: RunState } | { ok: false; problem: string };
+
+export function hasStateBlock(body: string): boolean {
+  return body.includes('<!-- baton:state ');
+}
+
+export function readStateBlock(body: string, secret?: string): StateBlockResult {
+  const m = BLOCK.exec(body);
+  if (!m) return { ok: false, problem: 'no baton state block' };
+  const [, version, algo, hex, payload] = m as unknown as [string, string, string, string, string];
+  if (version !== '1') return { ok: false, problem: `state block version ${version} is not supported` };
+  const expected = digest(payload, secret);
+  if (algo !== expected.algo) return { ok: false, problem: `state block is signed with ${algo}, expected ${expected.algo}` };
+  if (!timingSafeEqual(Buffer.from(hex, 'hex'), Buffer.from(expected.hex, 'hex'))) {
+    return { ok: false, problem: 'state block hash does not match its content (the comment was edited)' };
+  }
+  try {
+    return { ok: true, state: decodeCompact(payload) };
+  } catch (err) {
+    return { ok: false, problem: (err as Error).message };
+  }
+}

@@ -1,0 +1,96 @@
+// The status comment as a person reads it, and the hidden state the next event trusts.
+import { describe, expect, it } from 'vitest';
+import { loadWorkflowFile, LIBRARY_DIR } from '../../src/manifest/load.ts';
+import type { Workflow } from '../../src/manifest/types.ts';
+import { MAX_COMMENT_CHARS, RecordTooLargeError, renderRecord } from '../../src/record/render.ts';
+import { readStateBlock } from '../../src/record/state-block.ts';
+import { Run } from '../engine/harness.ts';
+
+function libraryWorkflow(name: string): Workflow {
+  const r = loadWorkflowFile(`${LIBRARY_DIR}/${name}.yml`);
+  if (!r.loaded) throw new Error(r.diagnostics.map((d) => d.message).join('\n'));
+  return r.loaded.workflow;
+}
+
+describe('status comment', () => {
+  const wf = libraryWorkflow('fix-issue');
+
+  it('tells the story of a running run: checklist, open questions, diagram, budget', () => {
+    const run = new Run(wf);
+    run.start();
+    const body = renderRecord(run.state, wf);
+    expect(body.split('\n')[1]).toBe('### 🏃 baton · fix-issue · run `r1` — running (0 of 6 steps done)');
+    expect(body).toContain('| ❓ | Clarify the scope | waiting for answers (0 of 2) |');
+    expect(body).toContain('1. Which part of the code should the fix for #42 touch?');
+    expect(body).toMatch(/\| ⏸️ \| [^|]+ \| waiting for clarify \|/);
+    expect(body).toContain('**Open questions**');
+    expect(body).toContain('```mermaid\nflowchart LR');
+    expect(body).toContain('class s_clarify waiting');
+    expect(body).toMatch(/Budget: 0 of \d+ steps · 0s of .* · \$0\.00 of \$\d+\.00 · branch `baton\/r1`/);
+    expect(body.length).toBeLessThanOrEqual(MAX_COMMENT_CHARS);
+  });
+
+  it('carries the exact state in a hidden block that reads back', () => {
+    const run = new Run(wf);
+    run.start();
+    const back = readStateBlock(renderRecord(run.state, wf));
+    expect(back).toEqual({ ok: true, state: run.state });
+  });
+
+  it('refuses a state block whose content was edited', () => {
+    const run = new Run(wf);
+    run.start();
+    const body = renderRecord(run.state, wf);
+    const tampered = body.replace(/(z1:[A-Za-z0-9+/]{10})([A-Za-z0-9+/])/, (_, a: string, b: string) => a + (b === 'A' ? 'B' : 'A'));
+    expect(tampered).not.toBe(body);
+    expect(readStateBlock(tampered)).toEqual({ ok: false, problem: 'state block hash does not match its content (the comment was edited)' });
+  });
+
+  it('with a secret, only a block signed with that secret is trusted', () => {
+    const run = new Run(wf);
+    run.start();
+    const signed = renderRecord(run.state, wf, { secret: 's3cret' });
+    expect(readStateBlock(signed, 's3cret').ok).toBe(true);
+    expect(readStateBlock(signed, 'other')).toMatchObject({ ok: false, problem: expect.stringContaining('does not match') });
+    expect(readStateBlock(renderRecord(run.state, wf), 's3cret')).toMatchObject({ ok: false, problem: expect.stringContaining('signed with sha256') });
+  });
+
+  it('stays within GitHub\'s comment limit for a 200-step run', () => {
+    const steps = Array.from({ length: 200 }, (_, i) => ({
+      id: `s${i}`,
+      name: `Step number ${i} with a descriptive name`,
+      kind: 'run' as const,
+      run: 'make',
+      needs: i ? [`s${i - 1}`] : [],
+      retries: 0,
+      writes: true,
+      env: {},
+    }));
+    const big: Workflow = { name: 'big', on: { labels: [], commands: ['big'], roles: ['admin'], bots: [] }, inputs: {}, agents: {}, budget: {}, steps };
+    const run = new Run(big);
+    run.start();
+    for (let i = 0; i < 200; i++) run.complete(`s${i}`, { note: 'x'.repeat(40) });
+    const body = renderRecord(run.state, big);
+    expect(body.length).toBeLessThanOrEqual(MAX_COMMENT_CHARS);
+    expect(body).toContain('succeeded (200 of 200 steps done)');
+    expect(readStateBlock(body)).toEqual({ ok: true, state: run.state });
+  });
+
+  it('says clearly when outputs are too large to keep in the comment', () => {
+    const wf1: Workflow = {
+      name: 'huge',
+      on: { labels: [], commands: ['huge'], roles: ['admin'], bots: [] },
+      inputs: {},
+      agents: {},
+      budget: {},
+      steps: [{ id: 'a', name: 'a', kind: 'run', run: 'make', needs: [], retries: 0, writes: false, env: {} }],
+    };
+    const run = new Run(wf1);
+    run.start();
+    // Random text does not compress: 100k of it cannot fit in 65k characters.
+    let seed = 7;
+    const noise = Array.from({ length: 100_000 }, () => String.fromCharCode(33 + ((seed = (seed * 48271) % 2147483647) % 90))).join('');
+    run.complete('a', { log: noise });
+    expect(() => renderRecord(run.state, wf1)).toThrow(RecordTooLargeError);
+  });
+});
