@@ -130,7 +130,6 @@ export class JobExecution {
         exported: {},
         path: [],
         post: [],
-        summary: [],
         log,
       };
       this.runtime = rt;
@@ -342,7 +341,7 @@ export class JobExecution {
         throw err;
       }
       const summary = await readFile(files.summary, 'utf8');
-      if (summary !== '') rt.summary.push(summary);
+      if (summary !== '') rt.record.summary += summary;
     });
 
     const continueOnError = template(def.continueOnError, contexts);

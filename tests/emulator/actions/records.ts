@@ -44,6 +44,8 @@ export interface JobRecord {
   /** `runs-on` labels. */
   labels: string[];
   log: string[];
+  /** What the steps wrote to GITHUB_STEP_SUMMARY, in order (GitHub shows it on the run page). */
+  summary: string;
   outputs: Record<string, string>;
   /** Why it failed, when it did (also in the log). */
   error?: string;

@@ -197,6 +197,7 @@ export class RunExecution implements Member {
       runnerName: null,
       labels: runsOnLabels(def.runsOn),
       log: [],
+      summary: '',
       outputs: {},
     };
     state.record = record;

@@ -1,6 +1,7 @@
 // The emulated Actions service: finds workflows in the repository's git, accepts
 // dispatches (answering at once, running in the background), cancels and re-runs runs,
 // and gives tests what they need to wait and look: `idle()` and `logs()`.
+import { createHmac, randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,6 +48,7 @@ export class ActionsRunner {
   private readonly active = new Set<Promise<void>>();
   private workRoot: string | undefined;
   private ownsWorkRoot = false;
+  private readonly secret = randomBytes(16);
 
   constructor(
     readonly host: ActionsHost,
@@ -221,6 +223,11 @@ export class ActionsRunner {
       if (!this.options.keepWorkspaces) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
     });
     this.active.add(done);
+  }
+
+  /** An unguessable key for a download link (`log:<job id>`), stable for this runner. */
+  downloadKey(name: string): string {
+    return createHmac('sha256', this.secret).update(name).digest('hex').slice(0, 32);
   }
 
   headCommit(runId: number): Record<string, unknown> {

@@ -60,7 +60,6 @@ export interface JobRuntime {
   path: string[];
   /** `post:` entry points of node actions, run at the end of the job in reverse order. */
   post: Array<{ name: string; run: (signal: AbortSignal, timeoutMs: number) => Promise<void> }>;
-  summary: string[];
   log(line: string): void;
 }
 
