@@ -27,7 +27,9 @@ export function failStep(d: Draft, stepId: string, reason: string): void {
 
 /** Cancels one job: running workers get a cancel command, queued merges leave the queue. */
 export function cancelJob(d: Draft, stepId: string, job: JobState): void {
-  if (job.status === 'running') {
+  if (job.status === 'running' && withdrawDispatch(d, stepId, job)) {
+    // Dispatched by this very decision: the host never sees it, so nothing to cancel.
+  } else if (job.status === 'running') {
     d.emit({
       type: 'cancel-worker',
       runId: d.state.runId,
@@ -47,6 +49,20 @@ export function cancelJob(d: Draft, stepId: string, job: JobState): void {
   if (job.status === 'running' || job.status === 'queued' || job.status === 'merge-queued') {
     d.setJob(stepId, job.slot, { status: 'cancelled', deadline: null });
   }
+}
+
+/**
+ * Takes back a dispatch made earlier in the same decision (e.g. the first items of a
+ * fan-out, when the budget stops the run before the next one): dispatching a worker
+ * only to cancel it at once would waste a runner and confuse the Actions tab.
+ */
+function withdrawDispatch(d: Draft, stepId: string, job: JobState): boolean {
+  const key = jobKey(d.state.runId, stepId, job.slot, job.attempt);
+  const i = d.commands.findIndex((c) => c.type === 'dispatch-worker' && c.key === key);
+  if (i < 0) return false;
+  d.commands.splice(i, 1);
+  d.state.budget = { ...d.state.budget, steps: d.state.budget.steps - 1 };
+  return true;
 }
 
 export function cancelOpenJobs(d: Draft, stepId: string): void {
