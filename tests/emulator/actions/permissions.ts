@@ -26,6 +26,9 @@ const SCOPES: Record<string, string> = {
 /** `id-token` mints OIDC tokens, not API access: it has no token scope. */
 const NOT_API_SCOPES = new Set(['id-token']);
 
+/** Every scope a workflow's `permissions:` may name. */
+export const PERMISSION_SCOPES: ReadonlySet<string> = new Set([...Object.keys(SCOPES), ...NOT_API_SCOPES]);
+
 export const RESTRICTED_DEFAULT: Permissions = { contents: 'read', packages: 'read' };
 
 export function tokenPermissions(job: Permissions | undefined, workflow: Permissions | undefined): TokenPermissions {

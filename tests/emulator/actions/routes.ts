@@ -102,6 +102,16 @@ export function registerActionsRoutes(emulator: Emulator, runner: ActionsRunner)
     return { status: 202, body: {} };
   }, { permission: WRITE });
 
+  // Re-run is served once the operation is in the OpenAPI subset (tests/emulator/openapi/operations.ts).
+  const rerun = '/repos/{owner}/{repo}/actions/runs/{run_id}/rerun';
+  if (emulator.openapi.operations.has(`POST ${rerun}`)) {
+    r.add('POST', rerun, async (ctx) => {
+      const run = runOf(ctx);
+      if (!(await runner.rerun(run.id))) throw new HttpError(403, 'This workflow is already running');
+      return { status: 201, body: {} };
+    }, { permission: WRITE });
+  }
+
   r.add('GET', '/repos/{owner}/{repo}/actions/runs/{run_id}/jobs', (ctx) => {
     const run = runOf(ctx);
     const jobs = ctx.query.get('filter') === 'all' ? run.jobs : latestJobs(run);

@@ -155,6 +155,36 @@ jobs:
     permissions: { contents: write, actions: read }
     steps: [ { run: "true" } ]
 `,
+  '.github/workflows/pinned.yml': `
+on:
+  workflow_dispatch:
+    inputs:
+      base: { required: true }
+jobs:
+  a:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v5
+        with: { ref: "\${{ inputs.base }}", fetch-depth: 0, path: src }
+      - working-directory: src
+        run: |
+          echo "head=$(git rev-parse HEAD) branch=$(git rev-parse --abbrev-ref HEAD) commits=$(git rev-list --count HEAD)"
+          cat version.txt
+      - uses: ./src/.github/actions/hello
+        with: { who: local }
+`,
+  'version.txt': 'v1\n',
+  '.github/actions/hello/action.yml': 'name: hello\ninputs:\n  who: { required: true }\nruns: { using: node24, main: main.cjs }\n',
+  '.github/actions/hello/main.cjs': 'console.log(`hello ${process.env.INPUT_WHO} from ${process.env.GITHUB_ACTION_PATH.endsWith("hello")}`);\n',
+  '.github/workflows/replace.yml': `
+on: workflow_dispatch
+concurrency: { group: replace, cancel-in-progress: true }
+jobs:
+  a:
+    runs-on: ubuntu-latest
+    steps:
+      - run: sleep 10
+`,
   '.github/workflows/push-only.yml': `
 on: push
 jobs: { a: { runs-on: x, steps: [ { run: "true" } ] } }
@@ -172,6 +202,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  expect(runner.errors).toEqual([]);
   await runner.close();
   await repo.cleanup();
 });
@@ -234,16 +265,6 @@ describe('the runner', () => {
       { metadata: 'read', contents: 'read', packages: 'read' },
     ]);
     expect(host.revoked).toEqual(expect.arrayContaining(host.minted.slice(-2).map((m) => m.token)));
-  });
-
-  it('gives a node action its inputs and the runner environment', async () => {
-    const run = await finished(await dispatch('steps.yml', { label: 'env' }));
-    const main = latestJobs(run).find((j) => j.key === 'main')!;
-    expect(main.conclusion).toBe('success');
-    // The report action's `seen` output is not a job output; read it from the step log instead.
-    const seen = JSON.parse(runner.jobLog(main.id).split('\n').find((l) => l.startsWith('SEEN '))?.slice(5) ?? 'null') as unknown;
-    // (the fixture prints no SEEN line; its outputs are checked end to end with the server)
-    expect(seen).toBeNull();
   });
 
   it('sends workflow_run and workflow_job webhooks in order', async () => {
@@ -318,6 +339,31 @@ describe('the runner', () => {
     // partial work survives a job timeout
     const partial = runner.artifacts.forRun(run).find((a) => a.name === 'partial');
     expect(partial && new TextDecoder().decode(partial.files.get('work.txt'))).toBe('partial\n');
+  });
+
+  it('checks out a pinned commit and runs a local action from the workspace', async () => {
+    const base = (await runner.dispatch({ owner: 'acme', repo: 'widgets', workflow: 'pinned.yml', ref: 'main', inputs: { base: 'main' }, actor: ACTOR })).headSha;
+    await runner.idle();
+    await repo.commit({ 'version.txt': 'v2\n' });
+    const run = await finished(await dispatch('pinned.yml', { base }));
+    const log = runner.logs(run.id);
+    expect(run.conclusion, log).toBe('success');
+    expect(run.headSha).not.toBe(base);
+    expect(log).toContain(`head=${base} branch=HEAD commits=1`);
+    expect(log).toContain('v1');
+    expect(log).toContain('hello local from true');
+  });
+
+  it('cancels the running member of a group with cancel-in-progress', async () => {
+    const first = await dispatch('replace.yml');
+    await new Promise((r) => setTimeout(r, 150));
+    const second = await dispatch('replace.yml');
+    await new Promise((r) => setTimeout(r, 150));
+    expect(first.conclusion).toBe('cancelled');
+    runner.cancel(second.id);
+    await runner.idle();
+    expect(second.conclusion).toBe('cancelled');
+    expect(jobs(second)).toEqual({ a: 'cancelled' });
   });
 
   it('re-runs a completed run as a new attempt', async () => {

@@ -49,6 +49,7 @@ export class ActionsRunner {
   private workRoot: string | undefined;
   private ownsWorkRoot = false;
   private readonly secret = randomBytes(16);
+  private readonly workflowFiles = new Map<string, Array<{ path: string; name: string }>>();
 
   constructor(
     readonly host: ActionsHost,
@@ -85,12 +86,17 @@ export class ActionsRunner {
     const gitDir = this.host.gitDir(owner, repo);
     const head = await resolveRef(gitDir, await defaultBranch(gitDir));
     if (!head) return [];
-    const out: WorkflowRecord[] = [];
-    for (const path of await listWorkflowPaths(gitDir, head.sha)) {
-      const text = (await readFileAt(gitDir, head.sha, path)) ?? '';
-      out.push(this.store.workflow(owner, repo, path, workflowName(path, text)));
+    // Reading every workflow file costs a git call each: remember them per commit.
+    const key = `${gitDir}\u0000${head.sha}`;
+    let named = this.workflowFiles.get(key);
+    if (!named) {
+      named = [];
+      for (const path of await listWorkflowPaths(gitDir, head.sha)) {
+        named.push({ path, name: workflowName(path, (await readFileAt(gitDir, head.sha, path)) ?? '') });
+      }
+      this.workflowFiles.set(key, named);
     }
-    return out.sort((a, b) => a.id - b.id);
+    return named.map(({ path, name }) => this.store.workflow(owner, repo, path, name)).sort((a, b) => a.id - b.id);
   }
 
   /** A workflow by id or file name; undefined when the default branch has no such file. */

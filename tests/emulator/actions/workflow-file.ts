@@ -3,6 +3,7 @@
 // the runner does not implement are kept and refused when a job reaches them, so the
 // failure names the job or step like a real run would.
 import { parse } from 'yaml';
+import { PERMISSION_SCOPES } from './permissions.ts';
 
 /** A value as written in YAML: strings may hold `${{ }}`, numbers and booleans stay typed. */
 export type Scalar = string | number | boolean | null;
@@ -254,6 +255,7 @@ function parsePermissions(raw: unknown, where: string, fail: Fail): Permissions 
   if (!isObj(raw)) return fail(`${where} must be a mapping, read-all or write-all`);
   const out: Record<string, 'read' | 'write' | 'none'> = {};
   for (const [scope, level] of Object.entries(raw)) {
+    if (!PERMISSION_SCOPES.has(scope)) fail(`${where}.${scope} is not a permission scope`);
     if (typeof level !== 'string' || !PERMISSION_LEVELS.has(level)) fail(`${where}.${scope} must be read, write or none`);
     out[scope] = level as 'read' | 'write' | 'none';
   }

@@ -41,13 +41,13 @@ export async function checkout(step: StepInvocation): Promise<void> {
   if (!Number.isInteger(depth) || depth < 0) throw new StepFailure(`fetch-depth must be a whole number, got '${step.with['fetch-depth']}'`);
   const inDest = (args: string[]) => git(args, { cwd: dest });
   await inDest(['init', '-q']);
-  // file:// so that --depth works against a local repository
-  await inDest(['remote', 'add', 'origin', `file://${gitDir}`]);
-  const fetchArgs = ['-c', 'protocol.version=2', 'fetch', '--no-tags', '--prune', '--no-recurse-submodules'];
+  // Fetch straight from the bare repo (file:// so that --depth works locally); `origin`
+  // is added afterwards, pointing where the job's own git commands should go.
+  const fetchArgs = ['-c', 'protocol.version=2', 'fetch', '--no-tags', '--no-recurse-submodules'];
   if (depth > 0) fetchArgs.push(`--depth=${depth}`);
   const refspec = branch ? `+${sha}:refs/remotes/origin/${branch}` : sha;
   try {
-    await inDest([...fetchArgs, 'origin', refspec]);
+    await inDest([...fetchArgs, `file://${gitDir}`, refspec]);
   } catch (err) {
     throw new StepFailure(`fetching ${wanted || sha} failed: ${(err as Error).message}`);
   }
@@ -57,7 +57,7 @@ export async function checkout(step: StepInvocation): Promise<void> {
 
   // The remote a job talks to afterwards, and the token `git push` uses when credentials persist.
   const url = job.host.cloneUrl?.(owner, repo) ?? gitDir;
-  await inDest(['remote', 'set-url', 'origin', url]);
+  await inDest(['remote', 'add', 'origin', url]);
   const persist = (step.with['persist-credentials'] ?? 'true') !== 'false';
   const token = step.with.token || job.token;
   if (persist && /^https?:/.test(url)) {
