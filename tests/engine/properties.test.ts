@@ -9,7 +9,7 @@ import { decide } from '../../src/engine/decide.ts';
 import type { RunEvent } from '../../src/engine/events.ts';
 import { decodeCompact, encodeCompact, isTerminal, replay } from '../../src/engine/index.ts';
 import { emptyState } from '../../src/engine/state.ts';
-import type { RunState } from '../../src/engine/types.ts';
+import type { Json, RunState } from '../../src/engine/types.ts';
 import type { Workflow } from '../../src/manifest/types.ts';
 import { agent, approve, ask, checks, pullRequest, review, run, workflow } from './builder.ts';
 
@@ -129,7 +129,7 @@ function produce(w: World, kind: number, n: number, flag: boolean): RunEvent | u
   // Mostly answer an attempt that is running now; sometimes any earlier one (a stale,
   // late or duplicated report).
   const running = Object.entries(w.state.steps).flatMap(([step, st]) =>
-    st.jobs.filter((j) => j.status === 'running').map((j) => dispatches.findLast((c) => c.step === step && c.slot === j.slot && c.attempt === j.attempt)),
+    st.jobs.filter((j) => j.status === 'running').map((j) => dispatches.find((c) => c.step === step && c.slot === j.slot && c.attempt === j.attempt)),
   );
   const d = n % 5 === 0 ? pick(dispatches, n) : (pick(running, n) ?? dispatches.at(-1));
   switch (kind) {
@@ -138,7 +138,7 @@ function produce(w: World, kind: number, n: number, flag: boolean): RunEvent | u
     case 2: {
       if (!d) return undefined;
       const ref = { step: d.step, slot: d.slot, attempt: d.attempt };
-      const outputs = d.kind === 'review' ? { approved: flag, summary: 's', comments: [] } : n % 7 === 0 ? { bad: 1 } : { ok: true };
+      const outputs: Json = d.kind === 'review' ? { approved: flag, summary: 's', comments: [] } : n % 7 === 0 ? { bad: 1 } : { ok: true };
       return { type: 'worker.finished', key, at, ...ref, outputs, commit: d.writes && n % 3 !== 0 ? `c${key}` : null, ...cost };
     }
     case 3: {
@@ -311,7 +311,7 @@ function answerAll(w: World): void {
     for (const job of st.jobs) {
       if (job.status !== 'running' || w.state.steps[stepId]!.jobs.find((j) => j.slot === job.slot)?.status !== 'running') continue;
       const d = w.commands.filter((c): c is DispatchWorker => c.type === 'dispatch-worker' && c.step === stepId && c.slot === job.slot).at(-1)!;
-      const outputs = d.kind === 'review' ? { approved: true, summary: 'ok', comments: [] } : { ok: true };
+      const outputs: Json = d.kind === 'review' ? { approved: true, summary: 'ok', comments: [] } : { ok: true };
       deliver(w, { type: 'worker.finished', key: key(), at, step: stepId, slot: job.slot, attempt: job.attempt, outputs, commit: d.writes ? 'x' : null });
     }
   }
