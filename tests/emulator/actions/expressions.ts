@@ -6,6 +6,7 @@
 import { Evaluator, Lexer, Parser, data, type Expr } from '@actions/expressions';
 import { FunctionCall } from '@actions/expressions/ast';
 import type { FunctionDefinition } from '@actions/expressions/funcs/info';
+import { StepFailure } from './types.ts';
 import type { Scalar } from './workflow-file.ts';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -26,7 +27,8 @@ export interface StatusState {
 
 const STATUS_FUNCTIONS = ['success', 'failure', 'always', 'cancelled'];
 
-export class ExpressionFailure extends Error {}
+/** A workflow expression that cannot be parsed or evaluated: the step (or job) using it fails. */
+export class ExpressionFailure extends StepFailure {}
 
 function statusFunctions(state: StatusState): Map<string, FunctionDefinition> {
   const fn = (name: string, value: () => boolean): [string, FunctionDefinition] => [

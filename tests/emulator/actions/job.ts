@@ -31,6 +31,8 @@ export interface JobRequest {
   eventPath: string;
   /** Called whenever the job record changed (a step started or ended). */
   changed: () => void;
+  /** Records an emulator bug (as opposed to a failing step). */
+  reportError: (message: string) => void;
 }
 
 export interface JobResult {
@@ -203,6 +205,7 @@ export class JobExecution {
       return this.complete(conclusion, outputs);
     } catch (err) {
       const message = err instanceof StepFailure ? err.message : `the runner failed: ${(err as Error).stack ?? String(err)}`;
+      if (!(err instanceof StepFailure)) req.reportError(`job ${record.id} (${def.id}): ${message}`);
       log(`##[error]${message}`);
       record.error = message;
       const open = record.steps.find((s) => s.status !== 'completed');
@@ -269,25 +272,30 @@ export class JobExecution {
   private async runStep(rt: JobRuntime, def: StepDef, baseEnv: Record<string, string>, jobEnv: Record<string, string>): Promise<void> {
     const ctxNoEnv: Contexts = { ...rt.contexts, job: { status: jobStatus(rt), container: {}, services: {} } };
     const envBefore = { ...jobEnv, ...rt.exported };
-    const stepEnv = { ...envBefore, ...templateMap(def.env, { ...ctxNoEnv, env: envBefore }, rt.status) };
-    const contexts: Contexts = { ...ctxNoEnv, env: stepEnv };
-    const name = def.name !== undefined ? templateText(def.name, contexts) : def.run !== undefined ? `Run ${def.run.trim().split('\n')[0]}` : `Run ${def.uses}`;
-    const rec = this.addStep(name);
+    const fallbackName = def.run !== undefined ? `Run ${def.run.trim().split('\n')[0]}` : `Run ${def.uses}`;
     const stepsCtx = rt.contexts.steps as Record<string, Json>;
     const record = (outcome: StepConclusion, conclusion: StepConclusion, outputs: Record<string, string>): void => {
       if (def.id) stepsCtx[def.id] = { outputs, outcome, conclusion };
     };
-
+    let stepEnv: Record<string, string>;
+    let contexts: Contexts;
+    let name: string;
     let run: boolean;
     try {
+      stepEnv = { ...envBefore, ...templateMap(def.env, { ...ctxNoEnv, env: envBefore }, rt.status) };
+      contexts = { ...ctxNoEnv, env: stepEnv };
+      name = def.name !== undefined ? templateText(def.name, contexts) : fallbackName;
       run = condition(def.if, contexts, rt.status);
     } catch (err) {
-      rt.log(`##[error]step '${name}': ${(err as Error).message}`);
+      if (!(err instanceof StepFailure)) throw err;
+      const rec = this.addStep(def.name ?? fallbackName);
+      rt.log(`##[error]step '${rec.name}': ${err.message}`);
       rt.status.failed = true;
       this.finishStep(rec, 'failure');
       record('failure', 'failure', {});
       return;
     }
+    const rec = this.addStep(name);
     if (!run) {
       this.finishStep(rec, 'skipped');
       record('skipped', 'skipped', {});

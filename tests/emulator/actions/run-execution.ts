@@ -20,8 +20,10 @@ export interface RunDeps {
   shapes: ActionsShapes;
   artifacts: ArtifactService;
   groups: ConcurrencyGroups;
-  /** Sends a webhook; failures are recorded by the runner, never thrown into a run. */
-  emit: (event: string, payload: Record<string, unknown>) => void;
+  /** Sends a webhook built by `payload`; failures are recorded by the runner, never thrown into a run. */
+  emit: (event: string, payload: () => Record<string, unknown>) => void;
+  /** Records an emulator bug (not a workflow failure) for tests to see. */
+  reportError: (message: string) => void;
   headCommit: Record<string, unknown>;
   workflowPayload: Record<string, unknown>;
 }
@@ -73,17 +75,17 @@ export class RunExecution implements Member {
 
   private emitRun(action: 'requested' | 'in_progress' | 'completed'): void {
     const { run } = this.input;
-    this.deps.emit('workflow_run', {
+    this.deps.emit('workflow_run', () => ({
       action,
       workflow_run: this.deps.shapes.run(run, this.deps.headCommit),
       workflow: this.deps.workflowPayload,
       sender: userLite(run.actor),
-    });
+    }));
   }
 
   private emitJob(action: 'queued' | 'in_progress' | 'completed', job: JobRecord): void {
     const { run } = this.input;
-    this.deps.emit('workflow_job', { action, workflow_job: this.deps.shapes.job(run, job), sender: userLite(run.actor) });
+    this.deps.emit('workflow_job', () => ({ action, workflow_job: this.deps.shapes.job(run, job), sender: userLite(run.actor) }));
   }
 
   private async withGroup<T>(concurrency: Concurrency | undefined, ctx: Contexts, member: Member, body: () => Promise<T>, onReplaced: () => T): Promise<T> {
@@ -120,7 +122,7 @@ export class RunExecution implements Member {
       );
     } catch (err) {
       conclusion = 'failure';
-      run.jobs.at(-1)?.log.push(`##[error]the runner failed: ${(err as Error).message}`);
+      this.deps.reportError(`run ${run.id}: ${(err as Error).stack ?? String(err)}`);
     }
     run.status = 'completed';
     run.conclusion = conclusion;
@@ -241,6 +243,7 @@ export class RunExecution implements Member {
           contexts: ctx,
           eventPath: this.input.eventPath,
           changed: () => this.touch(),
+          reportError: this.deps.reportError,
         });
         state.execution = execution;
         if (this.cancelled) execution.cancel();

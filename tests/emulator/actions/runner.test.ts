@@ -111,6 +111,11 @@ jobs:
     services: { db: { image: postgres } }
     steps:
       - run: echo never
+  c:
+    runs-on: ubuntu-latest
+    steps:
+      - name: Bad expression
+        run: echo \${{ nope.x }}
 `,
   '.github/workflows/slow.yml': `
 on:
@@ -299,8 +304,10 @@ describe('the runner', () => {
   it('fails a job loudly on an unsupported step or job feature, naming it', async () => {
     const run = await finished(await dispatch('unsupported.yml'));
     expect(run.conclusion).toBe('failure');
-    const [a, b] = latestJobs(run);
+    const [a, b, c] = latestJobs(run);
     expect(a!.conclusion).toBe('failure');
+    expect(c!.conclusion).toBe('failure');
+    expect(runner.jobLog(c!.id)).toMatch(/cannot parse `nope.x`/);
     expect(runner.jobLog(a!.id)).toMatch(/step 'Use something unknown' uses 'someone\/unknown-action@v3', which the emulator cannot run/);
     expect(runner.jobLog(b!.id)).toMatch(/job 'b' uses `services`, which the emulator's runner does not support/);
   });

@@ -40,7 +40,7 @@ export class ActionsRunner {
   readonly store = new ActionsStore();
   readonly shapes: ActionsShapes;
   readonly artifacts: ArtifactService;
-  /** Webhooks that could not be sent (e.g. a payload the schema refused). */
+  /** Emulator bugs: webhooks that could not be sent (a payload the schema refused), runner crashes. */
   readonly errors: string[] = [];
   private readonly groups = new ConcurrencyGroups();
   private readonly executions = new Map<number, RunExecution>();
@@ -72,9 +72,9 @@ export class ActionsRunner {
     return this.workRoot;
   }
 
-  private emit(event: string, payload: Record<string, unknown>, owner: string, repo: string): void {
+  private emit(event: string, payload: () => Record<string, unknown>, owner: string, repo: string): void {
     try {
-      const result = this.host.emit(event, { repository: this.host.repository(owner, repo), ...payload });
+      const result = this.host.emit(event, { repository: this.host.repository(owner, repo), ...payload() });
       if (result instanceof Promise) result.catch((err: unknown) => this.errors.push(`${event}: ${(err as Error).message}`));
     } catch (err) {
       this.errors.push(`${event}: ${(err as Error).message}`);
@@ -191,7 +191,7 @@ export class ActionsRunner {
     }
     this.store.runs.set(run.id, run);
     this.sources.set(run.id, { workflow, contexts, eventPayload, headCommit });
-    this.emit('workflow_dispatch', eventPayload, req.owner, req.repo);
+    this.emit('workflow_dispatch', () => eventPayload, req.owner, req.repo);
     await this.start(run);
     return run;
   }
@@ -218,6 +218,7 @@ export class ActionsRunner {
         artifacts: this.artifacts,
         groups: this.groups,
         emit: (event, payload) => this.emit(event, payload, run.owner, run.repo),
+        reportError: (message) => this.errors.push(message),
         headCommit: source.headCommit,
         workflowPayload: this.shapes.workflow(wf, defaultBranchName),
       },
