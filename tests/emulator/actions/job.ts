@@ -9,6 +9,7 @@ import { CommandFileError, parseCommandFile, parsePathFile } from './command-fil
 import { condition, template, templateMap, templateText, toText, type Contexts, type Json } from './expressions.ts';
 import type { ActionsHost } from './host.ts';
 import { tokenPermissions } from './permissions.ts';
+import { jobDirs, RUNNER_NAME, runnerContext, runnerVariables } from './runner-env.ts';
 import type { JobConclusion, JobRecord, RunRecord, StepConclusion, StepRecord } from './records.ts';
 import type { ArtifactService } from './steps/artifacts.ts';
 import { executeStep } from './steps/index.ts';
@@ -47,9 +48,6 @@ const DEFAULT_JOB_MINUTES = 360;
 /** Time the runner gives `if: always()` steps after a cancel (GitHub: 5 minutes). */
 const CANCEL_GRACE_MINUTES = 5;
 
-/** Variables of the runner's own environment a step process inherits. */
-const INHERITED = ['PATH', 'LANG', 'LC_ALL', 'TMPDIR', 'SHELL', 'USER', 'TZ', 'SystemRoot'];
-
 export class JobExecution {
   private readonly abort = new AbortController();
   private timedOut = false;
@@ -79,7 +77,7 @@ export class JobExecution {
     record.status = 'in_progress';
     record.startedAt = startedAt;
     record.runnerId = 1;
-    record.runnerName = 'GitHub Actions 1';
+    record.runnerName = RUNNER_NAME;
     const setup = this.addStep('Set up job');
     setup.status = 'in_progress';
     setup.startedAt = startedAt;
@@ -94,19 +92,15 @@ export class JobExecution {
     let token: string | undefined;
     let timer: NodeJS.Timeout | undefined;
     try {
-      const workspace = join(req.dir, 'work');
-      const temp = join(req.dir, 'temp');
-      const files = join(req.dir, 'files');
-      const home = join(req.dir, 'home');
-      for (const d of [workspace, temp, files, home]) await mkdir(d, { recursive: true });
+      const dirs = jobDirs(req.dir);
+      for (const d of [dirs.workspace, dirs.temp, dirs.files, dirs.home]) await mkdir(d, { recursive: true });
 
       const permissions = tokenPermissions(def.permissions, req.workflow.permissions);
       token = await req.host.mintToken(req.run.owner, req.run.repo, permissions);
       secretsList.push(token);
       log(`GITHUB_TOKEN Permissions: ${Object.entries(permissions).map(([k, v]) => `${k}: ${v}`).join(', ')}`);
 
-      const github = { ...(req.contexts.github as Record<string, Json>), token, job: def.id, workspace, action: '' };
-      const runnerCtx = { os: 'Linux', arch: 'X64', name: 'GitHub Actions 1', environment: 'github-hosted', temp, tool_cache: join(req.dir, 'toolcache'), workspace: req.dir };
+      const github = { ...(req.contexts.github as Record<string, Json>), token, job: def.id, workspace: dirs.workspace, action: '' };
       const rt: JobRuntime = {
         host: req.host,
         options: req.options,
@@ -115,14 +109,14 @@ export class JobExecution {
         def,
         workflow: req.workflow,
         artifacts: req.artifacts,
-        workspace,
-        temp,
-        files,
+        workspace: dirs.workspace,
+        temp: dirs.temp,
+        files: dirs.files,
         token,
         contexts: {
           ...req.contexts,
           github,
-          runner: runnerCtx,
+          runner: runnerContext(dirs),
           secrets: { ...(req.options.secrets ?? {}), GITHUB_TOKEN: token },
           job: { status: 'success', container: {}, services: {} },
           steps: {},
@@ -140,48 +134,11 @@ export class JobExecution {
       const jobMs = this.minutes(def.timeoutMinutes, DEFAULT_JOB_MINUTES, rt.contexts);
       timer = setTimeout(() => {
         this.timedOut = true;
-        log(`##[error]The job running on runner GitHub Actions 1 has exceeded the maximum execution time of ${jobMs / (req.options.minuteMs ?? 60_000)} minutes.`);
+        log(`##[error]The job running on runner ${RUNNER_NAME} has exceeded the maximum execution time of ${jobMs / (req.options.minuteMs ?? 60_000)} minutes.`);
         this.cancel();
       }, jobMs);
 
-      const baseEnv: Record<string, string> = {};
-      for (const k of INHERITED) if (process.env[k] !== undefined) baseEnv[k] = process.env[k]!;
-      Object.assign(baseEnv, {
-        HOME: home,
-        CI: 'true',
-        GITHUB_ACTIONS: 'true',
-        GITHUB_ACTOR: String(req.run.actor.login ?? ''),
-        GITHUB_ACTOR_ID: String(req.run.actor.id ?? ''),
-        GITHUB_TRIGGERING_ACTOR: String(req.run.actor.login ?? ''),
-        GITHUB_API_URL: req.host.apiUrl,
-        GITHUB_GRAPHQL_URL: `${req.host.apiUrl}/graphql`,
-        GITHUB_SERVER_URL: req.host.serverUrl,
-        GITHUB_EVENT_NAME: req.run.event,
-        GITHUB_EVENT_PATH: req.eventPath,
-        GITHUB_JOB: def.id,
-        GITHUB_REF: req.run.ref,
-        GITHUB_REF_NAME: req.run.headBranch,
-        GITHUB_REF_TYPE: req.run.ref.startsWith('refs/tags/') ? 'tag' : 'branch',
-        GITHUB_REPOSITORY: `${req.run.owner}/${req.run.repo}`,
-        GITHUB_REPOSITORY_OWNER: req.run.owner,
-        GITHUB_RUN_ID: String(req.run.id),
-        GITHUB_RUN_NUMBER: String(req.run.runNumber),
-        GITHUB_RUN_ATTEMPT: String(req.run.runAttempt),
-        GITHUB_SHA: req.run.headSha,
-        GITHUB_WORKFLOW: req.workflow.name,
-        GITHUB_WORKFLOW_REF: `${req.run.owner}/${req.run.repo}/${req.run.path}@${req.run.ref}`,
-        GITHUB_WORKFLOW_SHA: req.run.headSha,
-        GITHUB_WORKSPACE: workspace,
-        GITHUB_RETENTION_DAYS: '90',
-        RUNNER_OS: 'Linux',
-        RUNNER_ARCH: 'X64',
-        RUNNER_NAME: 'GitHub Actions 1',
-        RUNNER_ENVIRONMENT: 'github-hosted',
-        RUNNER_TEMP: temp,
-        RUNNER_TOOL_CACHE: runnerCtx.tool_cache,
-        RUNNER_WORKSPACE: req.dir,
-      });
-      Object.assign(baseEnv, req.options.env ?? {});
+      const baseEnv = runnerVariables(req, dirs);
 
       // workflow env, then job env (which may read the workflow's through `env`)
       const workflowEnv = templateMap(req.workflow.env, rt.contexts);
