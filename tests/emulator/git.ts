@@ -43,6 +43,8 @@ export class GitError extends Error {
 }
 
 export const ZERO_SHA = '0000000000000000000000000000000000000000';
+/** The empty tree: what a root commit is diffed against. */
+export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 export const EMULATOR_PERSON = { name: 'GitHub', email: 'noreply@github.com' };
 
 /** The environment every git command runs with. */
@@ -255,10 +257,10 @@ export class GitRepo {
     throw new GitError(`git merge-tree failed (${code})`, code, '');
   }
 
-  /** Commits reachable from `head` and not from `base`, oldest first. */
-  async revList(base: string | null, head: string, limit = 250): Promise<string[]> {
-    const range = base === null ? [head] : [`${base}..${head}`];
-    const out = await text(this.dir, ['rev-list', '--reverse', `--max-count=${limit}`, ...range]);
+  /** Commits reachable from `head` and from none of `exclude`, oldest first (newest `limit`). */
+  async revList(exclude: string | string[] | null, head: string, limit = 250): Promise<string[]> {
+    const excluded = exclude === null ? [] : Array.isArray(exclude) ? exclude : [exclude];
+    const out = await text(this.dir, ['rev-list', '--reverse', `--max-count=${limit}`, head, ...excluded.map((sha) => `^${sha}`)]);
     return out === '' ? [] : out.split('\n');
   }
 

@@ -4,7 +4,7 @@
  * webhook, and `pull_request.synchronize` for open pull requests whose head moved.
  */
 import type { Emulator } from './emulator.ts';
-import { ZERO_SHA } from './git.ts';
+import { EMPTY_TREE, ZERO_SHA } from './git.ts';
 import { pullJson } from './routes/pulls.ts';
 import { now, type Repo } from './store.ts';
 
@@ -37,11 +37,13 @@ export async function onPush(emulator: Emulator, repo: Repo, updates: RefUpdate[
     const created = update.before === ZERO_SHA;
     const deleted = update.after === ZERO_SHA;
     const forced = !created && !deleted && !(await git.isAncestor(update.before, update.after));
-    const shas = deleted ? [] : await git.revList(created ? null : update.before, update.after, 20);
+    // A new branch lists the commits no other branch has, as GitHub does.
+    const others = created ? (await git.listRefs('refs/heads/')).filter((r) => r.ref !== update.ref).map((r) => r.sha) : [];
+    const shas = deleted ? [] : await git.revList(created ? others : [update.before], update.after, 20);
     const commits = [];
     for (const sha of shas) {
       const commit = await git.readCommit(sha);
-      const files = commit.parents[0] === undefined ? [] : await git.diff(commit.parents[0], sha);
+      const files = await git.diff(commit.parents[0] ?? EMPTY_TREE, sha);
       commits.push({
         id: sha,
         tree_id: commit.tree,

@@ -194,7 +194,6 @@ export class Shapes {
       id: app.id,
       slug: app.slug,
       node_id: nodeId('A', app.id),
-      client_id: app.clientId,
       owner: this.user(app.owner),
       name: app.name,
       description: 'GitHub-native orchestrator for AI coding agents',
@@ -609,7 +608,7 @@ export class Shapes {
   }
 
   integration() {
-    return { ...this.app(), installations_count: this.store.installations.size };
+    return { ...this.app(), client_id: this.store.app.clientId, installations_count: this.store.installations.size };
   }
 
   installation(id: number) {

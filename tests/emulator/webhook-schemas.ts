@@ -19,7 +19,7 @@ function load(): Ajv {
   const require = createRequire(import.meta.url);
   const schema = require('@octokit/webhooks-schemas') as { definitions: Record<string, unknown> };
   definitions = schema.definitions;
-  ajv = new Ajv({ strict: false, allErrors: true });
+  ajv = new Ajv({ strict: false, allErrors: true, inlineRefs: false });
   addFormats(ajv);
   const { oneOf: _all, $schema: _draft, ...rest } = schema as unknown as Record<string, unknown>;
   ajv.addSchema({ ...rest, $id: ID });

@@ -127,7 +127,9 @@ async function serve(
   req: IncomingMessage,
   log: RequestLogEntry,
 ): Promise<RouteResult> {
-  const found = emulator.router.match(method, path);
+  let found = emulator.router.match(method, path);
+  // Octokit drops the trailing slash of `/contents/` (the root directory): match it with one.
+  if (!('route' in found) && !path.endsWith('/')) found = emulator.router.match(method, `${path}/`);
   if (!('route' in found)) {
     if (found.allow.length > 0) return errorResult(new HttpError(404, 'Not Found'), emulator);
     return errorResult(new HttpError(404, 'Not Found'), emulator);
@@ -165,7 +167,7 @@ async function serve(
       documentation_url: op.documentationUrl,
       errors: problem.errors.map((e) => ({
         resource: op.operationId.split('/')[0] ?? 'Request',
-        field: e.keyword === 'required' ? String((e.params as { missingProperty: string }).missingProperty) : e.instancePath.replace(/^\//, ''),
+        field: e.keyword === 'required' ? String((e.params as { missingProperty: string }).missingProperty) : e.instancePath.replace(/^\//, '').replaceAll('/', '.'),
         code: e.keyword === 'required' ? 'missing_field' : 'invalid',
         message: e.message ?? 'invalid',
       })),

@@ -37,11 +37,15 @@ export function registerCheckRoutes(emulator: Emulator): void {
   };
 
   const emitRun = (repo: Repo, run: CheckRun, action: string, sender: string) => {
-    webhooks.emit('check_run', { action, check_run: { ...shapes.checkRun(repo, run), check_suite: suiteJson(repo, store.checkSuites.get(run.suiteId)!) } }, { owner: repo.owner, repo: repo.name, sender });
+    const json = shapes.checkRun(repo, run);
+    // Webhooks always carry a details URL: GitHub falls back to the run's page.
+    const checkRun = { ...json, details_url: json.details_url ?? json.html_url, external_id: json.external_id ?? '', check_suite: suiteJson(repo, store.checkSuites.get(run.suiteId)!) };
+    webhooks.emit('check_run', { action, check_run: checkRun }, { owner: repo.owner, repo: repo.name, sender });
   };
 
   const suiteJson = (repo: Repo, suite: CheckSuite) => {
-    const { repository: _repository, head_commit: _head, latest_check_runs_count: _count, check_runs_url: _url, ...rest } = shapes.checkSuite(repo, suite, null);
+    const { repository: _repository, head_commit: _head, latest_check_runs_count: _count, check_runs_url: _url, rerequestable: _r, runs_rerequestable: _rr, ...rest } =
+      shapes.checkSuite(repo, suite, null);
     return rest;
   };
 

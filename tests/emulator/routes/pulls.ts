@@ -1,6 +1,6 @@
 /** Pull requests (they are issues with a head and a base), reviews and review comments. */
 import type { Emulator } from '../emulator.ts';
-import { notFound, validationFailed, type RouteContext } from '../http/router.ts';
+import { HttpError, notFound, validationFailed, type RouteContext } from '../http/router.ts';
 import type { Issue, Repo, Review, ReviewComment } from '../store.ts';
 import { now } from '../store.ts';
 import { emitIssueEvent } from './issues.ts';
@@ -193,11 +193,12 @@ export function registerPullRoutes(emulator: Emulator): void {
       }>(ctx);
       const user = actor(ctx);
       if ((input.event === 'REQUEST_CHANGES' || input.event === 'COMMENT') && (input.body ?? '') === '' && (input.comments ?? []).length === 0) {
-        throw validationFailed([{ resource: 'PullRequestReview', field: 'body', code: 'custom', message: 'Body is required' }], 'Unprocessable Entity');
+        throw new HttpError(422, 'Unprocessable Entity', { errors: ['Body is required'] });
       }
       if ((input.event === 'APPROVE' || input.event === 'REQUEST_CHANGES') && user.toLowerCase() === issue.user.toLowerCase()) {
         const verb = input.event === 'APPROVE' ? 'approve' : 'request changes on';
-        throw validationFailed([{ resource: 'PullRequestReview', code: 'custom', message: `Can not ${verb} your own pull request` }], 'Unprocessable Entity');
+        // The reviews endpoint answers with plain strings in errors[], unlike most.
+        throw new HttpError(422, 'Unprocessable Entity', { errors: [`Can not ${verb} your own pull request`] });
       }
       const state: Review['state'] =
         input.event === 'APPROVE' ? 'APPROVED' : input.event === 'REQUEST_CHANGES' ? 'CHANGES_REQUESTED' : input.event === 'COMMENT' ? 'COMMENTED' : 'PENDING';

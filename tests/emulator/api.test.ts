@@ -1,0 +1,213 @@
+// Octokit against every endpoint group of the emulator, checking status codes, bodies
+// and that no answer broke GitHub's OpenAPI description (emu.assertNoViolations()).
+import { Octokit } from '@octokit/rest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from './emulator.ts';
+
+let emu: Emulator;
+let app: Octokit;
+let alice: Octokit;
+const owner = 'acme';
+const repo = 'widgets';
+
+beforeAll(async () => {
+  emu = await startEmulator();
+  await emu.createRepo(owner, repo, { 'README.md': '# widgets\n', 'src/index.ts': 'export const a = 1;\n' });
+  emu.store.setRole(owner, repo, 'alice', 'write');
+  app = new Octokit({ baseUrl: emu.apiUrl, auth: emu.auth.mint({ owner, repo, permissions: { contents: 'write', issues: 'write', pull_requests: 'write', checks: 'write', statuses: 'write', metadata: 'read' }, login: 'baton[bot]' }) });
+  alice = new Octokit({ baseUrl: emu.apiUrl, auth: emu.auth.userToken('alice') });
+});
+
+afterEach(() => {
+  expect(emu.violations.splice(0)).toEqual([]);
+});
+afterAll(async () => emu.close());
+
+async function status(promise: Promise<unknown>): Promise<{ status: number; data: unknown }> {
+  try {
+    await promise;
+    return { status: 200, data: undefined };
+  } catch (error) {
+    const e = error as { status: number; response?: { data: unknown } };
+    return { status: e.status, data: e.response?.data };
+  }
+}
+
+describe('repository', () => {
+  it('gets the repository, also under /api/v3', async () => {
+    const { data } = await app.repos.get({ owner, repo });
+    expect(data).toMatchObject({ full_name: 'acme/widgets', default_branch: 'main', private: false });
+    const ghes = new Octokit({ baseUrl: `${emu.url}/api/v3` });
+    expect((await ghes.repos.get({ owner, repo })).data.id).toBe(data.id);
+  });
+
+  it('answers 404 with GitHub’s body for an unknown repository', async () => {
+    const { status: code, data } = await status(alice.repos.get({ owner, repo: 'nope' }));
+    expect(code).toBe(404);
+    expect(data).toMatchObject({ message: 'Not Found', documentation_url: expect.any(String) });
+  });
+
+  it('reports collaborator permissions from the roles tests set', async () => {
+    emu.store.setRole(owner, repo, 'mallory', 'read');
+    emu.store.setRole(owner, repo, 'maude', 'maintain');
+    const perm = async (username: string) => (await app.repos.getCollaboratorPermissionLevel({ owner, repo, username })).data;
+    expect(await perm('alice')).toMatchObject({ permission: 'write', role_name: 'write' });
+    expect(await perm('mallory')).toMatchObject({ permission: 'read' });
+    expect(await perm('maude')).toMatchObject({ permission: 'write', role_name: 'maintain' });
+    expect(await perm('acme')).toMatchObject({ permission: 'admin' });
+  });
+});
+
+describe('issues, comments, labels, reactions', () => {
+  it('creates, gets, updates and lists issues', async () => {
+    const { data: created, status: code } = await alice.issues.create({ owner, repo, title: 'Widgets wobble', body: 'They do.', labels: ['bug'] });
+    expect(code).toBe(201);
+    expect(created).toMatchObject({ number: expect.any(Number), state: 'open', user: { login: 'alice' }, labels: [{ name: 'bug' }] });
+    const { data: got } = await app.issues.get({ owner, repo, issue_number: created.number });
+    expect(got.title).toBe('Widgets wobble');
+    const { data: updated } = await app.issues.update({ owner, repo, issue_number: created.number, state: 'closed' });
+    expect(updated).toMatchObject({ state: 'closed', state_reason: 'completed' });
+    const open = await app.issues.listForRepo({ owner, repo });
+    expect(open.data.map((i) => i.number)).not.toContain(created.number);
+    const all = await app.issues.listForRepo({ owner, repo, state: 'all', labels: 'bug' });
+    expect(all.data.map((i) => i.number)).toContain(created.number);
+  });
+
+  it('rejects an issue without a title with 422 and errors[]', async () => {
+    const { status: code, data } = await status(app.request('POST /repos/{owner}/{repo}/issues', { owner, repo, body: 'no title' }));
+    expect(code).toBe(422);
+    expect(data).toMatchObject({ message: expect.stringContaining('"title" wasn\'t supplied'), errors: [{ field: 'title', code: 'missing_field' }] });
+  });
+
+  it('answers 404 for an unknown or malformed issue number', async () => {
+    expect((await status(app.issues.get({ owner, repo, issue_number: 9999 }))).status).toBe(404);
+    expect((await status(app.request('GET /repos/{owner}/{repo}/issues/{issue_number}', { owner, repo, issue_number: 'abc' }))).status).toBe(404);
+  });
+
+  it('creates, edits, gets, lists and deletes comments', async () => {
+    const { data: issue } = await alice.issues.create({ owner, repo, title: 'Comments' });
+    const { data: comment, status: code } = await app.issues.createComment({ owner, repo, issue_number: issue.number, body: 'status: queued' });
+    expect(code).toBe(201);
+    expect(comment).toMatchObject({ body: 'status: queued', user: { login: 'baton[bot]', type: 'Bot' }, performed_via_github_app: { slug: 'baton' } });
+    const { data: edited } = await app.issues.updateComment({ owner, repo, comment_id: comment.id, body: 'status: running' });
+    expect(edited.body).toBe('status: running');
+    expect((await app.issues.getComment({ owner, repo, comment_id: comment.id })).data.body).toBe('status: running');
+    await alice.issues.createComment({ owner, repo, issue_number: issue.number, body: '/baton status' });
+    const { data: list } = await app.issues.listComments({ owner, repo, issue_number: issue.number });
+    expect(list.map((c) => c.body)).toEqual(['status: running', '/baton status']);
+    expect((await app.issues.get({ owner, repo, issue_number: issue.number })).data.comments).toBe(2);
+    await app.issues.deleteComment({ owner, repo, comment_id: comment.id });
+    expect((await status(app.issues.getComment({ owner, repo, comment_id: comment.id }))).status).toBe(404);
+  });
+
+  it('refuses a comment over 65536 characters', async () => {
+    const { data: issue } = await alice.issues.create({ owner, repo, title: 'Long' });
+    const { status: code, data } = await status(app.issues.createComment({ owner, repo, issue_number: issue.number, body: 'x'.repeat(65537) }));
+    expect(code).toBe(422);
+    expect(data).toMatchObject({ errors: [{ code: 'custom' }] });
+  });
+
+  it('paginates with a Link header', async () => {
+    const { data: issue } = await alice.issues.create({ owner, repo, title: 'Many comments' });
+    for (let i = 0; i < 5; i++) await app.issues.createComment({ owner, repo, issue_number: issue.number, body: `c${i}` });
+    const all = await app.paginate(app.issues.listComments, { owner, repo, issue_number: issue.number, per_page: 2 });
+    expect(all.map((c) => c.body)).toEqual(['c0', 'c1', 'c2', 'c3', 'c4']);
+  });
+
+  it('adds and removes labels, creating unknown ones', async () => {
+    const { data: issue } = await alice.issues.create({ owner, repo, title: 'Labels' });
+    const { data: labels } = await app.issues.addLabels({ owner, repo, issue_number: issue.number, labels: ['baton:fix-issue', 'p1'] });
+    expect(labels.map((l) => l.name)).toEqual(['baton:fix-issue', 'p1']);
+    const { data: after } = await app.issues.removeLabel({ owner, repo, issue_number: issue.number, name: 'baton:fix-issue' });
+    expect(after.map((l) => l.name)).toEqual(['p1']);
+    const missing = await status(app.issues.removeLabel({ owner, repo, issue_number: issue.number, name: 'nope' }));
+    expect(missing).toMatchObject({ status: 404, data: { message: 'Label does not exist' } });
+    expect((await app.issues.listLabelsOnIssue({ owner, repo, issue_number: issue.number })).data).toHaveLength(1);
+    const { data: label } = await app.issues.createLabel({ owner, repo, name: 'needs-info', color: 'fbca04', description: 'Waiting' });
+    expect(label).toMatchObject({ name: 'needs-info', color: 'fbca04' });
+    const dup = await status(app.issues.createLabel({ owner, repo, name: 'needs-info' }));
+    expect(dup).toMatchObject({ status: 422, data: { errors: [{ code: 'already_exists' }] } });
+    expect((await app.issues.getLabel({ owner, repo, name: 'p1' })).data.name).toBe('p1');
+  });
+
+  it('reacts to issues and comments, once per user and content', async () => {
+    const { data: issue } = await alice.issues.create({ owner, repo, title: 'React' });
+    const first = await app.reactions.createForIssue({ owner, repo, issue_number: issue.number, content: 'eyes' });
+    expect(first.status).toBe(201);
+    const again = await app.reactions.createForIssue({ owner, repo, issue_number: issue.number, content: 'eyes' });
+    expect(again.status).toBe(200);
+    expect(again.data.id).toBe(first.data.id);
+    expect((await app.reactions.listForIssue({ owner, repo, issue_number: issue.number })).data).toHaveLength(1);
+    expect((await app.issues.get({ owner, repo, issue_number: issue.number })).data.reactions).toMatchObject({ eyes: 1, total_count: 1 });
+    const { data: comment } = await alice.issues.createComment({ owner, repo, issue_number: issue.number, body: '/baton fix-issue' });
+    await app.reactions.createForIssueComment({ owner, repo, comment_id: comment.id, content: '+1' });
+    expect((await app.reactions.listForIssueComment({ owner, repo, comment_id: comment.id })).data[0]).toMatchObject({ content: '+1', user: { login: 'baton[bot]' } });
+    const bad = await status(app.request('POST /repos/{owner}/{repo}/issues/{issue_number}/reactions', { owner, repo, issue_number: issue.number, content: 'party' }));
+    expect(bad.status).toBe(422);
+  });
+});
+
+describe('check runs and statuses', () => {
+  it('creates, updates, gets and lists check runs for a ref', async () => {
+    const { data: ref } = await app.git.getRef({ owner, repo, ref: 'heads/main' });
+    const sha = ref.object.sha;
+    const { data: run, status: code } = await app.checks.create({ owner, repo, name: 'baton / fix-issue / plan', head_sha: sha, status: 'in_progress', external_id: 'fix-issue-1/plan/1' });
+    expect(code).toBe(201);
+    expect(run).toMatchObject({ status: 'in_progress', conclusion: null, external_id: 'fix-issue-1/plan/1', app: { slug: 'baton' } });
+    const { data: done } = await app.checks.update({ owner, repo, check_run_id: run.id, conclusion: 'success', output: { title: 'Planned', summary: '4 tasks' } });
+    expect(done).toMatchObject({ status: 'completed', conclusion: 'success', output: { title: 'Planned', summary: '4 tasks' } });
+    expect((await app.checks.get({ owner, repo, check_run_id: run.id })).data.completed_at).not.toBeNull();
+    await app.checks.create({ owner, repo, name: 'baton / fix-issue', head_sha: sha });
+    const byName = await app.checks.listForRef({ owner, repo, ref: 'main', check_name: 'baton / fix-issue / plan' });
+    expect(byName.data).toMatchObject({ total_count: 1, check_runs: [{ id: run.id }] });
+    expect((await app.checks.listForRef({ owner, repo, ref: sha })).data.total_count).toBe(2);
+    const suite = await app.checks.getSuite({ owner, repo, check_suite_id: run.check_suite!.id });
+    expect(suite.data).toMatchObject({ head_sha: sha, status: 'in_progress', latest_check_runs_count: 2 });
+  });
+
+  it('refuses a check run on an unknown commit and output over 65535 characters', async () => {
+    const unknown = await status(app.checks.create({ owner, repo, name: 'x', head_sha: 'f'.repeat(40) }));
+    expect(unknown.status).toBe(422);
+    const sha = (await app.git.getRef({ owner, repo, ref: 'heads/main' })).data.object.sha;
+    const big = await status(app.checks.create({ owner, repo, name: 'x', head_sha: sha, output: { title: 't', summary: 's'.repeat(65536) } }));
+    expect(big).toMatchObject({ status: 422, data: { errors: [{ field: 'output.summary' }] } });
+  });
+
+  it('creates statuses and combines them per context', async () => {
+    const sha = (await app.git.getRef({ owner, repo, ref: 'heads/main' })).data.object.sha;
+    expect((await app.repos.getCombinedStatusForRef({ owner, repo, ref: sha })).data).toMatchObject({ state: 'pending', total_count: 0 });
+    await app.repos.createCommitStatus({ owner, repo, sha, state: 'pending', context: 'ci' });
+    await app.repos.createCommitStatus({ owner, repo, sha, state: 'success', context: 'ci' });
+    await app.repos.createCommitStatus({ owner, repo, sha, state: 'success', context: 'lint', target_url: 'https://example.com/lint' });
+    const { data } = await app.repos.getCombinedStatusForRef({ owner, repo, ref: 'main' });
+    expect(data).toMatchObject({ state: 'success', total_count: 2, sha });
+    expect((await app.repos.listCommitStatusesForRef({ owner, repo, ref: sha })).data).toHaveLength(3);
+    const bad = await status(app.request('POST /repos/{owner}/{repo}/statuses/{sha}', { owner, repo, sha, state: 'great' }));
+    expect(bad.status).toBe(422);
+  });
+});
+
+describe('app endpoints', () => {
+  it('hands out installation tokens for an app JWT', async () => {
+    const jwt = fakeJwt();
+    const asApp = new Octokit({ baseUrl: emu.apiUrl, auth: jwt });
+    expect((await asApp.apps.getAuthenticated()).data).toMatchObject({ slug: 'baton', id: 1 });
+    const { data: installation } = await asApp.apps.getRepoInstallation({ owner, repo });
+    expect(installation).toMatchObject({ id: 1, account: { login: 'acme' } });
+    const { data: token, status: code } = await asApp.apps.createInstallationAccessToken({ installation_id: installation.id });
+    expect(code).toBe(201);
+    const asInstallation = new Octokit({ baseUrl: emu.apiUrl, auth: token.token });
+    const repos = await asInstallation.apps.listReposAccessibleToInstallation();
+    expect(repos.data.repositories.map((r) => r.full_name)).toContain('acme/widgets');
+    // An installation token is not an app JWT, and a JWT is not an installation token.
+    expect((await status(asInstallation.apps.getAuthenticated())).status).toBe(401);
+    expect((await status(asApp.issues.listForRepo({ owner, repo }))).status).toBe(403);
+  });
+});
+
+/** A well-formed RS256 JWT; standalone mode does not check signatures. */
+export function fakeJwt(): string {
+  const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  const now = Math.floor(Date.now() / 1000);
+  return `${b64({ alg: 'RS256', typ: 'JWT' })}.${b64({ iat: now - 60, exp: now + 540, iss: 1 })}.c2lnbmF0dXJl`;
+}
