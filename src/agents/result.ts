@@ -1,0 +1,158 @@
+// The worker's result artifact: the one contract between the job that ran an agent
+// (holding a read-only token) and whatever applies its work (the App, or the `apply` job).
+//
+//   baton-result/
+//     result.json      WorkerResult below
+//     files/<path>     content of every added or modified file
+//     transcript.txt   what the agent printed
+//
+// The artifact is produced next to an agent that read untrusted text, so reading it
+// back checks everything: shape, paths (no `..`, nothing under .git), and that every
+// listed file is present.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { unzipSync } from 'fflate';
+import type { Json } from '../manifest/expressions.ts';
+
+export const RESULT_VERSION = 1;
+export const RESULT_ARTIFACT = 'baton-result';
+
+export type FileMode = '100644' | '100755' | '120000';
+
+export interface FileChange {
+  path: string;
+  status: 'added' | 'modified' | 'deleted';
+  mode: FileMode;
+}
+
+export interface WorkerResult {
+  version: typeof RESULT_VERSION;
+  run: string;
+  step: string;
+  slot: string;
+  attempt: number;
+  /**
+   * succeeded: outputs extracted (and valid, if a schema was given); invalid-output: no
+   * valid result after the bounded re-prompts; crashed / timed-out: the agent did not finish
+   * (changes made so far are still listed: partial work is never lost).
+   */
+  status: 'succeeded' | 'invalid-output' | 'crashed' | 'timed-out';
+  outputs: Json;
+  error: string | null;
+  usage: { costUsd?: number; inputTokens?: number; outputTokens?: number };
+  /** The commit the worker started from; changes are relative to it. */
+  base: string;
+  changes: FileChange[];
+  backend: string;
+  durationMs: number;
+}
+
+export interface ResultBundle {
+  result: WorkerResult;
+  /** Content of added and modified files, by path. */
+  files: Map<string, Uint8Array>;
+  transcript: string;
+}
+
+export class InvalidResultError extends Error {}
+
+/** Writes the artifact directory (what upload-artifact then uploads). */
+export function writeResultDir(dir: string, bundle: ResultBundle): void {
+  mkdirSync(join(dir, 'files'), { recursive: true });
+  writeFileSync(join(dir, 'result.json'), JSON.stringify(bundle.result, null, 2));
+  writeFileSync(join(dir, 'transcript.txt'), bundle.transcript);
+  for (const [path, content] of bundle.files) {
+    const target = join(dir, 'files', checkPath(path));
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, content);
+  }
+}
+
+/** Reads an artifact directory (the `apply` job after download-artifact). */
+export function readResultDir(dir: string): ResultBundle {
+  let raw: string;
+  try {
+    raw = readFileSync(join(dir, 'result.json'), 'utf8');
+  } catch {
+    throw new InvalidResultError(`the worker result has no result.json (looked in ${dir})`);
+  }
+  const result = parseResult(raw);
+  const files = new Map<string, Uint8Array>();
+  for (const c of result.changes) {
+    if (c.status === 'deleted') continue;
+    try {
+      files.set(c.path, readFileSync(join(dir, 'files', c.path)));
+    } catch {
+      throw new InvalidResultError(`the worker result lists ${c.path} as ${c.status} but does not contain it`);
+    }
+  }
+  let transcript = '';
+  try {
+    transcript = readFileSync(join(dir, 'transcript.txt'), 'utf8');
+  } catch {
+    // a transcript is welcome, not required
+  }
+  return { result, files, transcript };
+}
+
+/** Reads the artifact as downloaded from the Actions API (a zip of the directory). */
+export function readResultZip(zip: Uint8Array): ResultBundle {
+  let entries: Record<string, Uint8Array>;
+  try {
+    entries = unzipSync(zip);
+  } catch (err) {
+    throw new InvalidResultError(`the worker result artifact is not a readable zip: ${(err as Error).message}`);
+  }
+  const text = (name: string): string | undefined => (entries[name] ? Buffer.from(entries[name]).toString('utf8') : undefined);
+  const raw = text('result.json');
+  if (raw === undefined) throw new InvalidResultError('the worker result artifact has no result.json');
+  const result = parseResult(raw);
+  const files = new Map<string, Uint8Array>();
+  for (const c of result.changes) {
+    if (c.status === 'deleted') continue;
+    const content = entries[`files/${c.path}`];
+    if (!content) throw new InvalidResultError(`the worker result lists ${c.path} as ${c.status} but does not contain it`);
+    files.set(c.path, content);
+  }
+  return { result, files, transcript: text('transcript.txt') ?? '' };
+}
+
+export function parseResult(raw: string): WorkerResult {
+  let v: any;
+  try {
+    v = JSON.parse(raw);
+  } catch (err) {
+    throw new InvalidResultError(`result.json is not JSON: ${(err as Error).message}`);
+  }
+  const fail = (why: string): never => {
+    throw new InvalidResultError(`result.json: ${why}`);
+  };
+  if (!v || typeof v !== 'object') fail('not an object');
+  if (v.version !== RESULT_VERSION) fail(`version ${JSON.stringify(v.version)} is not ${RESULT_VERSION}`);
+  for (const k of ['run', 'step', 'slot', 'base', 'backend'] as const) if (typeof v[k] !== 'string') fail(`\`${k}\` must be a string`);
+  if (!Number.isInteger(v.attempt) || v.attempt < 1) fail('`attempt` must be a positive integer');
+  if (!['succeeded', 'invalid-output', 'crashed', 'timed-out'].includes(v.status)) fail(`unknown status ${JSON.stringify(v.status)}`);
+  if (!Array.isArray(v.changes)) fail('`changes` must be a list');
+  for (const c of v.changes) {
+    if (!c || typeof c.path !== 'string') fail('every change needs a `path`');
+    checkPath(c.path);
+    if (!['added', 'modified', 'deleted'].includes(c.status)) fail(`change of ${c.path} has unknown status ${JSON.stringify(c.status)}`);
+    if (!['100644', '100755', '120000'].includes(c.mode)) fail(`change of ${c.path} has unknown mode ${JSON.stringify(c.mode)}`);
+  }
+  return {
+    ...v,
+    outputs: v.outputs ?? null,
+    error: v.error ?? null,
+    usage: v.usage && typeof v.usage === 'object' ? v.usage : {},
+    durationMs: Number(v.durationMs) || 0,
+  } as WorkerResult;
+}
+
+/** A repository-relative path that cannot escape the checkout or touch git's own files. */
+export function checkPath(path: string): string {
+  const parts = path.split('/');
+  if (path === '' || path.startsWith('/') || path.includes('\\') || parts.some((p) => p === '..' || p === '.' || p === '') || parts[0] === '.git') {
+    throw new InvalidResultError(`refusing the path ${JSON.stringify(path)}: changes must stay inside the repository and out of .git`);
+  }
+  return path;
+}
