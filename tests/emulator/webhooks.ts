@@ -120,7 +120,9 @@ export class Webhooks {
   /** Resolves when every queued, delayed and held delivery has been sent. */
   async idle(): Promise<void> {
     for (;;) {
-      await this.chain;
+      const chain = this.chain;
+      await chain;
+      if (chain !== this.chain) continue;
       if (this.inFlight.size > 0) {
         await Promise.all([...this.inFlight]);
         continue;

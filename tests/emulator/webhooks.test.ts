@@ -1,0 +1,165 @@
+// Signed webhook deliveries, verified by @octokit/webhooks as an app would, and the
+// delivery faults: drop, duplicate, delay, reorder.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Octokit } from '@octokit/rest';
+import { Webhooks } from '@octokit/webhooks';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from './emulator.ts';
+
+const secret = 'it-is-a-secret';
+const owner = 'acme';
+const repo = 'widgets';
+
+interface Received {
+  id: string;
+  name: string;
+  action?: string;
+  headers: Record<string, string | string[] | undefined>;
+  payload: Record<string, unknown>;
+}
+
+let emu: Emulator;
+let receiver: Server;
+let octokit: Octokit;
+const received: Received[] = [];
+const verifier = new Webhooks({ secret });
+verifier.onAny(() => {});
+
+beforeAll(async () => {
+  receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', async () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      try {
+        await verifier.verifyAndReceive({
+          id: String(req.headers['x-github-delivery']),
+          name: String(req.headers['x-github-event']) as never,
+          payload: body,
+          signature: String(req.headers['x-hub-signature-256']),
+        });
+        const payload = JSON.parse(body) as Record<string, unknown>;
+        received.push({ id: String(req.headers['x-github-delivery']), name: String(req.headers['x-github-event']), action: payload.action as string | undefined, headers: req.headers, payload });
+        res.writeHead(200).end();
+      } catch {
+        res.writeHead(400).end();
+      }
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const port = (receiver.address() as AddressInfo).port;
+  emu = await startEmulator({ webhookUrl: `http://127.0.0.1:${port}/`, webhookSecret: secret });
+  await emu.createRepo(owner, repo);
+  octokit = new Octokit({ baseUrl: emu.apiUrl, auth: emu.auth.userToken('alice') });
+});
+
+afterEach(async () => {
+  await emu.webhooks.idle();
+  emu.faults.clear();
+  received.length = 0;
+  expect(emu.violations.splice(0)).toEqual([]);
+});
+
+afterAll(async () => {
+  await emu.close();
+  await new Promise<void>((resolve) => receiver.close(() => resolve()));
+});
+
+describe('deliveries', () => {
+  it('delivers a signed issues.labeled that @octokit/webhooks verifies', async () => {
+    const { data: issue } = await octokit.issues.create({ owner, repo, title: 'Fix it' });
+    await octokit.issues.addLabels({ owner, repo, issue_number: issue.number, labels: ['baton:fix-issue'] });
+    await emu.webhooks.idle();
+    const labeled = received.find((r) => r.name === 'issues' && r.action === 'labeled');
+    expect(labeled).toBeDefined();
+    expect(labeled!.payload).toMatchObject({
+      label: { name: 'baton:fix-issue' },
+      issue: { number: issue.number },
+      repository: { full_name: 'acme/widgets' },
+      installation: { id: 1 },
+      sender: { login: 'alice' },
+    });
+    expect(labeled!.headers).toMatchObject({ 'x-github-hook-id': expect.any(String), 'content-type': 'application/json' });
+    expect(labeled!.headers['x-github-delivery']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(emu.webhooks.deliveries.every((d) => d.status === 200)).toBe(true);
+  });
+
+  it('a receiver with the wrong secret rejects the signature', async () => {
+    const body = JSON.stringify({ zen: 'hi' });
+    const wrong = new Webhooks({ secret: 'wrong' });
+    expect(await wrong.verify(body, emu.webhooks.sign(body))).toBe(false);
+    expect(await verifier.verify(body, emu.webhooks.sign(body))).toBe(true);
+  });
+
+  it('sends comment, check run, check suite and status events', async () => {
+    const { data: issue } = await octokit.issues.create({ owner, repo, title: 'Events' });
+    await octokit.issues.createComment({ owner, repo, issue_number: issue.number, body: '/baton help' });
+    const sha = (await octokit.git.getRef({ owner, repo, ref: 'heads/main' })).data.object.sha;
+    const run = await octokit.checks.create({ owner, repo, name: 'ci', head_sha: sha });
+    await octokit.checks.update({ owner, repo, check_run_id: run.data.id, conclusion: 'failure' });
+    await octokit.repos.createCommitStatus({ owner, repo, sha, state: 'success', context: 'ci' });
+    await emu.webhooks.idle();
+    const names = received.map((r) => (r.action === undefined ? r.name : `${r.name}.${r.action}`));
+    expect(names).toEqual(['issues.opened', 'issue_comment.created', 'check_run.created', 'check_run.completed', 'check_suite.completed', 'status']);
+    expect(received.find((r) => r.name === 'check_suite')!.payload).toMatchObject({ check_suite: { conclusion: 'failure', head_sha: sha } });
+  });
+
+  it('emits payloads tests write, filling installation, repository and sender', async () => {
+    const { data: issue } = await octokit.issues.create({ owner, repo, title: 'Hand-made' });
+    await emu.webhooks.idle();
+    received.length = 0;
+    const issueJson = (await octokit.issues.get({ owner, repo, issue_number: issue.number })).data as unknown as Record<string, unknown>;
+    emu.webhooks.emit('issues', { action: 'reopened', issue: { ...issueJson, state: 'open' } }, { owner, repo, sender: 'bob' });
+    await emu.webhooks.idle();
+    expect(received[0]!.payload).toMatchObject({ action: 'reopened', sender: { login: 'bob' }, installation: { id: 1 } });
+    expect(() => emu.webhooks.emit('issues', { action: 'labeled' }, { owner, repo })).toThrow(/issues\$labeled/);
+    emu.violations.splice(0);
+  });
+});
+
+describe('delivery faults', () => {
+  /** Opens an issue, then arms `fault` and labels it: only the labeled delivery meets the fault. */
+  async function labelOnce(name: string, fault: Parameters<Emulator['faults']['addWebhook']>[0]): Promise<void> {
+    const { data: issue } = await octokit.issues.create({ owner, repo, title: name });
+    await emu.webhooks.idle();
+    received.length = 0;
+    emu.faults.addWebhook(fault);
+    await octokit.issues.addLabels({ owner, repo, issue_number: issue.number, labels: [name] });
+    await emu.webhooks.idle();
+  }
+
+  it('drops a delivery', async () => {
+    await labelOnce('dropped', { kind: 'drop', event: 'issues.labeled' });
+    expect(received).toEqual([]);
+    expect(emu.webhooks.deliveries.at(-1)).toMatchObject({ event: 'issues', action: 'labeled', dropped: true });
+    // Redelivery brings it back with the same id.
+    await emu.webhooks.redeliver(emu.webhooks.deliveries.at(-1)!.id);
+    expect(received.map((r) => r.action)).toEqual(['labeled']);
+  });
+
+  it('duplicates a delivery with the same delivery id', async () => {
+    await labelOnce('twice', { kind: 'duplicate', event: 'issues' });
+    expect(received.map((r) => r.action)).toEqual(['labeled', 'labeled']);
+    expect(received[0]!.id).toBe(received[1]!.id);
+  });
+
+  it('reorders: a held delivery arrives after the next one', async () => {
+    const { data: issue } = await octokit.issues.create({ owner, repo, title: 'reorder' });
+    await emu.webhooks.idle();
+    received.length = 0;
+    emu.faults.addWebhook({ kind: 'reorder', event: 'issues.labeled' });
+    await octokit.issues.addLabels({ owner, repo, issue_number: issue.number, labels: ['first'] });
+    await octokit.issues.createComment({ owner, repo, issue_number: issue.number, body: 'second' });
+    await emu.webhooks.idle();
+    expect(received.map((r) => r.name)).toEqual(['issue_comment', 'issues']);
+  });
+
+  it('delays a delivery', async () => {
+    const started = Date.now();
+    await labelOnce('late', { kind: 'delay', event: 'issues.labeled', delayMs: 150 });
+    expect(received.map((r) => r.action)).toEqual(['labeled']);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(150);
+    expect(emu.faults.injected.at(-1)).toMatchObject({ kind: 'delay', target: 'issues.labeled' });
+  });
+});
