@@ -114,7 +114,7 @@ describe('tokens and permissions', () => {
       const unsigned = `${b64({ alg: 'RS256', typ: 'JWT' })}.${b64({ iat: now - 30, exp: now + 300, iss: 1 })}`;
       const signature = createSign('RSA-SHA256').update(unsigned).sign(privateKey).toString('base64url');
       const good = new Octokit({ baseUrl: strict.apiUrl, auth: `${unsigned}.${signature}` });
-      expect((await good.apps.getAuthenticated()).data.slug).toBe('baton');
+      expect((await good.apps.getAuthenticated()).data?.slug).toBe('baton');
       const forged = new Octokit({ baseUrl: strict.apiUrl, auth: `${unsigned}.${Buffer.from('forged').toString('base64url')}` });
       expect((await failure(forged.apps.getAuthenticated())).status).toBe(401);
     } finally {

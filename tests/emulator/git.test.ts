@@ -122,7 +122,8 @@ describe('git data', () => {
   });
 
   it('validates git requests against the schema', async () => {
-    const bad = await status(octokit.request('POST /repos/{owner}/{repo}/git/trees', { owner, repo, tree: 'nope' }));
+    const route: string = 'POST /repos/{owner}/{repo}/git/trees';
+    const bad = await status(octokit.request(route, { owner, repo, tree: 'nope' }));
     expect(bad).toMatchObject({ status: 422, data: { message: expect.stringContaining('Invalid request') } });
     const noParents = await status(octokit.request('POST /repos/{owner}/{repo}/git/commits', { owner, repo, message: 'm', tree: 'b'.repeat(40) }));
     expect(noParents).toMatchObject({ status: 422, data: { message: 'Tree SHA does not exist' } });
