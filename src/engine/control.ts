@@ -35,7 +35,7 @@ function refuseUnlessAllowed(d: Draft, ev: CancelRequested | RetryRequested, wha
 /** Running steps of a kind, in workflow order, optionally only the one named. */
 function runningSteps<K extends string>(d: Draft, kind: K, only?: string) {
   return d.workflow.steps.filter(
-    (s) => s.kind === kind && (only === undefined || s.id === only) && d.state.steps[s.id]?.status === 'running',
+    (s) => s.kind === kind && (only === undefined || s.id === only) && d.findStep(s.id)?.status === 'running',
   );
 }
 
@@ -59,7 +59,7 @@ function withDependents(d: Draft, id: string, into: Set<string>): void {
  */
 export function onRetry(d: Draft, ev: RetryRequested): void {
   if (refuseUnlessAllowed(d, ev, 'retrying a step')) return;
-  const st = d.state.steps[ev.step];
+  const st = d.findStep(ev.step);
   if (!st) return reply(d, ev.key, `There is no step \`${ev.step}\` in \`${d.workflow.name}\`.`);
   if (st.status === 'running' || st.status === 'waiting') {
     return reply(d, ev.key, `Step \`${ev.step}\` is ${st.status}; only a finished step can be retried.`);

@@ -4,13 +4,18 @@
 import type { Step, Workflow } from '../manifest/types.ts';
 import type { Command } from './commands.ts';
 import type { RunEvent } from './events.ts';
+import { copyJob, copyRun, copyStep } from './state.ts';
 import type { JobState, RunState, StepState } from './types.ts';
 
 /** Lookups over a workflow, computed once per workflow object. */
 export interface WorkflowIndex {
   byId: Map<string, Step>;
+  /** Position of each step in the workflow, which is also its position in `state.steps`. */
+  position: Map<string, number>;
   /** Steps that list a step in `needs`. */
   dependents: Map<string, string[]>;
+  /** For each step (by position), the positions of the steps it needs. */
+  needs: number[][];
 }
 
 const indexes = new WeakMap<Workflow, WorkflowIndex>();
@@ -19,12 +24,15 @@ export function indexOf(workflow: Workflow): WorkflowIndex {
   let index = indexes.get(workflow);
   if (!index) {
     const byId = new Map<string, Step>();
+    const position = new Map<string, number>();
     const dependents = new Map<string, string[]>();
-    for (const step of workflow.steps) {
+    for (const [i, step] of workflow.steps.entries()) {
       byId.set(step.id, step);
+      position.set(step.id, i);
       for (const need of step.needs) dependents.set(need, [...(dependents.get(need) ?? []), step.id]);
     }
-    index = { byId, dependents };
+    const needs = workflow.steps.map((s) => s.needs.map((id) => position.get(id) ?? -1));
+    index = { byId, position, dependents, needs };
     indexes.set(workflow, index);
   }
   return index;
@@ -38,13 +46,20 @@ export class Draft {
   readonly now: number;
   /** Something a person would see in the status comment changed. */
   visible = false;
+  /**
+   * Step status changes made by this event so far. While it is 0 no waiting step can
+   * have become ready (the previous event already started every ready one), so the
+   * scheduler can skip checking their needs.
+   */
+  statusChanges = 0;
 
   constructor(
     previous: RunState,
     readonly workflow: Workflow,
     readonly event: RunEvent,
   ) {
-    this.state = { ...previous, steps: { ...previous.steps } };
+    this.state = copyRun(previous);
+    this.state.steps = previous.steps.slice();
     this.index = indexOf(workflow);
     this.now = Math.max(previous.clock, event.at);
   }
@@ -53,22 +68,30 @@ export class Draft {
     return this.index.byId.get(id);
   }
 
+  findStep(id: string): StepState | undefined {
+    const i = this.index.position.get(id);
+    return i === undefined ? undefined : this.state.steps[i];
+  }
+
   step(id: string): StepState {
-    const s = this.state.steps[id];
+    const s = this.findStep(id);
     if (!s) throw new Error(`baton engine: no state for step ${id}`);
     return s;
   }
 
   setStep(id: string, patch: Partial<StepState>): StepState {
     const old = this.step(id);
-    const next = { ...old, ...patch };
-    if (patch.status !== undefined && patch.status !== old.status) this.visible = true;
-    this.state.steps[id] = next;
+    const next = Object.assign(copyStep(old), patch);
+    if (patch.status !== undefined && patch.status !== old.status) {
+      this.visible = true;
+      this.statusChanges++;
+    }
+    this.state.steps[this.index.position.get(id)!] = next;
     return next;
   }
 
   job(stepId: string, slot: string): JobState | undefined {
-    return this.state.steps[stepId]?.jobs.find((j) => j.slot === slot);
+    return this.findStep(stepId)?.jobs.find((j) => j.slot === slot);
   }
 
   setJob(stepId: string, slot: string, patch: Partial<JobState>): JobState {
@@ -76,12 +99,14 @@ export class Draft {
     let updated: JobState | undefined;
     const jobs = step.jobs.map((j) => {
       if (j.slot !== slot) return j;
-      updated = { ...j, ...patch };
+      updated = Object.assign(copyJob(j), patch);
       if (patch.status !== undefined && patch.status !== j.status) this.visible = true;
       return updated;
     });
     if (!updated) throw new Error(`baton engine: no job ${stepId}/${slot}`);
-    this.state.steps[stepId] = { ...step, jobs };
+    const next = copyStep(step);
+    next.jobs = jobs;
+    this.state.steps[this.index.position.get(stepId)!] = next;
     return updated;
   }
 

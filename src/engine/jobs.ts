@@ -137,14 +137,17 @@ type Work =
   | { ok: true; agent: string | null; backend: AgentSpec | null; prompt: string | null; command: string | null }
   | { ok: false; error: string };
 
+function backendOf(d: Draft, name: string): AgentSpec | null {
+  return d.workflow.agents[name] ?? null;
+}
+
 /** What the worker runs: the backend and rendered prompt, or the rendered command. */
 function buildWork(d: Draft, step: Step, def: Step, job: JobState): Work {
   const scope = job.index === null ? {} : { item: job.item, index: job.index };
-  const backendOf = (name: string): AgentSpec | null => d.workflow.agents[name] ?? null;
   if (job.kind === 'review' && step.kind === 'review') {
     const extra = step.prompt === undefined ? { ok: true as const, value: '' } : renderText(d, step.prompt);
     if (!extra.ok) return { ok: false, error: `prompt: ${extra.error}` };
-    return { ok: true, agent: step.agent, backend: backendOf(step.agent), prompt: reviewPrompt(d, extra.value), command: null };
+    return { ok: true, agent: step.agent, backend: backendOf(d, step.agent), prompt: reviewPrompt(d, extra.value), command: null };
   }
   if (job.kind === 'fix') {
     const feedback = job.feedback;
@@ -159,7 +162,7 @@ function buildWork(d: Draft, step: Step, def: Step, job: JobState): Work {
     return {
       ok: true,
       agent: def.agent,
-      backend: backendOf(def.agent),
+      backend: backendOf(d, def.agent),
       prompt: fixPrompt(d, step.id, def.id, task.ok ? task.value : null, feedback),
       command: null,
     };
@@ -167,7 +170,7 @@ function buildWork(d: Draft, step: Step, def: Step, job: JobState): Work {
   if (def.kind === 'agent') {
     const prompt = renderText(d, def.prompt, scope);
     if (!prompt.ok) return { ok: false, error: `prompt: ${prompt.error}` };
-    return { ok: true, agent: def.agent, backend: backendOf(def.agent), prompt: prompt.value, command: null };
+    return { ok: true, agent: def.agent, backend: backendOf(d, def.agent), prompt: prompt.value, command: null };
   }
   if (def.kind === 'run') {
     const cmd = renderText(d, def.run, scope);
@@ -179,12 +182,12 @@ function buildWork(d: Draft, step: Step, def: Step, job: JobState): Work {
 
 /** The job an event talks about, if it is the current attempt and in the expected status. */
 function currentJob(d: Draft, ref: JobRef, status: JobState['status']): JobState | undefined {
-  const job = d.state.steps[ref.step]?.jobs.find((j) => j.slot === ref.slot);
+  const job = d.findStep(ref.step)?.jobs.find((j) => j.slot === ref.slot);
   return job && job.attempt === ref.attempt && job.status === status ? job : undefined;
 }
 
 export function onWorkerDispatched(d: Draft, ev: WorkerDispatched): void {
-  const job = d.state.steps[ev.step]?.jobs.find((j) => j.slot === ev.slot);
+  const job = d.findStep(ev.step)?.jobs.find((j) => j.slot === ev.slot);
   if (!job || job.attempt !== ev.attempt) return;
   d.setJob(ev.step, ev.slot, { workflowRunId: ev.workflowRunId ?? job.workflowRunId, url: ev.url ?? job.url });
 }

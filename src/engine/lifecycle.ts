@@ -95,9 +95,8 @@ export function stopRun(d: Draft, reason: string): void {
 
 export function finishIfDone(d: Draft): void {
   if (d.state.status !== 'running') return;
-  for (const def of d.workflow.steps) {
-    const s = d.step(def.id).status;
-    if (s !== 'succeeded' && s !== 'skipped') return;
+  for (const st of d.state.steps) {
+    if (st.status !== 'succeeded' && st.status !== 'skipped') return;
   }
   endRun(d, 'succeeded', null);
 }

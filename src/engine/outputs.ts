@@ -13,7 +13,9 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 addFormats(ajv);
 
-const cache = new Map<string, ValidateFunction>();
+const byText = new Map<string, ValidateFunction>();
+// The same schema object comes with every event of a run: skip even the stringify.
+const byObject = new WeakMap<object, ValidateFunction>();
 
 /** What every reviewer must return. */
 export const REVIEW_OUTPUTS_SCHEMA: JsonSchema = {
@@ -34,12 +36,15 @@ export const REVIEW_OUTPUTS_SCHEMA: JsonSchema = {
 };
 
 function validatorFor(schema: JsonSchema): ValidateFunction {
+  const known = typeof schema === 'object' ? byObject.get(schema) : undefined;
+  if (known) return known;
   const text = JSON.stringify(schema);
-  let validate = cache.get(text);
+  let validate = byText.get(text);
   if (!validate) {
     validate = ajv.compile(schema);
-    cache.set(text, validate);
+    byText.set(text, validate);
   }
+  if (typeof schema === 'object') byObject.set(schema, validate);
   return validate;
 }
 

@@ -9,13 +9,13 @@ import { pumpMerges, timeOutJobs } from './jobs.ts';
 import { failStep, finishIfDone, skipStep, stopRun } from './lifecycle.ts';
 import { condition } from './scope.ts';
 import { handlerFor } from './steps/index.ts';
-import { DONE_STEP_STATUSES } from './types.ts';
 
-function needsDone(d: Draft, step: Step): boolean {
-  return step.needs.every((id) => {
-    const s = d.state.steps[id];
-    return s !== undefined && DONE_STEP_STATUSES.includes(s.status);
-  });
+function needsDone(d: Draft, position: number): boolean {
+  for (const i of d.index.needs[position]!) {
+    const status = d.state.steps[i]?.status;
+    if (status !== 'succeeded' && status !== 'skipped') return false;
+  }
+  return true;
 }
 
 function startStep(d: Draft, step: Step): void {
@@ -43,34 +43,37 @@ function startStep(d: Draft, step: Step): void {
   handlerFor(step).start(d, step);
 }
 
-const running = (d: Draft): boolean => d.state.status === 'running';
-
+/**
+ * Runs after every event. One pass over the steps: time out overdue attempts, start
+ * steps whose needs are done, let running steps move on. Another pass is needed only
+ * when a step *finished* during the pass (that can free steps that need it, including
+ * ones listed earlier); starting a step alone frees nothing.
+ */
 export function advance(d: Draft): void {
-  if (!running(d)) return;
+  if (d.state.status !== 'running') return;
   const over = budgetExceeded(d);
   if (over) return stopRun(d, over);
-  for (const step of d.workflow.steps) {
-    if (!running(d)) return;
-    if (d.step(step.id).status === 'running') timeOutJobs(d, step.id);
-  }
-  // Each pass either changes some step's status or ends the loop; a status only moves
-  // forward within one event, so this terminates (bounded anyway, for safety).
-  for (let pass = 0; pass <= d.workflow.steps.length * 4 + 4 && running(d); pass++) {
-    let progressed = false;
-    for (const step of d.workflow.steps) {
-      if (!running(d)) return;
-      const st = d.step(step.id);
-      if (st.status === 'waiting' && needsDone(d, step)) {
-        startStep(d, step);
-        progressed = true;
-      } else if (st.status === 'running') {
-        const before = d.state.steps[step.id];
-        handlerFor(step).update?.(d, step);
-        if (d.state.steps[step.id]?.status !== before?.status) progressed = true;
-      }
+  const defs = d.workflow.steps;
+  // The draft's steps array is copied once per event and edited in place: index freely.
+  const states = d.state.steps;
+  // Bounded for safety; each extra pass needs a step to have finished, which happens at most once per step.
+  for (let pass = 0; pass <= defs.length + 1; pass++) {
+    let finished = false;
+    for (let i = 0; i < defs.length; i++) {
+      if (d.state.status !== 'running') return;
+      const before = states[i]!.status;
+      if (before === 'waiting') {
+        if (d.statusChanges === 0 || !needsDone(d, i)) continue;
+        startStep(d, defs[i]!);
+      } else if (before === 'running') {
+        if (pass === 0) timeOutJobs(d, defs[i]!.id);
+        if (states[i]!.status === 'running') handlerFor(defs[i]!).update?.(d, defs[i]!);
+      } else continue;
+      const after = states[i]!.status;
+      if (after !== 'running' && after !== 'waiting') finished = true;
     }
     pumpMerges(d);
-    if (!progressed) break;
+    if (!finished) break;
   }
   finishIfDone(d);
 }

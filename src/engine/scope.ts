@@ -2,23 +2,32 @@
 // the steps the template reads: the evaluator copies every context it is given, and a
 // long run's full `steps` context would make each prompt cost as much as the whole run.
 import {
+  CONTEXTS,
   describeExpressionError,
   evaluateCondition,
   evaluateTemplate,
   findSegments,
+  isWholeExpression,
   parseExpression,
   references,
+  stringify,
   type ExpressionContext,
 } from '../manifest/expressions.ts';
 import type { Draft } from './draft.ts';
 import type { Json } from './types.ts';
 
-/** Step ids a template reads, or 'all' when it reads `steps` as a whole. */
-const stepsRead = new Map<string, Set<string> | 'all'>();
+/** What a template reads: its root contexts, and which steps (or 'all' of them). */
+interface Reads {
+  roots: Set<string>;
+  steps: Set<string> | 'all';
+}
 
-function stepIdsRead(template: string): Set<string> | 'all' {
-  let hit = stepsRead.get(template);
+const readsCache = new Map<string, Reads>();
+
+function readsOf(template: string): Reads {
+  let hit = readsCache.get(template);
   if (hit) return hit;
+  const roots = new Set<string>();
   const ids = new Set<string>();
   let all = false;
   const t = template.trim();
@@ -26,14 +35,15 @@ function stepIdsRead(template: string): Set<string> | 'all' {
   const sources = t.includes('${{') ? findSegments(t).map((s) => s.source) : [t];
   for (const source of sources) {
     for (const ref of references(parseExpression(source))) {
+      roots.add(ref.path[0]!);
       if (ref.path[0] !== 'steps') continue;
       if (ref.path[1] === undefined) all = true;
       else ids.add(ref.path[1]);
     }
   }
-  hit = all ? 'all' : ids;
-  if (stepsRead.size > 5000) stepsRead.clear();
-  stepsRead.set(template, hit);
+  hit = { roots, steps: all ? 'all' : ids };
+  if (readsCache.size > 5000) readsCache.clear();
+  readsCache.set(template, hit);
   return hit;
 }
 
@@ -44,23 +54,102 @@ export interface ItemScope {
 
 function contextFor(d: Draft, template: string, extra: ItemScope): ExpressionContext {
   const s = d.state;
-  const read = stepIdsRead(template);
-  const steps: Record<string, Json> = {};
-  const ids = read === 'all' ? Object.keys(s.steps) : read;
-  for (const id of ids) {
-    const st = s.steps[id];
-    if (st) steps[id] = { outputs: st.outputs, status: st.status };
+  const reads = readsOf(template);
+  const ctx: ExpressionContext = {};
+  // Only the contexts the template reads: the evaluator copies each one it is given.
+  for (const root of reads.roots) {
+    switch (root) {
+      case 'inputs':
+        ctx.inputs = s.inputs;
+        break;
+      case 'issue':
+        ctx.issue = s.context.issue;
+        break;
+      case 'pr':
+        ctx.pr = s.pr ?? s.context.pr;
+        break;
+      case 'repo':
+        ctx.repo = s.context.repo;
+        break;
+      case 'run':
+        ctx.run = { id: s.runId, workflow: s.workflow, branch: s.runBranch, base: s.baseBranch, 'started-by': s.startedBy };
+        break;
+      case 'item':
+        ctx.item = extra.item ?? null;
+        break;
+      case 'index':
+        ctx.index = extra.index ?? null;
+        break;
+      case 'steps': {
+        const steps: Record<string, Json> = {};
+        const list = reads.steps === 'all' ? s.steps : [...reads.steps].map((id) => d.findStep(id));
+        for (const st of list) if (st) steps[st.id] = { outputs: st.outputs, status: st.status };
+        ctx.steps = steps;
+        break;
+      }
+    }
   }
-  return {
-    inputs: s.inputs,
-    issue: s.context.issue,
-    pr: s.pr ?? s.context.pr,
-    repo: s.context.repo,
-    run: { id: s.runId, workflow: s.workflow, branch: s.runBranch, base: s.baseBranch, 'started-by': s.startedBy },
-    steps,
-    item: extra.item ?? null,
-    index: extra.index ?? null,
-  };
+  return ctx;
+}
+
+/**
+ * Most templates only read plain paths (`${{ steps.plan.outputs.summary }}`,
+ * `${{ item }}`). Those are resolved here directly, with the evaluator's rules
+ * (case-insensitive keys, missing → null, embedded values stringified the same way),
+ * because the full evaluator copies its contexts on every call and prompts are
+ * rendered on every dispatch. Anything else goes to the evaluator.
+ */
+const PLAIN_PATH = /^[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z_][A-Za-z0-9_-]*)*$/;
+const KNOWN_ROOTS = new Set<string>(CONTEXTS);
+
+type Plan = { whole: boolean; parts: (string | string[])[] } | null;
+const plans = new Map<string, Plan>();
+
+function planOf(template: string): Plan {
+  let plan = plans.get(template);
+  if (plan !== undefined) return plan;
+  plan = { whole: isWholeExpression(template), parts: [] };
+  const segs = findSegments(template);
+  let last = 0;
+  for (const seg of segs) {
+    const path = seg.source.split('.');
+    if (!PLAIN_PATH.test(seg.source) || !KNOWN_ROOTS.has(path[0]!)) {
+      plan = null;
+      break;
+    }
+    plan.parts.push(template.slice(last, seg.start), path);
+    last = seg.end;
+  }
+  if (plan) plan.parts.push(template.slice(last));
+  if (plans.size > 5000) plans.clear();
+  plans.set(template, plan);
+  return plan;
+}
+
+function lookup(ctx: ExpressionContext, path: string[]): Json {
+  let value: Json = (ctx as Record<string, Json>)[path[0]!] ?? null;
+  for (let i = 1; i < path.length; i++) {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
+    const key = path[i]!;
+    if (key in value) {
+      value = value[key] ?? null;
+      continue;
+    }
+    const lower = key.toLowerCase();
+    const found = Object.keys(value).find((k) => k.toLowerCase() === lower);
+    value = found === undefined ? null : (value[found] ?? null);
+  }
+  return value;
+}
+
+/** Exported for the test that holds this shortcut to the evaluator's answers. */
+export function evaluatePlain(template: string, ctx: ExpressionContext): { value: Json } | undefined {
+  const plan = planOf(template);
+  if (!plan) return undefined;
+  if (plan.whole) return { value: lookup(ctx, plan.parts[1] as string[]) };
+  let out = '';
+  for (const part of plan.parts) out += typeof part === 'string' ? part : stringify(lookup(ctx, part));
+  return { value: out };
 }
 
 export type Rendered<T> = { ok: true; value: T } | { ok: false; error: string };
@@ -69,7 +158,9 @@ export type Rendered<T> = { ok: true; value: T } | { ok: false; error: string };
 export function render(d: Draft, template: string, extra: ItemScope = {}): Rendered<Json> {
   if (!template.includes('${{')) return { ok: true, value: template };
   try {
-    return { ok: true, value: evaluateTemplate(template, contextFor(d, template, extra)) };
+    const ctx = contextFor(d, template, extra);
+    const plain = evaluatePlain(template, ctx);
+    return { ok: true, value: plain ? plain.value : evaluateTemplate(template, ctx) };
   } catch (err) {
     return { ok: false, error: describeExpressionError(err) };
   }

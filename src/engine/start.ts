@@ -23,8 +23,7 @@ export function startRun(d: Draft, ev: RunRequested): void {
     reply(`@${ev.actor}, \`${d.workflow.name}\` was not started:\n${inputs.errors.map((e) => `- ${e}`).join('\n')}\n\nInputs:\n${describeInputs(d.workflow)}`);
     return;
   }
-  const steps: Record<string, StepState> = {};
-  for (const step of d.workflow.steps) steps[step.id] = newStepState();
+  const steps: StepState[] = d.workflow.steps.map((step) => newStepState(step.id));
   const s = d.state;
   s.runId = ev.runId;
   s.workflow = d.workflow.name;
@@ -41,6 +40,7 @@ export function startRun(d: Draft, ev: RunRequested): void {
   s.head = ev.baseSha;
   s.steps = steps;
   d.visible = true;
+  d.statusChanges++; // every step is new: let the scheduler look at all of them
   d.emit({ type: 'create-run-branch', runId: ev.runId, key: `${ev.runId}/branch`, branch: s.runBranch, sha: ev.baseSha });
   aggregateCheck(d);
 }

@@ -23,7 +23,7 @@ export function emptyState(): RunState {
     runBranch: '',
     head: '',
     pr: null,
-    steps: {},
+    steps: [],
     budget: { steps: 0, costUsd: 0 },
     mergeQueue: [],
     merging: null,
@@ -36,8 +36,9 @@ export function isTerminal(status: RunStatus): boolean {
   return TERMINAL_RUN_STATUSES.includes(status);
 }
 
-export function newStepState(): StepState {
+export function newStepState(id: string): StepState {
   return {
+    id,
     status: 'waiting',
     reason: null,
     outputs: null,
@@ -84,3 +85,78 @@ export const isJobRunning = (job: JobState): boolean => job.status === 'running'
 /** Jobs not yet finished one way or the other. */
 export const isJobOpen = (job: JobState): boolean =>
   job.status === 'queued' || job.status === 'running' || job.status === 'merge-queued' || job.status === 'merging';
+
+// Copies with every field written in one fixed order: all step (and job) objects then
+// share one hidden class, which keeps property reads monomorphic and decide() fast.
+export function copyStep(s: StepState): StepState {
+  return {
+    id: s.id,
+    status: s.status,
+    reason: s.reason,
+    outputs: s.outputs,
+    startedAt: s.startedAt,
+    finishedAt: s.finishedAt,
+    opening: s.opening,
+    fanOut: s.fanOut,
+    jobs: s.jobs,
+    attempts: s.attempts,
+    check: s.check,
+    gate: s.gate,
+    ask: s.ask,
+    failures: s.failures,
+    note: s.note,
+  };
+}
+
+export function copyJob(j: JobState): JobState {
+  return {
+    slot: j.slot,
+    kind: j.kind,
+    index: j.index,
+    item: j.item,
+    status: j.status,
+    attempt: j.attempt,
+    failures: j.failures,
+    dispatchedAt: j.dispatchedAt,
+    deadline: j.deadline,
+    workflowRunId: j.workflowRunId,
+    url: j.url,
+    base: j.base,
+    commit: j.commit,
+    checkpoint: j.checkpoint,
+    outputs: j.outputs,
+    lastError: j.lastError,
+    costUsd: j.costUsd,
+    feedback: j.feedback,
+  };
+}
+
+/** A shallow copy of the run state, fields in one fixed order (see copyStep). */
+export function copyRun(s: RunState): RunState {
+  return {
+    version: s.version,
+    runId: s.runId,
+    workflow: s.workflow,
+    manifestHash: s.manifestHash,
+    manifestCommit: s.manifestCommit,
+    status: s.status,
+    reason: s.reason,
+    startedBy: s.startedBy,
+    thread: s.thread,
+    startedAt: s.startedAt,
+    finishedAt: s.finishedAt,
+    clock: s.clock,
+    inputs: s.inputs,
+    context: s.context,
+    baseBranch: s.baseBranch,
+    runBranch: s.runBranch,
+    head: s.head,
+    pr: s.pr,
+    steps: s.steps,
+    budget: s.budget,
+    mergeQueue: s.mergeQueue,
+    merging: s.merging,
+    checks: s.checks,
+    appliedKeys: s.appliedKeys,
+  };
+}

@@ -109,6 +109,7 @@ export interface AskState {
 }
 
 export interface StepState {
+  id: string;
   status: StepStatus;
   /** Why the step failed, was skipped or cancelled; shown in the record. */
   reason: string | null;
@@ -175,7 +176,8 @@ export interface RunState {
   head: string;
   /** The PR baton opened for the run. */
   pr: { number: number; url: string } | null;
-  steps: Record<string, StepState>;
+  /** One entry per workflow step, in the workflow's order (an array: cheap to copy per event). */
+  steps: StepState[];
   budget: BudgetUsed;
   /** Jobs (as `step/slot`) waiting to be merged into the run branch, in order. */
   mergeQueue: string[];

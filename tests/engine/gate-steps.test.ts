@@ -27,7 +27,7 @@ describe('review', () => {
     const r = atReview();
     r.finish('review', approved);
     expect(r.status('review')).toBe('succeeded');
-    expect(r.state.steps.review!.outputs).toEqual({ approved: true, summary: 'LGTM', comments: [], rounds: 0 });
+    expect(r.step('review').outputs).toEqual({ approved: true, summary: 'LGTM', comments: [], rounds: 0 });
   });
 
   it('runs a fix round with the comments, then reviews again', () => {
@@ -41,7 +41,7 @@ describe('review', () => {
     r.complete('review', null, { slot: 'fix-1' });
     expect(r.dispatch('review', 'review')).toMatchObject({ attempt: 2, base: 'head2', key: 'r1/review/review/2' });
     r.finish('review', approved, { slot: 'review' });
-    expect(r.state.steps.review!.outputs).toMatchObject({ approved: true, rounds: 1 });
+    expect(r.step('review').outputs).toMatchObject({ approved: true, rounds: 1 });
     expect(r.state.status).toBe('succeeded');
   });
 
@@ -128,7 +128,7 @@ describe('checks', () => {
     expect(r.status('ci')).toBe('running');
     r.send({ type: 'checks.reported', sha: 'head1', checks: [{ name: 'lint', conclusion: 'neutral' }] });
     expect(r.status('ci')).toBe('succeeded');
-    expect(r.state.steps.ci!.outputs).toEqual({
+    expect(r.step('ci').outputs).toEqual({
       sha: 'head1',
       rounds: 0,
       checks: [
@@ -172,7 +172,7 @@ describe('checks', () => {
     expect(r.status('ci')).toBe('running');
     r.send({ type: 'checks.reported', sha: 'head2', checks: [{ name: 'test', conclusion: 'success' }, { name: 'lint', conclusion: 'success' }] });
     expect(r.status('ci')).toBe('succeeded');
-    expect(r.state.steps.ci!.outputs).toMatchObject({ sha: 'head2', rounds: 1 });
+    expect(r.step('ci').outputs).toMatchObject({ sha: 'head2', rounds: 1 });
   });
 
   it('fails naming the failing checks once the fix rounds are used up', () => {
@@ -227,7 +227,7 @@ describe('pull-request', () => {
       }),
     ]);
     r.send({ type: 'pull-request.ensured', step: 'pr', number: 9, url: 'https://x/pull/9' });
-    expect(r.state.steps.pr!.outputs).toEqual({ number: 9, url: 'https://x/pull/9' });
+    expect(r.step('pr').outputs).toEqual({ number: 9, url: 'https://x/pull/9' });
     expect(r.state.pr).toEqual({ number: 9, url: 'https://x/pull/9' });
     expect(r.state.status).toBe('succeeded');
   });

@@ -4,7 +4,7 @@ import { decide } from '../../src/engine/decide.ts';
 import type { Command, DispatchWorker, MergeStepBranch } from '../../src/engine/commands.ts';
 import type { RunEvent } from '../../src/engine/events.ts';
 import { emptyState } from '../../src/engine/state.ts';
-import type { Json, RunState } from '../../src/engine/types.ts';
+import type { Json, RunState, StepState } from '../../src/engine/types.ts';
 import type { Role, Workflow } from '../../src/manifest/types.ts';
 
 export const T0 = Date.UTC(2025, 0, 1, 12, 0, 0);
@@ -113,8 +113,14 @@ export class Run {
     return out;
   }
 
+  step(id: string): StepState {
+    const st = this.state.steps.find((s) => s.id === id);
+    if (!st) throw new Error(`no step ${id}`);
+    return st;
+  }
+
   status(step: string): string {
-    return this.state.steps[step]!.status;
+    return this.step(step).status;
   }
 
   of<T extends Command['type']>(type: T, commands: Command[] = this.last): Extract<Command, { type: T }>[] {

@@ -34,7 +34,7 @@ describe('ask', () => {
     r.send({ type: 'questions.answered', step: 'clarify', actor: 'alice', permission: 'write', answers: ['/users', null] });
     expect(r.status('clarify')).toBe('running');
     r.send({ type: 'questions.answered', actor: 'bob', permission: 'admin', answers: [null, 'yes'] });
-    expect(r.state.steps.clarify!.outputs).toEqual({ answers: ['/users', 'yes'], answeredBy: ['alice', 'bob'] });
+    expect(r.step('clarify').outputs).toEqual({ answers: ['/users', 'yes'], answeredBy: ['alice', 'bob'] });
     expect(r.dispatch('plan').prompt).toBe('Answers: [\n  "/users",\n  "yes"\n]');
   });
 
@@ -98,7 +98,7 @@ describe('approve', () => {
     const r = new Run(wf);
     r.start();
     r.send({ type: 'approval.given', actor: 'root', permission: 'admin' });
-    expect(r.state.steps.gate!.outputs).toEqual({ approvedBy: 'root' });
+    expect(r.step('gate').outputs).toEqual({ approvedBy: 'root' });
     expect(r.dispatch('deploy').step).toBe('deploy');
   });
 

@@ -128,8 +128,8 @@ function produce(w: World, kind: number, n: number, flag: boolean): RunEvent | u
   const dispatches = w.commands.filter((c): c is DispatchWorker => c.type === 'dispatch-worker');
   // Mostly answer an attempt that is running now; sometimes any earlier one (a stale,
   // late or duplicated report).
-  const running = Object.entries(w.state.steps).flatMap(([step, st]) =>
-    st.jobs.filter((j) => j.status === 'running').map((j) => dispatches.find((c) => c.step === step && c.slot === j.slot && c.attempt === j.attempt)),
+  const running = w.state.steps.flatMap((st) =>
+    st.jobs.filter((j) => j.status === 'running').map((j) => dispatches.find((c) => c.step === st.id && c.slot === j.slot && c.attempt === j.attempt)),
   );
   const d = n % 5 === 0 ? pick(dispatches, n) : (pick(running, n) ?? dispatches.at(-1));
   switch (kind) {
@@ -307,9 +307,11 @@ function answerAll(w: World): void {
   const s = w.state;
   const at = (w.now += 60_000);
   const key = (): string => `a${++w.seq}`;
-  for (const [stepId, st] of Object.entries(s.steps)) {
+  const stepOf = (id: string) => w.state.steps.find((st) => st.id === id)!;
+  for (const st of s.steps) {
+    const stepId = st.id;
     for (const job of st.jobs) {
-      if (job.status !== 'running' || w.state.steps[stepId]!.jobs.find((j) => j.slot === job.slot)?.status !== 'running') continue;
+      if (job.status !== 'running' || stepOf(stepId).jobs.find((j) => j.slot === job.slot)?.status !== 'running') continue;
       const d = w.commands.filter((c): c is DispatchWorker => c.type === 'dispatch-worker' && c.step === stepId && c.slot === job.slot).at(-1)!;
       const outputs: Json = d.kind === 'review' ? { approved: true, summary: 'ok', comments: [] } : { ok: true };
       deliver(w, { type: 'worker.finished', key: key(), at, step: stepId, slot: job.slot, attempt: job.attempt, outputs, commit: d.writes ? 'x' : null });
@@ -318,7 +320,7 @@ function answerAll(w: World): void {
   const m = w.state.merging;
   if (m) deliver(w, { type: 'merge.completed', key: key(), at, ...m, head: `h${++w.heads}` });
   for (const def of w.wf.steps) {
-    const st = w.state.steps[def.id]!;
+    const st = stepOf(def.id);
     if (st.status !== 'running') continue;
     if (def.kind === 'ask') deliver(w, { type: 'questions.answered', key: key(), at, step: def.id, answers: st.ask!.questions.map(() => 'a'), actor: 'ann', permission: 'admin' });
     if (def.kind === 'approve') deliver(w, { type: 'approval.given', key: key(), at, step: def.id, actor: 'ann', permission: 'admin' });

@@ -31,7 +31,7 @@ describe('needs ordering', () => {
     r.start();
     r.finish('a', { ok: true });
     expect(r.state.status).toBe('succeeded');
-    expect(r.state.steps.a!.outputs).toEqual({ ok: true });
+    expect(r.step('a').outputs).toEqual({ ok: true });
     expect(r.of('finish-run')).toEqual([expect.objectContaining({ status: 'succeeded', reason: null })]);
     const aggregate = r.of('check-run').find((c) => c.name === 'baton / wf');
     expect(aggregate).toMatchObject({ status: 'completed', conclusion: 'success' });
@@ -51,7 +51,7 @@ describe('if', () => {
     );
     r.start();
     expect(r.status('a')).toBe('skipped');
-    expect(r.state.steps.a!.outputs).toBeNull();
+    expect(r.step('a').outputs).toBeNull();
     expect(r.dispatch('b').prompt).toBe('status=skipped out=');
     expect(r.of('check-run', r.all).find((c) => c.name === 'baton / wf / a')).toMatchObject({ conclusion: 'skipped' });
   });
@@ -102,7 +102,7 @@ describe('for-each', () => {
     expect(r.status('impl')).toBe('running');
     r.complete('impl', 'out2', { slot: '2' });
     expect(r.status('impl')).toBe('succeeded');
-    expect(r.state.steps.impl!.outputs).toEqual(['out0', 'out1', 'out2']);
+    expect(r.step('impl').outputs).toEqual(['out0', 'out1', 'out2']);
     expect(r.state.status).toBe('succeeded');
   });
 
@@ -122,7 +122,7 @@ describe('for-each', () => {
     r.start();
     r.finish('plan', { tasks: [] });
     expect(r.status('impl')).toBe('succeeded');
-    expect(r.state.steps.impl!.outputs).toEqual([]);
+    expect(r.step('impl').outputs).toEqual([]);
   });
 
   it('fails when for-each is not a list', () => {
@@ -290,7 +290,7 @@ describe('worker commands', () => {
     const r = new Run(workflow([agent('a')]));
     r.start();
     r.send({ type: 'worker.dispatched', step: 'a', slot: '0', attempt: 1, workflowRunId: 77, url: 'https://x/77' });
-    expect(r.state.steps.a!.jobs[0]).toMatchObject({ workflowRunId: 77, url: 'https://x/77' });
+    expect(r.step('a').jobs[0]).toMatchObject({ workflowRunId: 77, url: 'https://x/77' });
     expect(r.last).toEqual([]);
   });
 });

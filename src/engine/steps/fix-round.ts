@@ -20,6 +20,6 @@ export function fixOrFail(d: Draft, gate: ReviewStep | ChecksStep, feedback: Fee
   const slot = `fix-${round}`;
   d.setStep(gate.id, { gate: { ...g, phase: 'fixing', round, pendingFeedback: null, deadline: null } });
   d.visible = true;
-  const job = { ...newJob(slot, 'fix', null, null, st.attempts[slot] ?? 0), feedback };
+  const job = Object.assign(newJob(slot, 'fix', null, null, st.attempts[slot] ?? 0), { feedback });
   openJob(d, gate.id, job);
 }

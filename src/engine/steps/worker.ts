@@ -6,7 +6,7 @@ import type { Draft } from '../draft.ts';
 import { dispatchJob } from '../jobs.ts';
 import { failStep, succeedStep } from '../lifecycle.ts';
 import { render } from '../scope.ts';
-import { newJob } from '../state.ts';
+import { copyJob, newJob } from '../state.ts';
 import type { JobState } from '../types.ts';
 import type { StepKindHandler } from './kind.ts';
 
@@ -48,6 +48,8 @@ function jobSucceeded(d: Draft, step: WorkerStep): void {
   if (st.jobs.some((j) => j.status !== 'succeeded')) return update(d, step);
   const outputs = st.fanOut ? st.jobs.map((j) => j.outputs) : st.jobs[0]!.outputs;
   const title = st.fanOut ? `${st.jobs.length} items done` : `succeeded on attempt ${st.jobs[0]!.attempt}`;
+  // The step's outputs now hold the jobs' outputs: don't carry them twice in the record.
+  d.setStep(step.id, { jobs: st.jobs.map((j) => Object.assign(copyJob(j), { outputs: null })) });
   succeedStep(d, step.id, outputs, title);
 }
 

@@ -1,0 +1,6 @@
+// Every bench figure, in the order they are printed. Later issues add theirs here.
+import { decideEventsPerSecond } from './decide-throughput.ts';
+import type { Figure } from './figure.ts';
+import { stateCompactChars200, stateRoundtripMs200 } from './state-roundtrip.ts';
+
+export const FIGURES: Figure[] = [decideEventsPerSecond, stateRoundtripMs200, stateCompactChars200];
