@@ -258,7 +258,6 @@ describe('Actions through the API', () => {
   it('serialises two runs of one concurrency group', async () => {
     const first = await dispatch('serial.yml', { label: 'first' });
     const second = await dispatch('serial.yml', { label: 'second' });
-    await new Promise((r) => setTimeout(r, 150));
     const queued = await octokit.rest.actions.listWorkflowRuns({ owner, repo, workflow_id: 'serial.yml', status: 'queued' });
     expect(queued.data.workflow_runs.map((r) => r.id)).toEqual([second]);
     await runner.idle();

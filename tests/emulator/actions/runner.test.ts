@@ -141,7 +141,7 @@ jobs:
         run: echo after step timeout
   job-timeout:
     runs-on: ubuntu-latest
-    timeout-minutes: 0.01
+    timeout-minutes: 0.02
     steps:
       - run: mkdir -p out && echo partial > out/work.txt && sleep 5
       - if: always()
@@ -180,7 +180,7 @@ jobs:
 `,
   'version.txt': 'v1\n',
   '.github/actions/hello/action.yml': 'name: hello\ninputs:\n  who: { required: true }\nruns: { using: node24, main: main.cjs }\n',
-  '.github/actions/hello/main.cjs': 'console.log(`hello ${process.env.INPUT_WHO} from ${process.env.GITHUB_ACTION_PATH.endsWith("hello")}`);\n',
+  '.github/actions/hello/main.cjs': 'console.log(`hello ${process.env.INPUT_WHO} from ${__dirname.endsWith("hello")}`);\n',
   '.github/workflows/replace.yml': `
 on: workflow_dispatch
 concurrency: { group: replace, cancel-in-progress: true }
@@ -219,6 +219,14 @@ async function dispatch(workflow: string, inputs: Record<string, unknown> = {}):
 async function finished(run: RunRecord): Promise<RunRecord> {
   await runner.idle();
   return run;
+}
+
+async function until(condition: () => boolean, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 10));
+  }
 }
 
 function jobs(run: RunRecord): Record<string, string | null> {
@@ -315,7 +323,6 @@ describe('the runner', () => {
   it('serialises runs of one concurrency group', async () => {
     const first = await dispatch('slow.yml');
     const second = await dispatch('slow.yml', { seconds: '0' });
-    await new Promise((r) => setTimeout(r, 100));
     expect(first.status).toBe('in_progress');
     expect(second.status).toBe('queued');
     await runner.idle();
@@ -365,7 +372,7 @@ describe('the runner', () => {
     const first = await dispatch('replace.yml');
     await new Promise((r) => setTimeout(r, 150));
     const second = await dispatch('replace.yml');
-    await new Promise((r) => setTimeout(r, 150));
+    await until(() => first.status === 'completed');
     expect(first.conclusion).toBe('cancelled');
     runner.cancel(second.id);
     await runner.idle();

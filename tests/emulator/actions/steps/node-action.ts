@@ -54,7 +54,6 @@ export async function runNodeAction(step: StepInvocation, dir: string, label: st
     if (def?.default !== undefined && def.default !== null) env[inputVariable(name)] = templateText(def.default, step.contexts);
   }
   for (const [name, value] of Object.entries(step.with)) env[inputVariable(name)] = value;
-  env.GITHUB_ACTION_PATH = dir;
 
   const node = job.options.nodePath ?? process.execPath;
   const run = async (entry: string, signal: AbortSignal, timeoutMs: number): Promise<void> => {
