@@ -21,11 +21,12 @@ export function budgetExceeded(d: Draft): string | null {
   return minutesOver(d);
 }
 
-/** Why one more worker attempt may not be dispatched, or null when it may. */
-export function dispatchBlocked(d: Draft): string | null {
+/** Why one more worker attempt (for `stepId`) may not be dispatched, or null when it may. */
+export function dispatchBlocked(d: Draft, stepId: string): string | null {
   const { maxSteps, maxCostUsd } = d.workflow.budget;
   if (maxSteps !== undefined && d.state.budget.steps + 1 > maxSteps) {
-    return `budget: max-steps ${maxSteps} reached (${d.state.budget.steps} worker attempts dispatched)`;
+    // No count here: dispatches of this same decision may still be withdrawn.
+    return `budget: max-steps ${maxSteps} would be exceeded by step \`${stepId}\``;
   }
   if (maxCostUsd !== undefined && d.state.budget.costUsd >= maxCostUsd) {
     return `budget: max-cost-usd ${usd(maxCostUsd)} reached (${usd(d.state.budget.costUsd)} spent)`;

@@ -60,7 +60,7 @@ export function dispatchJob(d: Draft, stepId: string, slot: string): boolean {
   const step = d.stepDef(stepId)!;
   const st = d.step(stepId);
   const job = d.job(stepId, slot)!;
-  const blocked = dispatchBlocked(d);
+  const blocked = dispatchBlocked(d, stepId);
   if (blocked) {
     stopRun(d, blocked);
     return false;

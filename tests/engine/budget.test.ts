@@ -9,7 +9,7 @@ describe('budget: max-steps', () => {
     r.complete('a');
     r.complete('b');
     expect(r.dispatches()).toHaveLength(2);
-    expect(r.state).toMatchObject({ status: 'stopped', reason: 'budget: max-steps 2 reached (2 worker attempts dispatched)', head: 'head2' });
+    expect(r.state).toMatchObject({ status: 'stopped', reason: 'budget: max-steps 2 would be exceeded by step `c`', head: 'head2' });
     expect(r.status('b')).toBe('succeeded');
     expect(r.status('c')).toBe('cancelled');
     expect(r.of('finish-run')).toEqual([expect.objectContaining({ status: 'stopped' })]);
@@ -79,5 +79,16 @@ describe('budget: max-cost-usd', () => {
     expect(r.state.budget.costUsd).toBe(2.5);
     expect(r.state.status).toBe('stopped');
     expect(r.dispatches()).toHaveLength(1);
+  });
+});
+
+describe('budget and fan-out', () => {
+  it('does not dispatch the first items of a fan-out only to cancel them when the rest do not fit', () => {
+    const r = new Run(workflow([agent('impl', { forEach: "${{ fromJSON('[1,2,3]') }}" })], { budget: { maxSteps: 2 } }));
+    const out = r.start();
+    expect(r.dispatches(out)).toEqual([]);
+    expect(r.of('cancel-worker', out)).toEqual([]);
+    expect(r.state).toMatchObject({ status: 'stopped', reason: 'budget: max-steps 2 would be exceeded by step `impl`' });
+    expect(r.state.budget.steps).toBe(0);
   });
 });
