@@ -52,6 +52,10 @@ export function renderRecord(state: RunState, workflow: Workflow, opts: RenderOp
   );
 }
 
+function stepOf(state: RunState, id: string): StepState | undefined {
+  return state.steps.find((s) => s.id === id);
+}
+
 function compose(state: RunState, workflow: Workflow, opts: RenderOptions, mode: 'full' | 'brief'): string {
   const parts = [RECORD_MARKER, title(state, workflow), '', table(state, workflow, opts, mode)];
   if (mode === 'full') parts.push('', '```mermaid', diagram(state, workflow), '```');
@@ -66,7 +70,7 @@ function compose(state: RunState, workflow: Workflow, opts: RenderOptions, mode:
 
 function title(state: RunState, workflow: Workflow): string {
   const total = workflow.steps.length;
-  const done = workflow.steps.filter((s) => ['succeeded', 'skipped'].includes(state.steps[s.id]?.status ?? '')).length;
+  const done = workflow.steps.filter((s) => ['succeeded', 'skipped'].includes(stepOf(state, s.id)?.status ?? '')).length;
   const words: Record<RunState['status'], string> = {
     idle: 'starting',
     running: `running (${done} of ${total} steps done)`,
@@ -81,7 +85,7 @@ function title(state: RunState, workflow: Workflow): string {
 function table(state: RunState, workflow: Workflow, opts: RenderOptions, mode: 'full' | 'brief'): string {
   const rows = ['| | step | status | attempt | time | links |', '|---|---|---|---|---|---|'];
   for (const step of workflow.steps) {
-    const s = state.steps[step.id];
+    const s = stepOf(state, step.id);
     if (!s) continue;
     const attempt = Math.max(0, ...s.jobs.map((j) => j.attempt));
     const end = s.finishedAt ?? (s.status === 'running' ? state.clock : null);
@@ -97,7 +101,7 @@ function statusText(state: RunState, workflow: Workflow, id: string, s: StepStat
   const step = workflow.steps.find((x) => x.id === id)!;
   switch (s.status) {
     case 'waiting': {
-      const pending = step.needs.filter((n) => !['succeeded', 'skipped'].includes(state.steps[n]?.status ?? ''));
+      const pending = step.needs.filter((n) => !['succeeded', 'skipped'].includes(stepOf(state, n)?.status ?? ''));
       return pending.length ? `waiting for ${pending.join(', ')}` : 'waiting';
     }
     case 'running': {
@@ -144,7 +148,7 @@ function linksOf(id: string, s: StepState, opts: RenderOptions): string {
 function diagram(state: RunState, workflow: Workflow): string {
   const classes: Record<string, string[]> = { done: [], running: [], failed: [], waiting: [], skipped: [] };
   for (const step of workflow.steps) {
-    const s = state.steps[step.id];
+    const s = stepOf(state, step.id);
     if (!s) continue;
     if (s.status === 'succeeded') classes.done!.push(step.id);
     else if (s.status === 'running') (s.ask ? classes.waiting! : classes.running!).push(step.id);
@@ -157,8 +161,9 @@ function diagram(state: RunState, workflow: Workflow): string {
 function openQuestions(state: RunState, workflow: Workflow): string | undefined {
   const lines: string[] = [];
   for (const step of workflow.steps) {
-    const ask = state.steps[step.id]?.ask;
-    if (!ask || state.steps[step.id]!.status !== 'running') continue;
+    const s = stepOf(state, step.id);
+    const ask = s?.ask;
+    if (!ask || s.status !== 'running') continue;
     ask.questions.forEach((q, i) => {
       if (ask.answers[i] === null) lines.push(`${lines.length + 1}. ${cell(q, 500)}`);
     });
