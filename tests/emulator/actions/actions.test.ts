@@ -96,6 +96,13 @@ jobs:
       - name: Ask the cache
         uses: actions/cache@v4
         with: { path: x, key: y }
+      - name: Skipped after the failure
+        run: echo never
+  after:
+    needs: job
+    runs-on: ubuntu-latest
+    steps:
+      - run: echo never
 `;
 
 let emu: Emulator;
@@ -273,6 +280,11 @@ describe('Actions through the API', () => {
     expect(run.conclusion).toBe('failure');
     const { data } = await octokit.rest.actions.listJobsForWorkflowRun({ owner, repo, run_id: runId });
     expect(data.jobs[0]!.steps?.find((s) => s.name === 'Ask the cache')?.conclusion).toBe('failure');
+    expect(data.jobs[0]!.steps?.find((s) => s.name === 'Skipped after the failure')?.conclusion).toBe('skipped');
+    expect(data.jobs.map((j) => [j.name, j.conclusion])).toEqual([
+      ['job', 'failure'],
+      ['after', 'skipped'],
+    ]);
     expect(await jobLog(data.jobs[0]!.id)).toContain("step 'Ask the cache' uses 'actions/cache@v4', which the emulator cannot run");
     emu.assertNoViolations();
   });

@@ -78,7 +78,8 @@ export function registerActionsRoutes(emulator: Emulator, runner: ActionsRunner)
       .filter((run) => !q.get('event') || run.event === q.get('event'))
       .filter((run) => !q.get('head_sha') || run.headSha === q.get('head_sha'))
       .filter((run) => !q.get('actor') || run.actor.login === q.get('actor'))
-      .filter((run) => !q.get('check_suite_id') || run.checkSuiteId === Number(q.get('check_suite_id')));
+      .filter((run) => !q.get('check_suite_id') || run.checkSuiteId === Number(q.get('check_suite_id')))
+      .filter((run) => !q.get('created') || createdMatches(q.get('created')!, run.createdAt));
     return paginate(ctx, runs.map(runJson), (page) => ({ total_count: runs.length, workflow_runs: page }));
   };
 
@@ -177,6 +178,35 @@ export function registerActionsRoutes(emulator: Emulator, runner: ActionsRunner)
 
   function downloadKey(kind: string, id: number): string {
     return runner.downloadKey(`${kind}:${id}`);
+  }
+}
+
+/**
+ * GitHub's date search syntax for `created`: `2024-05-01`, `>=2024-05-01T10:00:00Z`,
+ * `<2024-05-02`, `2024-05-01..2024-05-03`. A bare date matches that whole day.
+ */
+export function createdMatches(filter: string, createdAt: string): boolean {
+  const at = Date.parse(createdAt);
+  const range = /^(.+)\.\.(.+)$/.exec(filter);
+  if (range) return createdMatches(`>=${range[1]}`, createdAt) && createdMatches(`<=${range[2]}`, createdAt);
+  const m = /^(>=|<=|>|<)?(.+)$/.exec(filter)!;
+  const op = m[1] ?? '=';
+  const value = m[2]!;
+  const day = /^\d{4}-\d{2}-\d{2}$/.test(value);
+  const start = Date.parse(day ? `${value}T00:00:00Z` : value);
+  if (Number.isNaN(start)) return false;
+  const end = day ? start + 86_400_000 : start + 1000;
+  switch (op) {
+    case '>=':
+      return at >= start;
+    case '>':
+      return at >= end;
+    case '<=':
+      return at < end;
+    case '<':
+      return at < start;
+    default:
+      return at >= start && at < end;
   }
 }
 

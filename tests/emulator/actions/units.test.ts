@@ -4,6 +4,7 @@ import { ConcurrencyGroups } from './concurrency.ts';
 import { DispatchError, resolveInputs } from './dispatch.ts';
 import { condition, template } from './expressions.ts';
 import { tokenPermissions } from './permissions.ts';
+import { createdMatches } from './routes.ts';
 import { actionDirectory, parseUses } from './steps/index.ts';
 import { parseWorkflowFile } from './workflow-file.ts';
 
@@ -182,5 +183,19 @@ describe('concurrency groups', () => {
     expect(cancelled).toEqual(['c']);
     groups.release('g', c);
     expect(await dTurn).toBe(true);
+  });
+});
+
+describe('created filter', () => {
+  it('reads GitHub date ranges', () => {
+    const at = '2024-05-01T10:00:00.000Z';
+    expect(createdMatches('2024-05-01', at)).toBe(true);
+    expect(createdMatches('2024-05-02', at)).toBe(false);
+    expect(createdMatches('>=2024-05-01T09:00:00Z', at)).toBe(true);
+    expect(createdMatches('>2024-05-01', at)).toBe(false);
+    expect(createdMatches('<=2024-05-01', at)).toBe(true);
+    expect(createdMatches('<2024-05-01T10:00:00Z', at)).toBe(false);
+    expect(createdMatches('2024-04-30..2024-05-01', at)).toBe(true);
+    expect(createdMatches('nonsense', at)).toBe(false);
   });
 });
