@@ -180,7 +180,12 @@ export class JobExecution {
     done.startedAt = new Date().toISOString();
     this.finishStep(done, 'success');
     record.outputs = outputs;
-    const continueOnError = this.runtime ? template(def.continueOnError, this.runtime.contexts) : false;
+    let continueOnError: Json = false;
+    try {
+      if (this.runtime) continueOnError = template(def.continueOnError, this.runtime.contexts);
+    } catch (err) {
+      this.runtime?.log(`##[error]continue-on-error: ${(err as Error).message}`);
+    }
     return {
       conclusion,
       outputs,

@@ -10,7 +10,7 @@ import type { ActionsHost } from './host.ts';
 import type { ActionsStore, JobConclusion, JobRecord, RunConclusion, RunRecord } from './records.ts';
 import { userLite, type ActionsShapes } from './render.ts';
 import type { ArtifactService } from './steps/artifacts.ts';
-import type { RunnerOptions } from './types.ts';
+import { StepFailure, type RunnerOptions } from './types.ts';
 import type { Concurrency, JobDef, WorkflowFile } from './workflow-file.ts';
 
 export interface RunDeps {
@@ -121,8 +121,9 @@ export class RunExecution implements Member {
         (): RunConclusion => 'cancelled',
       );
     } catch (err) {
+      // A bad `concurrency` expression fails the run; anything else is an emulator bug.
       conclusion = 'failure';
-      this.deps.reportError(`run ${run.id}: ${(err as Error).stack ?? String(err)}`);
+      if (!(err instanceof StepFailure)) this.deps.reportError(`run ${run.id}: ${(err as Error).stack ?? String(err)}`);
     }
     run.status = 'completed';
     run.conclusion = conclusion;
@@ -226,32 +227,39 @@ export class RunExecution implements Member {
     this.touch();
 
     const member: Member = { cancel: () => state.execution?.cancel() };
-    const result = await this.withGroup(
-      def.concurrency,
-      ctx,
-      member,
-      async () => {
-        const execution = new JobExecution({
-          host: this.deps.host,
-          options: this.deps.options,
-          workflow,
-          def,
-          run,
-          record,
-          artifacts: this.deps.artifacts,
-          dir: join(this.input.dir, def.id),
-          contexts: ctx,
-          eventPath: this.input.eventPath,
-          changed: () => this.touch(),
-          reportError: this.deps.reportError,
-        });
-        state.execution = execution;
-        if (this.cancelled) execution.cancel();
-        this.emitJob('in_progress', record);
-        return execution.done;
-      },
-      (): JobResult => ({ conclusion: 'cancelled', outputs: {}, timedOut: false, failureAllowed: false }),
-    );
+    let result: JobResult;
+    try {
+      result = await this.withGroup(
+        def.concurrency,
+        ctx,
+        member,
+        async () => {
+          const execution = new JobExecution({
+            host: this.deps.host,
+            options: this.deps.options,
+            workflow,
+            def,
+            run,
+            record,
+            artifacts: this.deps.artifacts,
+            dir: join(this.input.dir, def.id),
+            contexts: ctx,
+            eventPath: this.input.eventPath,
+            changed: () => this.touch(),
+            reportError: this.deps.reportError,
+          });
+          state.execution = execution;
+          if (this.cancelled) execution.cancel();
+          this.emitJob('in_progress', record);
+          return execution.done;
+        },
+        (): JobResult => ({ conclusion: 'cancelled', outputs: {}, timedOut: false, failureAllowed: false }),
+      );
+    } catch (err) {
+      if (!(err instanceof StepFailure)) throw err;
+      record.log.push(`##[error]job '${def.id}': ${err.message}`);
+      result = { conclusion: 'failure', outputs: {}, timedOut: false, failureAllowed: false };
+    }
     this.finishJob(state, result);
     this.emitJob('completed', record);
   }
