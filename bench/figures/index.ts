@@ -2,5 +2,6 @@
 import { decideEventsPerSecond } from './decide-throughput.ts';
 import type { Figure } from './figure.ts';
 import { stateCompactChars200, stateRoundtripMs200 } from './state-roundtrip.ts';
+import { validate50ManifestsMs } from './validate.ts';
 
-export const FIGURES: Figure[] = [decideEventsPerSecond, stateRoundtripMs200, stateCompactChars200];
+export const FIGURES: Figure[] = [decideEventsPerSecond, stateRoundtripMs200, stateCompactChars200, validate50ManifestsMs];
