@@ -252,6 +252,10 @@ function checkForEach(wf: Workflow, report: Report): void {
       return;
     }
     const pointer = `/steps/${i}/for-each`;
+    if (s.kind !== 'agent' && s.kind !== 'run') {
+      report(pointer, `\`for-each\` of step ${q(s.id)} has no effect: only agent and run steps fan out, and this is a ${q(s.kind)} step`, { key: true });
+      return;
+    }
     if (!isWholeExpression(s.forEach)) {
       report(pointer, `\`for-each\` of step ${q(s.id)} must be one \`\${{ }}\` expression that yields a list, like \`\${{ steps.plan.outputs.tasks }}\``);
       return;

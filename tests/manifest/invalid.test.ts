@@ -159,6 +159,11 @@ const cases: Case[] = [
     yaml: `inputs:\n  files: { type: string }\nsteps:\n  - id: a\n    run: "true"\n    for-each: \${{ inputs.files }} # <-\n`,
     message: /reads input `files`, which is a string, not a list; use `fromJSON\(inputs.files\)`/,
   },
+  {
+    name: 'for-each on a review step',
+    yaml: `${agents}steps:\n  - id: a\n    review: { agent: reviewer }\n    for-each: \${{ fromJSON('[1,2]') }} # <-\n`,
+    message: '`for-each` of step `a` has no effect: only agent and run steps fan out, and this is a `review` step',
+  },
   { name: 'ask questions that are not an expression', yaml: `steps:\n  - id: a\n    ask: { questions: "why?" } # <-\n`, message: '`questions` in step `a` is `why?`; it must be one `${{ }}` expression' },
   // Semantics: outputs, inputs, triggers
   {
