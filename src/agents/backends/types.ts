@@ -1,0 +1,96 @@
+// One interface for every agent CLI baton can drive. A backend only knows its CLI: how to
+// call it non-interactively and how to read what it printed. Running the process, the
+// timeout, extraction, validation and re-prompting are the worker's (../worker.ts).
+import type { AgentSpec, Backend } from '../../manifest/types.ts';
+
+export interface Usage {
+  costUsd?: number;
+  inputTokens?: number;
+  outputTokens?: number;
+}
+
+export interface InvocationOptions {
+  /** A private folder outside the checkout for files the CLI is handed (a message file). */
+  tmpDir: string;
+  /** False for steps that must not change files: backends that can forbid edits do. */
+  writes: boolean;
+}
+
+export interface Invocation {
+  /** argv[0] is the program, looked up on PATH. */
+  argv: string[];
+  /** Written to the process's stdin, which is then closed; stdin is empty when absent. */
+  stdin?: string;
+  /** Added to the environment (after the step's own env). */
+  env: Record<string, string>;
+  /** Files to write before spawning (absolute paths inside tmpDir), e.g. aider's message file. */
+  files?: Record<string, string>;
+}
+
+export interface Parsed {
+  /** The agent's last message: where the result JSON is looked for when BATON_OUTPUT is empty. */
+  finalMessage: string;
+  usage: Usage;
+  /** Set when the CLI reported a failure in its own output (e.g. claude's `is_error`). */
+  error?: string;
+}
+
+export interface AgentBackend {
+  name: Backend;
+  /** The executable, or null when the spec names it (`command`). */
+  binary: string | null;
+  /** How to get the binary, for the "not on PATH" error. */
+  install: string;
+  /**
+   * Environment variables that authenticate the CLI; any one of them is enough.
+   * Empty: nothing needed (or nothing baton can check).
+   */
+  credentials: string[];
+  /** Files under $HOME a CLI keeps a stored login in (`claude login`, `codex login`…). */
+  loginFiles: string[];
+  invocation(spec: AgentSpec, prompt: string, opts: InvocationOptions): Invocation;
+  parse(stdout: string, stderr: string): Parsed;
+}
+
+/** Linux refuses one argv string over 128 KiB (MAX_ARG_STRLEN); leave room for the rest. */
+export const MAX_PROMPT_ARG = 100_000;
+
+/**
+ * For CLIs that only take the prompt as an argument: a prompt too long for argv goes to a
+ * file in tmpDir, and the argument points at it.
+ */
+export function promptArgument(prompt: string, opts: InvocationOptions, files: Record<string, string>): string {
+  if (Buffer.byteLength(prompt) <= MAX_PROMPT_ARG) return prompt;
+  const path = `${opts.tmpDir}/prompt.md`;
+  files[path] = prompt;
+  return `Your task is too long for the command line; it is in the file ${path}. Read that file completely and do what it says.`;
+}
+
+/** Sums usage figures, keeping a field absent when no part reported it. */
+export function addUsage(a: Usage, b: Usage): Usage {
+  const out: Usage = { ...a };
+  for (const k of ['costUsd', 'inputTokens', 'outputTokens'] as const) {
+    if (typeof b[k] === 'number' && Number.isFinite(b[k])) out[k] = (out[k] ?? 0) + b[k]!;
+  }
+  if (out.costUsd !== undefined) out.costUsd = Math.round(out.costUsd * 1e6) / 1e6;
+  return out;
+}
+
+/** Parses one JSON value per line, skipping lines that are not JSON (progress, warnings). */
+export function jsonLines(text: string): any[] {
+  const out: any[] = [];
+  for (const line of text.split('\n')) {
+    const t = line.trim();
+    if (!t.startsWith('{')) continue;
+    try {
+      out.push(JSON.parse(t));
+    } catch {
+      // a line that only looks like JSON
+    }
+  }
+  return out;
+}
+
+export function num(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+}

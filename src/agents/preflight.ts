@@ -1,0 +1,70 @@
+// Checks made before an agent is started, so that a missing CLI or key fails in a second
+// with a sentence saying what to do, not after a runner spent minutes on a confusing crash.
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import type { AgentSpec } from '../manifest/types.ts';
+import type { AgentBackend } from './backends/types.ts';
+
+/** A problem with the worker's setup (not the agent's work): nothing was run. */
+export class WorkerSetupError extends Error {
+  override name = 'WorkerSetupError';
+}
+
+/** The absolute path of an executable, looked up like a shell does; undefined when absent. */
+export function findExecutable(name: string, env: NodeJS.ProcessEnv, cwd = process.cwd()): string | undefined {
+  const candidates = name.includes('/') ? [isAbsolute(name) ? name : resolve(cwd, name)] : (env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, name));
+  for (const c of candidates) {
+    try {
+      if (!statSync(c).isFile()) continue;
+      accessSync(c, constants.X_OK);
+      return c;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+export interface CredentialCheck {
+  ok: boolean;
+  /** Names of the variables that are set (never their values). */
+  present: string[];
+  /** Stored logins found under $HOME. */
+  logins: string[];
+}
+
+export function checkCredentials(backend: AgentBackend, env: NodeJS.ProcessEnv): CredentialCheck {
+  const present = backend.credentials.filter((n) => (env[n] ?? '') !== '');
+  const home = env.HOME ?? env.USERPROFILE ?? '';
+  const logins = home ? backend.loginFiles.filter((f) => existsSync(join(home, f))) : [];
+  return { ok: backend.credentials.length === 0 || present.length > 0 || logins.length > 0, present, logins };
+}
+
+/** The program a spec starts: the backend's binary, or the first word of `run:`. */
+export function programOf(backend: AgentBackend, spec: AgentSpec): string {
+  if (backend.binary) return backend.binary;
+  const first = spec.run?.[0];
+  if (!first) throw new WorkerSetupError('the `command` agent has no `run:`; give the argv of the program to start, e.g. run: ["./scripts/agent.sh"]');
+  return first;
+}
+
+/** Throws a WorkerSetupError naming what is missing and how to get it. */
+export function preflight(backend: AgentBackend, spec: AgentSpec, env: NodeJS.ProcessEnv, cwd: string): string {
+  const program = programOf(backend, spec);
+  const path = findExecutable(program, env, cwd);
+  if (!path) {
+    throw new WorkerSetupError(
+      backend.binary
+        ? `\`${program}\` is not on PATH; install it (${backend.install}) in the worker job before baton runs, or pick another backend in the manifest's \`agents:\``
+        : `\`${program}\` (the \`run:\` of this \`command\` agent) was not found${program.includes('/') ? ` relative to ${cwd}` : ' on PATH'}, or is not executable`,
+    );
+  }
+  const creds = checkCredentials(backend, env);
+  if (!creds.ok) {
+    const names = backend.credentials;
+    throw new WorkerSetupError(
+      `${backend.name} needs credentials: set ${names.length === 1 ? names[0] : `one of ${names.join(', ')}`} in the worker's environment (in Actions: a repository secret passed with \`env:\`)`,
+    );
+  }
+  return path;
+}

@@ -1,0 +1,143 @@
+// Running one agent process: stdin in, stdout/stderr captured (bounded), and a deadline or
+// an abort that stops the whole process tree, not just the CLI (agents start shells, test
+// runners, dev servers that would otherwise keep running and keep the pipes open).
+import { spawn } from 'node:child_process';
+
+export interface ProcessOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  stdin?: string;
+  /** Milliseconds after which the process tree is killed; null = no limit. */
+  timeoutMs: number | null;
+  signal?: AbortSignal;
+  /** Bytes kept per stream; beyond it the start is dropped. */
+  maxCapture?: number;
+  /** Time between SIGTERM and SIGKILL. */
+  killGraceMs?: number;
+}
+
+export interface ProcessResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  aborted: boolean;
+  /** The process could not be started at all (ENOENT, EACCES…). */
+  spawnError: Error | null;
+}
+
+const DEFAULT_CAPTURE = 16 * 1024 * 1024;
+
+class Capture {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  private dropped = 0;
+  constructor(private readonly max: number) {}
+  push(b: Buffer): void {
+    this.chunks.push(b);
+    this.size += b.length;
+    while (this.size > this.max && this.chunks.length > 1) {
+      const first = this.chunks.shift()!;
+      this.size -= first.length;
+      this.dropped += first.length;
+    }
+  }
+  text(): string {
+    const body = Buffer.concat(this.chunks).toString('utf8');
+    return this.dropped ? `[… ${this.dropped} bytes dropped …]\n${body}` : body;
+  }
+}
+
+/** Signals the whole process group (the child was started as its leader). */
+function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // the group is gone already
+  }
+}
+
+export function runProcess(argv: string[], opts: ProcessOptions): Promise<ProcessResult> {
+  return new Promise((resolvePromise) => {
+    const out = new Capture(opts.maxCapture ?? DEFAULT_CAPTURE);
+    const err = new Capture(opts.maxCapture ?? DEFAULT_CAPTURE);
+    let timedOut = false;
+    let aborted = false;
+    let done = false;
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+    const timers: NodeJS.Timeout[] = [];
+
+    // detached: the child leads a new process group, so one kill reaches its whole tree.
+    const child = spawn(argv[0]!, argv.slice(1), {
+      cwd: opts.cwd,
+      env: opts.env,
+      detached: process.platform !== 'win32',
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+
+    const finish = (spawnError: Error | null): void => {
+      if (done) return;
+      done = true;
+      for (const t of timers) clearTimeout(t);
+      opts.signal?.removeEventListener('abort', onAbort);
+      resolvePromise({
+        code: exit?.code ?? null,
+        signal: exit?.signal ?? null,
+        stdout: out.text(),
+        stderr: err.text(),
+        timedOut,
+        aborted,
+        spawnError,
+      });
+    };
+
+    const stop = (): void => {
+      killGroup(child.pid, 'SIGTERM');
+      const t = setTimeout(() => killGroup(child.pid, 'SIGKILL'), opts.killGraceMs ?? 3000);
+      t.unref();
+      timers.push(t);
+    };
+    const onAbort = (): void => {
+      aborted = true;
+      stop();
+    };
+
+    child.stdout.on('data', (b: Buffer) => out.push(b));
+    child.stderr.on('data', (b: Buffer) => err.push(b));
+    child.on('error', (e) => finish(e));
+    child.on('exit', (code, signal) => {
+      exit = { code, signal };
+      // Whatever the CLI left running in the background goes with it; a grandchild that
+      // holds the pipes open must not keep us waiting for 'close'.
+      killGroup(child.pid, 'SIGTERM');
+      const t = setTimeout(() => {
+        killGroup(child.pid, 'SIGKILL');
+        child.stdout.destroy();
+        child.stderr.destroy();
+        finish(null);
+      }, 2000);
+      t.unref();
+      timers.push(t);
+    });
+    child.on('close', () => finish(null));
+
+    // EPIPE when the program does not read its stdin is not our problem.
+    child.stdin.on('error', () => {});
+    child.stdin.end(opts.stdin ?? '');
+
+    if (opts.timeoutMs !== null) {
+      const t = setTimeout(
+        () => {
+          timedOut = true;
+          stop();
+        },
+        Math.max(0, opts.timeoutMs),
+      );
+      timers.push(t);
+    }
+    if (opts.signal?.aborted) onAbort();
+    else opts.signal?.addEventListener('abort', onAbort);
+  });
+}

@@ -1,0 +1,242 @@
+// One worker attempt, the same on an Actions runner and in a local worktree: build the
+// prompt, run the agent CLI (or the step's shell command) in `cwd` under the step's time
+// limit, extract and validate its result, re-prompt with the errors a bounded number of
+// times, and list what it changed against `task.base` — always, even after a crash or a
+// timeout, so that partial work is kept. No GitHub here: the caller uploads or applies.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { DispatchWorker } from '../engine/commands.ts';
+import type { Json } from '../manifest/expressions.ts';
+import { backendFor } from './backends/index.ts';
+import { addUsage, type AgentBackend, type Usage } from './backends/types.ts';
+import { checkBase, collectChanges, type DiffStatLine } from './changes.ts';
+import { extractResult } from './extract.ts';
+import { preflight, WorkerSetupError } from './preflight.ts';
+import { runProcess, type ProcessResult } from './process.ts';
+import { buildPrompt, buildReprompt } from './prompt.ts';
+import { RESULT_VERSION, type ResultBundle, type WorkerResult } from './result.ts';
+import { validateOutputs } from './validate-output.ts';
+
+export interface WorkerOptions {
+  /** The checkout (or worktree) at `task.base`. */
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Extra prompts after an unreadable or invalid result (default 2). */
+  maxReprompts?: number;
+  /** Stops the agent (e.g. the job is being cancelled); changes are still collected. */
+  signal?: AbortSignal;
+  now?: () => number;
+  /** Between SIGTERM and SIGKILL when stopping an agent (default 3 s). */
+  killGraceMs?: number;
+}
+
+/** The result bundle, plus what a summary of the attempt shows. */
+export interface WorkerRun extends ResultBundle {
+  /** The prompt of the first invocation (the command, for shell steps). */
+  prompt: string;
+  diffstat: DiffStatLine[];
+}
+
+type Status = WorkerResult['status'];
+
+interface Outcome {
+  status: Status;
+  outputs: Json;
+  error: string | null;
+  usage: Usage;
+}
+
+const SHELL = ['bash', '--noprofile', '--norc', '-eo', 'pipefail', '-c'];
+
+export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Promise<WorkerRun> {
+  const now = opts.now ?? Date.now;
+  const start = now();
+  try {
+    checkBase(opts.cwd, task.base);
+  } catch (err) {
+    throw new WorkerSetupError((err as Error).message);
+  }
+  const agent = task.prompt !== null && task.backend !== null;
+  if (!agent && task.command === null) throw new WorkerSetupError(`step ${task.step}: the task has neither a prompt with an agent nor a command to run`);
+  const backend = agent ? backendFor(task.backend!.uses) : null;
+  if (backend) preflight(backend, task.backend!, opts.env, opts.cwd);
+
+  const tmp = mkdtempSync(join(tmpdir(), 'baton-worker-'));
+  const outputFile = join(tmp, 'output.json');
+  const limitMinutes = task.timeoutMinutes ?? task.backend?.timeoutMinutes ?? null;
+  const deadline = limitMinutes === null ? null : start + limitMinutes * 60_000;
+  const transcript: string[] = [];
+  const run: Run = { task, opts, outputFile, deadline, now, transcript, tmp };
+
+  let outcome: Outcome;
+  let prompt: string;
+  try {
+    if (backend) {
+      prompt = buildPrompt(task, outputFile);
+      outcome = await runAgent(run, backend, prompt);
+    } else {
+      prompt = task.command!;
+      outcome = await runShell(run);
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+
+  // Collected whatever happened above: a crash or a timeout keeps its partial work.
+  let changes: ReturnType<typeof collectChanges> = { changes: [], files: new Map(), diffstat: [], warnings: [] };
+  try {
+    changes = collectChanges(opts.cwd, task.base);
+    for (const w of changes.warnings) transcript.push(`baton: ${w}`);
+  } catch (err) {
+    const why = `baton could not list the changes in ${opts.cwd}: ${(err as Error).message}`;
+    transcript.push(why);
+    outcome = { ...outcome, status: outcome.status === 'succeeded' ? 'crashed' : outcome.status, error: outcome.error ? `${outcome.error}; ${why}` : why };
+  }
+
+  const result: WorkerResult = {
+    version: RESULT_VERSION,
+    run: task.runId,
+    step: task.step,
+    slot: task.slot,
+    attempt: task.attempt,
+    status: outcome.status,
+    outputs: outcome.outputs,
+    error: outcome.error,
+    usage: outcome.usage,
+    base: task.base,
+    changes: changes.changes,
+    backend: task.backend?.uses ?? 'command',
+    durationMs: Math.max(0, now() - start),
+  };
+  return { result, files: changes.files, transcript: transcript.join('\n'), prompt, diffstat: changes.diffstat };
+}
+
+interface Run {
+  task: DispatchWorker;
+  opts: WorkerOptions;
+  outputFile: string;
+  deadline: number | null;
+  now: () => number;
+  transcript: string[];
+  tmp: string;
+}
+
+function environment(run: Run, extra: Record<string, string>): NodeJS.ProcessEnv {
+  const { task } = run;
+  return {
+    ...run.opts.env,
+    ...(task.backend?.env ?? {}),
+    ...task.env,
+    ...extra,
+    BATON_OUTPUT: run.outputFile,
+    BATON_RUN: task.runId,
+    BATON_STEP: task.step,
+    BATON_SLOT: task.slot,
+    BATON_ATTEMPT: String(task.attempt),
+    BATON_INDEX: task.index === null ? '' : String(task.index),
+    BATON_ITEM: task.item === null ? '' : JSON.stringify(task.item),
+  };
+}
+
+/** Runs one process under what is left of the step's time, recording it in the transcript. */
+async function invoke(run: Run, argv: string[], stdin: string | undefined, env: NodeJS.ProcessEnv): Promise<ProcessResult> {
+  const left = run.deadline === null ? null : run.deadline - run.now();
+  const shown = argv.map((a) => (a.length > 200 || a.includes('\n') ? `<${a.length} characters>` : a)).join(' ');
+  run.transcript.push(`$ ${shown}${stdin !== undefined ? ` <<< (${stdin.length} characters on stdin)` : ''}`);
+  // Anything from an earlier invocation must not pass for this one's answer.
+  rmSync(run.outputFile, { force: true });
+  const began = run.now();
+  const r =
+    left !== null && left <= 0
+      ? ({ code: null, signal: null, stdout: '', stderr: '', timedOut: true, aborted: false, spawnError: null } satisfies ProcessResult)
+      : await runProcess(argv, { cwd: run.opts.cwd, env, stdin, timeoutMs: left, signal: run.opts.signal, killGraceMs: run.opts.killGraceMs });
+  if (r.stdout) run.transcript.push('--- stdout ---', r.stdout.replace(/\n$/, ''));
+  if (r.stderr) run.transcript.push('--- stderr ---', r.stderr.replace(/\n$/, ''));
+  const secs = ((run.now() - began) / 1000).toFixed(1);
+  const end = r.timedOut ? 'killed at the time limit' : r.aborted ? 'stopped (cancelled)' : r.spawnError ? `could not start: ${r.spawnError.message}` : r.signal ? `killed by ${r.signal}` : `exit ${r.code}`;
+  run.transcript.push(`--- ${end} after ${secs}s ---`, '');
+  return r;
+}
+
+/** The failure a finished process stands for, or null when it exited 0. */
+function failure(run: Run, name: string, r: ProcessResult): Outcome | null {
+  const usage = {};
+  if (r.timedOut) return { status: 'timed-out', outputs: null, error: `${name} did not finish within the step's ${minutes(run)} and was stopped; its changes so far are kept`, usage };
+  if (r.aborted) {
+    const reason = run.opts.signal?.reason;
+    return { status: 'crashed', outputs: null, error: `${name} was stopped: ${typeof reason === 'string' ? reason : 'the worker was cancelled'}; its changes so far are kept`, usage };
+  }
+  if (r.spawnError) return { status: 'crashed', outputs: null, error: `${name} could not be started: ${r.spawnError.message}`, usage };
+  if (r.code !== 0) {
+    const last = lastLines(r.stderr || r.stdout);
+    return { status: 'crashed', outputs: null, error: `${name} ${r.signal ? `was killed by ${r.signal}` : `exited with code ${r.code}`}${last ? `: ${last}` : ''}`, usage };
+  }
+  return null;
+}
+
+function minutes(run: Run): string {
+  const m = run.task.timeoutMinutes ?? run.task.backend?.timeoutMinutes ?? 0;
+  return m >= 1 ? `${m} minute${m === 1 ? '' : 's'}` : `${Math.round(m * 60_000)} ms`;
+}
+
+function lastLines(text: string): string {
+  return text.trim().split('\n').slice(-3).join(' / ').slice(0, 500);
+}
+
+function readOutputFile(path: string): string | undefined {
+  return existsSync(path) ? readFileSync(path, 'utf8') : undefined;
+}
+
+async function runAgent(run: Run, backend: AgentBackend, firstPrompt: string): Promise<Outcome> {
+  const { task } = run;
+  const spec = task.backend!;
+  const tries = 1 + Math.max(0, run.opts.maxReprompts ?? 2);
+  let usage: Usage = {};
+  let prompt = firstPrompt;
+  let lastError = '';
+  for (let i = 0; i < tries; i++) {
+    const inv = backend.invocation(spec, prompt, { tmpDir: run.tmp, writes: task.writes });
+    for (const [path, content] of Object.entries(inv.files ?? {})) {
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, content);
+    }
+    const r = await invoke(run, inv.argv, inv.stdin, environment(run, inv.env));
+    const parsed = r.spawnError || r.timedOut ? { finalMessage: '', usage: {} } : backend.parse(r.stdout, r.stderr);
+    usage = addUsage(usage, parsed.usage);
+    const failed = failure(run, inv.argv[0]!, r);
+    if (failed) return { ...failed, usage };
+    if (parsed.error) return { status: 'crashed', outputs: null, error: parsed.error, usage };
+
+    const extracted = extractResult(readOutputFile(run.outputFile), parsed.finalMessage);
+    if (!extracted.ok) {
+      if (task.outputsSchema === null) return { status: 'succeeded', outputs: null, error: null, usage };
+      lastError = extracted.error;
+      prompt = buildReprompt(task, run.outputFile, lastError, null);
+      continue;
+    }
+    const invalid = validateOutputs(task.outputsSchema, extracted.value);
+    if (invalid === null) return { status: 'succeeded', outputs: extracted.value, error: null, usage };
+    lastError = invalid;
+    prompt = buildReprompt(task, run.outputFile, invalid, JSON.stringify(extracted.value, null, 2));
+  }
+  return { status: 'invalid-output', outputs: null, error: `no valid result after ${tries} prompt${tries === 1 ? '' : 's'}: ${lastError}`, usage };
+}
+
+/** A `run:` step (or its fix round): the shell command, exit 0 = done, BATON_OUTPUT optional. */
+async function runShell(run: Run): Promise<Outcome> {
+  const r = await invoke(run, [...SHELL, run.task.command!], undefined, environment(run, {}));
+  const failed = failure(run, 'the command', r);
+  if (failed) return failed;
+  const file = readOutputFile(run.outputFile);
+  const schema = run.task.outputsSchema;
+  if (file === undefined || file.trim() === '') {
+    if (schema === null) return { status: 'succeeded', outputs: null, error: null, usage: {} };
+    return { status: 'invalid-output', outputs: null, error: 'the command exited 0 but wrote no result to the file named by BATON_OUTPUT, and the step has an outputs schema', usage: {} };
+  }
+  const extracted = extractResult(file, '');
+  if (!extracted.ok) return { status: 'invalid-output', outputs: null, error: extracted.error, usage: {} };
+  const invalid = validateOutputs(schema, extracted.value);
+  if (invalid !== null) return { status: 'invalid-output', outputs: null, error: invalid, usage: {} };
+  return { status: 'succeeded', outputs: extracted.value, error: null, usage: {} };
+}
