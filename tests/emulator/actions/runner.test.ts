@@ -1,5 +1,6 @@
 // The runner on its own, against a real bare repository and a fake host (no HTTP).
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunRecord } from './records.ts';
 import { latestJobs } from './records.ts';
@@ -7,6 +8,8 @@ import { ActionsRunner } from './runner.ts';
 import { ACTOR, fakeHost, tempRepo, type FakeHost, type TempRepo } from './testing.ts';
 import { unzipFiles } from './zip.ts';
 
+// An absolute loader path: the action runs with the workspace as cwd, where `tsx` does not resolve.
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const REPORT_ACTION = fileURLToPath(new URL('./fixtures/report-action', import.meta.url));
 
 const WORKFLOWS: Record<string, string> = {
@@ -189,6 +192,17 @@ jobs:
     runs-on: ubuntu-latest
     steps:
       - run: sleep 10
+`,
+  '.github/workflows/typescript.yml': `
+on: workflow_dispatch
+jobs:
+  a:
+    runs-on: ubuntu-latest
+    steps:
+      - id: ts
+        uses: acme/ts@v1
+        with: { name: source }
+      - run: echo "\${{ steps.ts.outputs.greeting }}"
 `,
   '.github/workflows/push-only.yml': `
 on: push
@@ -388,6 +402,18 @@ describe('the runner', () => {
     expect(run.conclusion).toBe('success');
     expect(latestJobs(run)).toHaveLength(2);
     expect(run.jobs).toHaveLength(4);
+  });
+
+  it('runs a TypeScript action from source with nodeArgs', async () => {
+    const tsRunner = new ActionsRunner(host, { actions: { 'acme/ts': fileURLToPath(new URL('./fixtures/ts-action', import.meta.url)) }, nodeArgs: ['--import', TSX] });
+    try {
+      const run = await tsRunner.dispatch({ owner: 'acme', repo: 'widgets', workflow: 'typescript.yml', ref: 'main', actor: ACTOR });
+      await tsRunner.idle();
+      expect(run.conclusion, tsRunner.logs(run.id)).toBe('success');
+      expect(tsRunner.logs(run.id)).toContain('hello source');
+    } finally {
+      await tsRunner.close();
+    }
   });
 
   it('refuses dispatches GitHub refuses', async () => {

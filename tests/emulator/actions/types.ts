@@ -26,6 +26,12 @@ export interface RunnerOptions {
   env?: Record<string, string>;
   /** Node binary for node actions; default the one running the emulator. */
   nodePath?: string;
+  /**
+   * Arguments put before the entry point, e.g. `['--import', <absolute URL of tsx>]` to
+   * run an action's TypeScript source without bundling it (steps run in the workspace,
+   * where a bare `tsx` does not resolve).
+   */
+  nodeArgs?: string[];
 }
 
 export class StepFailure extends Error {}

@@ -57,7 +57,7 @@ export async function runNodeAction(step: StepInvocation, dir: string, label: st
 
   const node = job.options.nodePath ?? process.execPath;
   const run = async (entry: string, signal: AbortSignal, timeoutMs: number): Promise<void> => {
-    const result = await runProcess(node, [join(dir, entry)], { cwd: job.workspace, env, timeoutMs, signal, log: job.log });
+    const result = await runProcess(node, [...(job.options.nodeArgs ?? []), join(dir, entry)], { cwd: job.workspace, env, timeoutMs, signal, log: job.log });
     if (result.stopped === 'timeout') throw new StepFailure(`The action '${step.name}' has timed out.`);
     if (result.stopped === 'cancelled') throw new StepCancelled();
     if (result.exitCode !== 0) throw new StepFailure(`Node action '${label}' exited with code ${result.exitCode ?? result.signal}.`);
