@@ -1,6 +1,9 @@
 // The `baton` command line: picks the subcommand, turns usage mistakes into exit 2.
 import { graphCommand, help as graphHelp } from './commands/graph.ts';
 import { validateCommand, help as validateHelp } from './commands/validate.ts';
+import { answerCommand, answerHelp, approveCommand, approveHelp, resumeCommand, resumeHelp } from './commands/resume.ts';
+import { runCommand, help as runHelp } from './commands/run.ts';
+import { cancelCommand, cancelHelp, listCommand, listHelp, statusCommand, statusHelp } from './commands/runs.ts';
 import { EXIT, UsageError, processIO, type CliIO } from './io.ts';
 
 interface Command {
@@ -12,6 +15,13 @@ interface Command {
 const COMMANDS: Record<string, Command> = {
   validate: { summary: 'check workflow manifests (file:line:col errors)', help: validateHelp, run: validateCommand },
   graph: { summary: 'print a workflow step graph as a mermaid diagram', help: graphHelp, run: graphCommand },
+  run: { summary: 'run a workflow on this checkout (--local): worktrees, local agents', help: runHelp, run: runCommand },
+  resume: { summary: 'continue an interrupted local run from its events', help: resumeHelp, run: resumeCommand },
+  answer: { summary: "answer a local run's questions and continue it", help: answerHelp, run: answerCommand },
+  approve: { summary: 'approve the step a local run waits at and continue it', help: approveHelp, run: approveCommand },
+  status: { summary: 'show a local run: steps, states, times, what it waits for', help: statusHelp, run: statusCommand },
+  list: { summary: 'list the local runs of this repository', help: listHelp, run: listCommand },
+  cancel: { summary: 'cancel a local run', help: cancelHelp, run: cancelCommand },
 };
 
 export function usage(): string {

@@ -1,0 +1,136 @@
+// What the CLI and the MCP server share about local runs: starting one with checked
+// inputs, reopening one by id, the events a person's answer, approval or cancel becomes,
+// and a plain summary of a run.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { resolveInputs } from '../../engine/inputs.ts';
+import type { Json, RunEvent, RunState } from '../../engine/index.ts';
+import type { Workflow } from '../../manifest/types.ts';
+import { repoRoot } from './git.ts';
+import { LocalRun, type RunOptions } from './run.ts';
+import { listRunIds, RunStore } from './store.ts';
+import { waitingFor, type Waiting } from './waiting.ts';
+import { findWorkflow, loadWorkflow } from './workflows.ts';
+
+export class InputError extends Error {}
+
+/** `k=v` words into inputs; `issue=…` becomes the issue context when the workflow has no such input. */
+export function parseInputs(words: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const w of words) {
+    const eq = w.indexOf('=');
+    if (eq <= 0) throw new InputError(`--input ${JSON.stringify(w)}: expected key=value`);
+    out[w.slice(0, eq)] = w.slice(eq + 1);
+  }
+  return out;
+}
+
+export async function startLocalRun(repoDir: string, workflow: string, raw: Record<string, Json>, opts: RunOptions, cwd = process.cwd()): Promise<LocalRun> {
+  const repo = repoRoot(repoDir);
+  const file = findWorkflow(repo, workflow, cwd);
+  const loaded = loadWorkflow(file);
+  const inputs = { ...raw };
+  let issue: Json | undefined;
+  // Workflows written for GitHub read `issue.*`; locally the text of --input issue=… stands in.
+  if ('issue' in inputs && !('issue' in loaded.workflow.inputs)) {
+    const text = String(inputs.issue);
+    delete inputs.issue;
+    const [title, ...rest] = text.split('\n');
+    issue = { number: 0, title: title ?? '', body: rest.join('\n').trim() || text, labels: [] };
+  }
+  const checked = resolveInputs(loaded.workflow, inputs);
+  if (!checked.ok) throw new InputError(`${loaded.workflow.name}: ${checked.errors.join('; ')}`);
+  return LocalRun.start({ repo, file, inputs, ...(issue !== undefined && { issue }) }, opts);
+}
+
+export function openStore(repoDir: string, runId: string): RunStore {
+  return RunStore.open(repoRoot(repoDir), runId);
+}
+
+/** The most recent run of a repository, for `baton status` without an id. */
+export function latestRunId(repoDir: string): string | null {
+  const repo = repoRoot(repoDir);
+  const ids = listRunIds(repo);
+  let best: { id: string; at: number } | null = null;
+  for (const id of ids) {
+    const at = RunStore.open(repo, id).meta().createdAt;
+    if (!best || at >= best.at) best = { id, at };
+  }
+  return best?.id ?? null;
+}
+
+export function answerEvent(state: RunState, workflow: Workflow, answers: string[], actor: string): RunEvent {
+  const w = waitingFor(state, workflow).find((x) => x.kind === 'ask');
+  if (!w) throw new InputError(`run ${state.runId} has no open questions${state.status !== 'running' ? ` (it is ${state.status})` : ''}`);
+  if (answers.length === 0 || answers.length > w.questions.length) {
+    throw new InputError(`step \`${w.step}\` has ${w.questions.length} question(s); give 1 to ${w.questions.length} answers in order (an empty "" skips one)`);
+  }
+  const at = Date.now();
+  return { type: 'questions.answered', key: `${state.runId}/answer/${w.step}/${at}`, at, step: w.step, answers: answers.map((a) => (a.trim() === '' ? null : a)), actor, permission: 'admin' };
+}
+
+export function approveEvent(state: RunState, workflow: Workflow, actor: string): RunEvent {
+  const w = waitingFor(state, workflow).find((x) => x.kind === 'approve');
+  if (!w) throw new InputError(`run ${state.runId} is not waiting for an approval${state.status !== 'running' ? ` (it is ${state.status})` : ''}`);
+  const at = Date.now();
+  return { type: 'approval.given', key: `${state.runId}/approve/${w.step}/${at}`, at, step: w.step, actor, permission: 'admin' };
+}
+
+export function cancelEvent(state: RunState, actor: string): RunEvent {
+  const at = Date.now();
+  return { type: 'cancel.requested', key: `${state.runId}/cancel/${at}`, at, actor, permission: 'admin' };
+}
+
+export interface RunSummary {
+  runId: string;
+  workflow: string;
+  status: RunState['status'];
+  reason: string | null;
+  branch: string;
+  head: string;
+  startedAt: number | null;
+  finishedAt: number | null;
+  steps: { id: string; status: string; reason: string | null; attempt: number; startedAt: number | null; finishedAt: number | null; outputs: Json }[];
+  waiting: Waiting[];
+  budget: RunState['budget'];
+  /** The `gh pr create` line, once the pull-request step ran. */
+  prCommand: string | null;
+  recordFile: string;
+}
+
+export function summarize(store: RunStore, state: RunState, workflow: Workflow): RunSummary {
+  const pr = join(store.dir, 'pull-request.sh');
+  return {
+    runId: store.runId,
+    workflow: workflow.name,
+    status: state.status,
+    reason: state.reason,
+    branch: state.runBranch,
+    head: state.head,
+    startedAt: state.startedAt,
+    finishedAt: state.finishedAt,
+    steps: state.steps.map((s) => ({
+      id: s.id,
+      status: s.status,
+      reason: s.reason,
+      attempt: Math.max(0, ...s.jobs.map((j) => j.attempt)),
+      startedAt: s.startedAt,
+      finishedAt: s.finishedAt,
+      outputs: s.outputs,
+    })),
+    waiting: waitingFor(state, workflow),
+    budget: state.budget,
+    prCommand: existsSync(pr) ? readFileSync(pr, 'utf8').trim() : null,
+    recordFile: join(store.dir, 'record.md'),
+  };
+}
+
+/** Reads a run without driving it: replayed from its events (the record on disk is the truth). */
+export function readRun(store: RunStore): { state: RunState; workflow: Workflow } {
+  const workflow = loadWorkflow(store.meta().file).workflow;
+  const state = store.state();
+  if (!state) throw new Error(`run ${store.runId} has no state yet (${store.dir})`);
+  return { state, workflow };
+}
+
+export { LocalRun };
