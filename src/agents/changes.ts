@@ -4,7 +4,7 @@
 // the checkout's own index (and anything the agent staged or committed) is left alone and
 // does not change the answer.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { FileChange, FileMode } from './result.ts';
@@ -53,9 +53,14 @@ export function collectChanges(cwd: string, base: string): CollectedChanges {
   try {
     const index = join(tmp, 'index');
     const env = { ...process.env, GIT_INDEX_FILE: index };
-    // Starting from a copy of the real index keeps git's stat cache: only touched files are hashed.
+    // Starting from a copy of the real index keeps git's stat cache: only touched files are
+    // hashed. The copy keeps the original's mtime, which git's "racy entry" check compares
+    // against: a file rewritten with the same size in the same second is then still seen.
     try {
-      copyFileSync(resolve(root, git(root, ['rev-parse', '--git-path', 'index']).toString().trim()), index);
+      const real = resolve(root, git(root, ['rev-parse', '--git-path', 'index']).toString().trim());
+      const st = statSync(real);
+      copyFileSync(real, index);
+      utimesSync(index, st.atime, st.mtime);
     } catch {
       git(root, ['read-tree', base], env);
     }
