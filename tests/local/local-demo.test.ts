@@ -1,0 +1,92 @@
+// Local runs of the bundled local-demo workflow on a temporary repository.
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { baton, events, makeRepo, spawnBaton, waitFor, writeFile, type Repo } from './helpers.ts';
+
+let repo: Repo;
+afterEach(() => repo?.cleanup());
+
+describe('baton run local-demo --local', () => {
+  it('runs every step on branches and worktrees, leaving the checkout alone', async () => {
+    repo = makeRepo();
+    const r = await baton(repo, ['run', 'local-demo', '--local', '--input', 'note=Hi there']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/started on branch baton\/local-demo-1/);
+    expect(r.stdout).toMatch(/✓ scaffold  succeeded/);
+    expect(r.stdout).toMatch(/✓ pr  succeeded/);
+    expect(r.stdout).toMatch(/gh pr create --head baton\/local-demo-1 --base main --title 'local-demo: Hi there' --body-file \S+pull-request\.md --draft/);
+
+    // The user's branch and working tree are untouched; the result lives on the run branch.
+    expect(repo.git('symbolic-ref', '--short', 'HEAD')).toBe('main');
+    expect(repo.git('status', '--porcelain')).toBe('');
+    const notes = repo.git('show', 'baton/local-demo-1:NOTES.md');
+    expect(notes).toContain('# Notes');
+    expect(notes).toContain('- Hi there');
+    expect(repo.git('branch', '--list', 'baton/*')).toContain('baton/local-demo-1.note');
+    expect(repo.git('worktree', 'list')).not.toContain('.baton/worktrees');
+
+    const evs = events(repo, 'local-demo-1');
+    expect(evs[0]!.type).toBe('run.requested');
+    expect(evs.filter((e) => e.type === 'worker.finished').map((e) => e.step)).toEqual(['scaffold', 'note']);
+    const record = repo.file('.baton/runs/local-demo-1/record.md');
+    expect(record).toContain('succeeded');
+    expect(JSON.parse(repo.file('.baton/runs/local-demo-1/state.json')).status).toBe('succeeded');
+
+    const status = await baton(repo, ['status', '--json']);
+    expect(status.code).toBe(0);
+    expect(JSON.parse(status.stdout)).toMatchObject({ runId: 'local-demo-1', status: 'succeeded', steps: [{ id: 'scaffold' }, { id: 'note' }, { id: 'verify' }, { id: 'pr' }] });
+    const list = await baton(repo, ['list']);
+    expect(list.stdout).toMatch(/^local-demo-1 {2}succeeded/m);
+  });
+
+  it('a failing check sends the step into a fix round, then passes', async () => {
+    repo = makeRepo();
+    const log = join(repo.dir, '..', `${repo.dir.split('/').pop()}-demo.log`);
+    const r = await baton(repo, ['run', 'local-demo', '--local'], { DEMO_LOG: log, DEMO_FORGET: '1' });
+    expect(r.code).toBe(0);
+    const evs = events(repo, 'local-demo-1');
+    const checks = evs.filter((e) => e.type === 'checks.reported');
+    expect(checks).toHaveLength(2);
+    const first = Object.fromEntries(checks[0]!.checks!.map((c) => [c.name, c.conclusion]));
+    expect(first).toEqual({ 'notes-exist': 'success', 'notes-have-a-note': 'failure' });
+    expect(checks[0]!.checks!.find((c) => c.name === 'notes-have-a-note')!.summary).toContain("grep -q '^- ' NOTES.md");
+    expect(checks[1]!.checks!.every((c) => c.conclusion === 'success')).toBe(true);
+    // The fix round is a second job of the gate, and the agent ran twice in all.
+    expect(evs.filter((e) => e.type === 'worker.finished').map((e) => `${e.step}/${e.slot}`)).toEqual(['scaffold/0', 'note/0', 'verify/fix-1']);
+    expect(readFileSync(log, 'utf8').trim().split('\n')).toHaveLength(2);
+    expect(repo.git('show', 'baton/local-demo-1:NOTES.md')).toMatch(/^- Hello from baton$/m);
+  });
+
+  it('a run killed mid-step resumes without repeating finished steps', async () => {
+    repo = makeRepo();
+    const log = join(repo.dir, '.git', 'demo.log');
+    const hold = join(repo.dir, '.git', 'demo.hold');
+    writeFile(hold, '');
+    const child = spawnBaton(repo, ['run', 'local-demo', '--local'], { DEMO_LOG: log, DEMO_HOLD: hold });
+    await waitFor('the note agent to start', () => {
+      try {
+        return readFileSync(log, 'utf8').includes('start 1 note 1');
+      } catch {
+        return false;
+      }
+    });
+    child.kill('SIGKILL');
+    await new Promise((r) => child.on('close', r));
+    const before = events(repo, 'local-demo-1');
+    expect(before.filter((e) => e.type === 'worker.finished').map((e) => e.step)).toEqual(['scaffold']);
+
+    rmSync(hold);
+    const r = await baton(repo, ['resume', 'local-demo-1'], { DEMO_LOG: log });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const evs = events(repo, 'local-demo-1');
+    // scaffold ran once; the note attempt whose result was never recorded ran again as attempt 1.
+    expect(evs.filter((e) => e.type === 'worker.finished').map((e) => `${e.step}#${e.attempt}`)).toEqual(['scaffold#1', 'note#1']);
+    expect(readFileSync(log, 'utf8').trim().split('\n')).toEqual(['start 1 note 1', 'start 2 note 1']);
+    expect(evs.filter((e) => e.type === 'run.requested')).toHaveLength(1);
+    expect(repo.git('status', '--porcelain')).toBe('');
+    expect(repo.git('show', 'baton/local-demo-1:NOTES.md').match(/^- /gm)).toHaveLength(1);
+  });
+});
