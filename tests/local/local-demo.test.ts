@@ -14,8 +14,8 @@ describe('baton run local-demo --local', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/started on branch baton\/local-demo-1/);
-    expect(r.stdout).toMatch(/✓ scaffold  succeeded/);
-    expect(r.stdout).toMatch(/✓ pr  succeeded/);
+    expect(r.stdout).toMatch(/✓ scaffold {2}succeeded/);
+    expect(r.stdout).toMatch(/✓ pr {2}succeeded/);
     expect(r.stdout).toMatch(/gh pr create --head baton\/local-demo-1 --base main --title 'local-demo: Hi there' --body-file \S+pull-request\.md --draft/);
 
     // The user's branch and working tree are untouched; the result lives on the run branch.
