@@ -1,0 +1,14 @@
+// The Action: read the inputs, run the mode they name. A mode throws only for baton's own
+// failures (bad inputs, a broken setup); the step then fails with that message.
+import * as core from '@actions/core';
+import { readInputs } from './inputs.ts';
+import { MODES } from './modes/index.ts';
+
+export async function main(): Promise<void> {
+  try {
+    const inputs = readInputs(process.env, Object.keys(MODES));
+    await MODES[inputs.mode]!(inputs);
+  } catch (err) {
+    core.setFailed(`baton: ${(err as Error).message}`);
+  }
+}

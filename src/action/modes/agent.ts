@@ -1,0 +1,77 @@
+// mode: agent — one worker attempt in the checkout. The job holds a read-only token: the
+// work leaves as the result artifact (the next workflow step uploads the result dir). An
+// agent that failed is not a failed step — the artifact says what happened — but a broken
+// setup (no CLI, no key, a bad task) is, after writing a result that says why.
+import * as core from '@actions/core';
+import { WorkerSetupError } from '../../agents/preflight.ts';
+import { RESULT_VERSION, writeResultDir, type ResultBundle } from '../../agents/result.ts';
+import { decodeTask } from '../../agents/task.ts';
+import { runWorker, type WorkerRun } from '../../agents/worker.ts';
+import type { DispatchWorker } from '../../engine/commands.ts';
+import { agentEnvironment } from '../env.ts';
+import type { Inputs } from '../inputs.ts';
+import { renderSummary } from '../summary.ts';
+
+
+export async function agentMode(inputs: Inputs): Promise<void> {
+  if (!inputs.task.trim()) throw new Error('mode `agent` needs the `task` input: pass the `task` the worker workflow was dispatched with');
+  const task = decodeTask(inputs.task);
+  const who = task.backend ? `${task.backend.uses}${task.backend.model ? ` (${task.backend.model})` : ''}` : 'shell';
+  core.info(`baton agent: ${task.runName} · ${task.kind} step ${task.step}${task.index === null ? '' : ` [${task.index}]`} with ${who} in ${inputs.workspace}`);
+
+  // The runner signals a cancelled or timed-out job; stop the agent and still write what it did.
+  const stop = new AbortController();
+  const onSignal = (signal: NodeJS.Signals) => () => stop.abort(`the job was cancelled or hit its time limit (${signal})`);
+  const handlers = (['SIGINT', 'SIGTERM'] as const).map((s) => [s, onSignal(s)] as const);
+  for (const [s, h] of handlers) process.on(s, h);
+
+  const started = Date.now();
+  let run: WorkerRun;
+  try {
+    run = await runWorker(task, { cwd: inputs.workspace, env: agentEnvironment(process.env), signal: stop.signal });
+  } catch (err) {
+    if (!(err instanceof WorkerSetupError)) throw err;
+    // Nothing ran: the result still tells the app why, then the step fails.
+    const bundle = setupFailure(task, err.message, Date.now() - started);
+    writeResultDir(inputs.resultDir, bundle);
+    await report(task, { ...bundle, prompt: task.prompt ?? task.command ?? '', diffstat: [] }, inputs);
+    throw err;
+  } finally {
+    for (const [s, h] of handlers) process.off(s, h);
+  }
+
+  writeResultDir(inputs.resultDir, run);
+  await report(task, run, inputs);
+  const r = run.result;
+  const line = `baton agent: ${r.status} after ${Math.round(r.durationMs / 1000)}s, ${r.changes.length} file${r.changes.length === 1 ? '' : 's'} changed`;
+  if (r.status === 'succeeded') core.info(line);
+  else core.warning(`${line}: ${r.error ?? 'no reason given'}`);
+}
+
+function setupFailure(task: DispatchWorker, error: string, durationMs: number): ResultBundle {
+  return {
+    result: {
+      version: RESULT_VERSION,
+      run: task.runId,
+      step: task.step,
+      slot: task.slot,
+      attempt: task.attempt,
+      status: 'crashed',
+      outputs: null,
+      error,
+      usage: {},
+      base: task.base,
+      changes: [],
+      backend: task.backend?.uses ?? 'command',
+      durationMs,
+    },
+    files: new Map(),
+    transcript: `baton: ${error}\n`,
+  };
+}
+
+async function report(task: DispatchWorker, run: WorkerRun, inputs: Inputs): Promise<void> {
+  core.setOutput('status', run.result.status);
+  core.setOutput('result-dir', inputs.resultDir);
+  if (process.env.GITHUB_STEP_SUMMARY) await core.summary.addRaw(renderSummary(task, run.result, run.prompt, run.diffstat), true).write();
+}

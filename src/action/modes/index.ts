@@ -1,0 +1,11 @@
+// The Action's modes by name: adding one is one line here.
+import type { Inputs } from '../inputs.ts';
+import { agentMode } from './agent.ts';
+import { validateMode } from './validate.ts';
+
+export type Mode = (inputs: Inputs) => Promise<void>;
+
+export const MODES: Record<string, Mode> = {
+  agent: agentMode,
+  validate: validateMode,
+};
