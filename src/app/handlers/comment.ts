@@ -1,0 +1,122 @@
+// `issue_comment.created`, on issues and on pull requests: `/baton …` commands, and
+// otherwise answers to a run's open questions.
+import { toMermaid } from '../../manifest/graph.ts';
+import { didYouMean, q } from '../../manifest/diagnostics.ts';
+import type { Workflow } from '../../manifest/types.ts';
+import type { RunEvent } from '../../engine/index.ts';
+import { BUILTINS, USAGE, parseCommentCommand, type CommentCommand } from '../../hosts/github/comment-command.ts';
+import type { RepoContext } from '../../hosts/github/client.ts';
+import { brokenFor, byCommand, defaultBranchHead, loadManifests, validWorkflows } from '../../hosts/github/manifests.ts';
+import { permissionOf } from '../../hosts/github/permission.ts';
+import { openAsk, parseAnswers } from '../../hosts/github/translate.ts';
+import { acknowledge, replyOnce, reportBrokenManifest } from '../replies.ts';
+import type { Log, RunService } from '../runs.ts';
+import { startRun, type Thread } from './start.ts';
+
+export interface Commented {
+  thread: Thread;
+  commentId: number;
+  body: string;
+  author: string;
+  authorIsBot: boolean;
+  key: string;
+  /** The run a PR belongs to (from its body), when the comment is on baton's PR. */
+  pullRunId: string | undefined;
+}
+
+export async function onComment(runs: RunService, gh: RepoContext, ev: Commented, log: Log): Promise<void> {
+  if (ev.author.toLowerCase() === gh.botLogin.toLowerCase()) return;
+  const command = parseCommentCommand(ev.body);
+  if (!command) {
+    if (!ev.authorIsBot) await answer(runs, gh, ev, log);
+    return;
+  }
+  if (ev.authorIsBot && command.kind !== 'start') return; // bots may only start workflows that list them
+  await acknowledge(gh, { comment: ev.commentId });
+  const reply = (body: string) => replyOnce(gh, ev.thread.number, ev.key, body);
+  switch (command.kind) {
+    case 'help':
+      return reply(await helpText(gh));
+    case 'invalid':
+      return reply(`@${ev.author}, ${command.message}.\n\n${USAGE}`);
+    case 'start':
+    case 'plan':
+      return startOrPlan(runs, gh, ev, command, log);
+    default:
+      return onRunCommand(runs, gh, ev, command, log);
+  }
+}
+
+async function helpText(gh: RepoContext): Promise<string> {
+  const set = await loadManifests(gh, await defaultBranchHead(gh));
+  const lines = validWorkflows(set).map((w) => `- \`${w.name}\`: ${[...w.on.commands.map((c) => `\`/baton ${c}\``), ...w.on.labels.map((l) => `label ${q(l)}`)].join(', ') || 'no trigger'}${w.description ? ` — ${w.description}` : ''}`);
+  return `**baton commands**\n${USAGE}\n\n**Workflows of this repository**\n${lines.join('\n') || '(none in `.agents/workflows`)'}`;
+}
+
+async function startOrPlan(runs: RunService, gh: RepoContext, ev: Commented, command: Extract<CommentCommand, { kind: 'start' | 'plan' }>, log: Log): Promise<void> {
+  const sha = await defaultBranchHead(gh);
+  const set = await loadManifests(gh, sha);
+  const found = byCommand(set, command.workflow);
+  if (!found) {
+    const broken = brokenFor(set, command.workflow);
+    if (broken && broken.file.replace(/^.*\//, '').replace(/\.ya?ml$/, '') === command.workflow) return reportBrokenManifest(gh, ev.thread.number, broken, sha, ev.key);
+    const known = [...validWorkflows(set).flatMap((w) => w.on.commands), ...BUILTINS];
+    return replyOnce(gh, ev.thread.number, ev.key, `@${ev.author}, \`/baton ${command.workflow}\` is not a command here${didYouMean(command.workflow, known)}\n\n${USAGE}`);
+  }
+  if (command.kind === 'plan') return replyOnce(gh, ev.thread.number, ev.key, planText(found.workflow, command.inputs));
+  await startRun(runs, gh, { workflow: found.workflow, hash: found.hash, manifestCommit: sha, thread: ev.thread, actor: ev.author, actorIsBot: ev.authorIsBot, inputs: command.inputs, key: ev.key }, log);
+}
+
+function planText(workflow: Workflow, inputs: Record<string, string>): string {
+  const steps = workflow.steps.map((s, i) => `${i + 1}. \`${s.id}\` (${s.kind})${s.needs.length ? ` after ${s.needs.map(q).join(', ')}` : ''}${s.if ? ` if \`${s.if}\`` : ''}`);
+  const given = Object.entries(inputs).map(([k, v]) => `\`${k}=${v}\``).join(' ') || 'none';
+  return `**Plan of \`${workflow.name}\`** (nothing was started; inputs: ${given})\n\n${steps.join('\n')}\n\n\`\`\`mermaid\n${toMermaid(workflow, {})}\n\`\`\``;
+}
+
+/** The run a comment talks about: the PR's run, else the newest run of the thread. */
+async function runOf(runs: RunService, gh: RepoContext, ev: Commented, log: Log): Promise<string | undefined> {
+  if (ev.pullRunId) return ev.pullRunId;
+  return (await runs.runsOfThread(gh, ev.thread.number, log)).at(-1);
+}
+
+async function onRunCommand(runs: RunService, gh: RepoContext, ev: Commented, command: CommentCommand, log: Log): Promise<void> {
+  const runId = await runOf(runs, gh, ev, log);
+  if (!runId) return replyOnce(gh, ev.thread.number, ev.key, `@${ev.author}, there is no baton run in this thread.`);
+  const at = Date.now();
+  await runs.onRun(
+    gh,
+    runId,
+    async (memory): Promise<RunEvent[]> => {
+      if (command.kind === 'status') {
+        const title = memory.body.split('\n').find((l) => l.startsWith('### ')) ?? `run \`${runId}\``;
+        await replyOnce(gh, ev.thread.number, ev.key, `${title.replace(/^### /, '')}\n\nThe status comment is kept up to date${memory.commentId ? ` (comment ${memory.commentId})` : ''}.`);
+        return [];
+      }
+      const actor = { actor: ev.author, permission: await permissionOf(gh, ev.author) };
+      const base = { key: ev.key, at, ...actor };
+      if (command.kind === 'cancel') return [{ type: 'cancel.requested', ...base }];
+      if (command.kind === 'approve') return [{ type: 'approval.given', ...base }];
+      if (command.kind === 'retry') return [{ type: 'retry.requested', ...base, step: command.step }];
+      return [];
+    },
+    log,
+  );
+}
+
+async function answer(runs: RunService, gh: RepoContext, ev: Commented, log: Log): Promise<void> {
+  const runId = await runOf(runs, gh, ev, log);
+  if (!runId) return;
+  await runs.onRun(
+    gh,
+    runId,
+    async (memory): Promise<RunEvent[]> => {
+      const ask = openAsk(memory.state);
+      if (!ask) return [];
+      const answers = parseAnswers(ev.body, ask.total, ask.open);
+      if (answers.every((a) => a === null)) return [];
+      const permission = await permissionOf(gh, ev.author);
+      return [{ type: 'questions.answered', key: ev.key, at: Date.now(), step: ask.step, answers, actor: ev.author, permission }];
+    },
+    log,
+  );
+}

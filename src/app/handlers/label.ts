@@ -1,0 +1,33 @@
+// `issues.labeled` / `pull_request.labeled`: a workflow's label starts it.
+import { q } from '../../manifest/diagnostics.ts';
+import { didYouMean } from '../../manifest/diagnostics.ts';
+import type { RepoContext } from '../../hosts/github/client.ts';
+import { brokenFor, byLabel, defaultBranchHead, loadManifests, validWorkflows } from '../../hosts/github/manifests.ts';
+import { acknowledge, replyOnce, reportBrokenManifest } from '../replies.ts';
+import type { Log, RunService } from '../runs.ts';
+import { startRun, type Thread } from './start.ts';
+
+export interface Labeled {
+  label: string;
+  thread: Thread;
+  sender: string;
+  senderIsBot: boolean;
+  key: string;
+}
+
+export async function onLabeled(runs: RunService, gh: RepoContext, ev: Labeled, log: Log): Promise<void> {
+  // Only labels that could be baton's cost a look at the manifests.
+  const sha = await defaultBranchHead(gh);
+  const set = await loadManifests(gh, sha);
+  const found = byLabel(set, ev.label);
+  if (!found) {
+    if (!ev.label.toLowerCase().startsWith('baton:')) return;
+    if (ev.senderIsBot) return;
+    const broken = brokenFor(set, ev.label);
+    if (broken) return reportBrokenManifest(gh, ev.thread.number, broken, sha, ev.key);
+    const labels = validWorkflows(set).flatMap((w) => w.on.labels);
+    return replyOnce(gh, ev.thread.number, ev.key, `No workflow in \`.agents/workflows\` starts on the label ${q(ev.label)}${didYouMean(ev.label, labels)}\n\nLabels that start a workflow: ${labels.map(q).join(', ') || '(none)'}.`);
+  }
+  await acknowledge(gh, { issue: ev.thread.number });
+  await startRun(runs, gh, { workflow: found.workflow, hash: found.hash, manifestCommit: sha, thread: ev.thread, actor: ev.sender, actorIsBot: ev.senderIsBot, inputs: {}, key: ev.key }, log);
+}

@@ -1,0 +1,37 @@
+// `pull_request_review.submitted` on a run's PR: a human's approval or change request.
+import type { RepoContext } from '../../hosts/github/client.ts';
+import { permissionOf } from '../../hosts/github/permission.ts';
+import { runIdOfBranch } from '../../hosts/github/run-id.ts';
+import { reviewComments, reviewState } from '../../hosts/github/translate.ts';
+import type { Log, RunService } from '../runs.ts';
+
+export interface Reviewed {
+  headRef: string;
+  prNumber: number;
+  reviewId: number;
+  state: string;
+  body: string | null;
+  author: string;
+  authorIsBot: boolean;
+  key: string;
+}
+
+export async function onReview(runs: RunService, gh: RepoContext, ev: Reviewed, log: Log): Promise<void> {
+  const runId = runIdOfBranch(ev.headRef);
+  const state = reviewState(ev.state);
+  if (!runId || !state || ev.authorIsBot || ev.author.toLowerCase() === gh.botLogin.toLowerCase()) return;
+  await runs.onRun(
+    gh,
+    runId,
+    async () => {
+      let comments: ReturnType<typeof reviewComments> = [];
+      if (state !== 'approved') {
+        const all = await gh.octokit.paginate('GET /repos/{owner}/{repo}/pulls/{pull_number}/comments', { owner: gh.owner, repo: gh.repo, pull_number: ev.prNumber, per_page: 100 });
+        comments = reviewComments(all.filter((c) => Number(c.pull_request_review_id) === ev.reviewId));
+      }
+      const permission = await permissionOf(gh, ev.author);
+      return [{ type: 'review.submitted', key: ev.key, at: Date.now(), state, body: ev.body ?? '', comments, actor: ev.author, permission }];
+    },
+    log,
+  );
+}

@@ -1,0 +1,58 @@
+// Starting a run from a label or a `/baton <workflow>` comment: the workflow comes from
+// the default branch; the starter's permission is looked up; the engine decides whether
+// it is enough (and answers a refusal naming the role).
+import { sanitizeUntrusted } from '../../agents/untrusted.ts';
+import type { Json } from '../../engine/index.ts';
+import type { Workflow } from '../../manifest/types.ts';
+import type { RepoContext } from '../../hosts/github/client.ts';
+import { permissionOf } from '../../hosts/github/permission.ts';
+import type { Log, RunService } from '../runs.ts';
+
+export interface Thread {
+  number: number;
+  isPull: boolean;
+  title: string;
+  body: string | null;
+  url: string;
+}
+
+export interface StartRequest {
+  workflow: Workflow;
+  hash: string;
+  manifestCommit: string;
+  thread: Thread;
+  actor: string;
+  actorIsBot: boolean;
+  inputs: Record<string, Json>;
+  key: string;
+}
+
+export async function startRun(runs: RunService, gh: RepoContext, req: StartRequest, log: Log): Promise<void> {
+  if (req.actorIsBot && !req.workflow.on.bots.includes(req.actor)) {
+    log.info(`ignored ${req.actor}: bots start \`${req.workflow.name}\` only when listed in on.bots`);
+    return;
+  }
+  const permission = await permissionOf(gh, req.actor);
+  const text = { number: req.thread.number, title: sanitizeUntrusted(req.thread.title), body: sanitizeUntrusted(req.thread.body ?? ''), url: req.thread.url };
+  await runs.start(
+    gh,
+    req.workflow,
+    {
+      type: 'run.requested',
+      key: req.key,
+      at: Date.now(),
+      workflow: req.workflow.name,
+      manifestHash: req.hash,
+      manifestCommit: req.manifestCommit,
+      inputs: req.inputs,
+      thread: { kind: req.thread.isPull ? 'pull' : 'issue', number: req.thread.number },
+      ...(req.thread.isPull ? { pr: text } : { issue: text }),
+      repo: { owner: gh.owner, name: gh.repo, defaultBranch: gh.defaultBranch },
+      baseBranch: gh.defaultBranch,
+      baseSha: req.manifestCommit,
+      actor: req.actor,
+      permission,
+    },
+    log,
+  );
+}

@@ -1,0 +1,148 @@
+// A finished worker run → the engine's worker.finished / worker.failed. The worker job
+// held a read-only token; its result artifact is read here (paths checked), and its
+// changed files become one commit on the step branch through the Git Data API
+// (tree on the base commit's tree → commit with the base as parent → ref under baton/).
+import { InvalidResultError, RESULT_ARTIFACT, readResultZip, type ResultBundle } from '../../agents/result.ts';
+import type { JobState, RunEvent, RunState } from '../../engine/index.ts';
+import { fixBranch, stepBranch } from '../../engine/index.ts';
+import { messageOf, statusOf, type RepoContext } from './client.ts';
+import type { CommitCache } from './memory.ts';
+import type { WorkerRunName } from './run-id.ts';
+
+export interface CompletedWorkerRun {
+  id: number;
+  conclusion: string | null;
+}
+
+/** Everything that fails the attempt without being a bug of baton. */
+class AttemptError extends Error {}
+
+export async function collectWorkerResult(
+  gh: RepoContext,
+  commits: CommitCache,
+  state: RunState,
+  ref: WorkerRunName,
+  run: CompletedWorkerRun,
+  at: number,
+): Promise<RunEvent[]> {
+  const job = jobOf(state, ref);
+  if (!job || job.status !== 'running') return []; // stale or already applied: nothing to fetch
+  const key = `worker-run:${run.id}/${ref.attempt}`;
+  const base = { key, at, step: ref.step, slot: ref.slot, attempt: ref.attempt };
+  const failed = (reason: 'crashed' | 'timed-out' | 'cancelled', error: string, checkpoint: string | null = null): RunEvent[] => [
+    { type: 'worker.failed', ...base, reason, error, checkpoint },
+  ];
+  let bundle: ResultBundle | undefined;
+  try {
+    bundle = await downloadResult(gh, run.id);
+  } catch (err) {
+    if (!(err instanceof AttemptError)) throw err;
+    return failed(run.conclusion === 'cancelled' ? 'cancelled' : 'crashed', err.message);
+  }
+  if (!bundle) {
+    const why = run.conclusion === 'cancelled' ? 'cancelled' : run.conclusion === 'timed_out' ? 'timed-out' : 'crashed';
+    return failed(why, `the worker job ended (${run.conclusion ?? 'unknown'}) without uploading its ${RESULT_ARTIFACT} artifact`);
+  }
+  const r = bundle.result;
+  if (r.run !== state.runId || r.step !== ref.step || r.slot !== ref.slot || r.attempt !== ref.attempt) {
+    return failed('crashed', `the result artifact is for ${r.run} ${r.step}[${r.slot}] #${r.attempt}, not for this attempt`);
+  }
+  const branch = branchOf(state, ref, job);
+  let commit: string | null = null;
+  if (r.changes.length && branch) {
+    try {
+      commit = await commitChanges(gh, commits, bundle, job.base ?? r.base, branch, `baton ${state.runId}: ${ref.step}${ref.slot === '0' ? '' : `[${ref.slot}]`} attempt ${ref.attempt}`);
+    } catch (err) {
+      if (!(err instanceof AttemptError)) throw err;
+      return failed('crashed', err.message);
+    }
+  }
+  const usage = r.usage;
+  if (r.status === 'succeeded') return [{ type: 'worker.finished', ...base, outputs: r.outputs, commit, usage }];
+  if (r.status === 'invalid-output') return [{ type: 'worker.failed', ...base, reason: 'crashed', error: r.error ?? 'the agent gave no valid result', checkpoint: commit, usage }];
+  return [{ type: 'worker.failed', ...base, reason: r.status, error: r.error ?? `the agent ${r.status}`, checkpoint: commit, usage }];
+}
+
+function jobOf(state: RunState, ref: WorkerRunName): JobState | undefined {
+  const job = state.steps.find((s) => s.id === ref.step)?.jobs.find((j) => j.slot === ref.slot);
+  return job && job.attempt === ref.attempt ? job : undefined;
+}
+
+function branchOf(state: RunState, ref: WorkerRunName, job: JobState): string | null {
+  if (job.kind === 'review') return null;
+  const named = job.kind === 'fix' ? fixBranch(state.runId, ref.step, Number(ref.slot.slice('fix-'.length))) : stepBranch(state.runId, ref.step, job.index);
+  return gitRefOfStepBranch(state.runId, named);
+}
+
+/**
+ * Git cannot hold `baton/<run>` and `baton/<run>/<step>` at once (a ref cannot be both a
+ * file and a directory), so step branches live under `baton/steps/<run>/…` on GitHub. Run
+ * ids always end in `-<n>-<n>`, so no run is ever called `steps`.
+ */
+export function gitRefOfStepBranch(runId: string, branch: string): string {
+  const prefix = `baton/${runId}/`;
+  return branch.startsWith(prefix) ? `baton/steps/${runId}/${branch.slice(prefix.length)}` : branch;
+}
+
+async function downloadResult(gh: RepoContext, runId: number): Promise<ResultBundle | undefined> {
+  const list = await gh.octokit.request('GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts', { owner: gh.owner, repo: gh.repo, run_id: runId, name: RESULT_ARTIFACT });
+  const artifact = list.data.artifacts.find((a) => a.name === RESULT_ARTIFACT && !a.expired);
+  if (!artifact) return undefined;
+  const zip = await gh.octokit.request('GET /repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}', {
+    owner: gh.owner,
+    repo: gh.repo,
+    artifact_id: artifact.id,
+    archive_format: 'zip',
+  });
+  try {
+    return readResultZip(new Uint8Array(zip.data as ArrayBuffer));
+  } catch (err) {
+    if (err instanceof InvalidResultError) throw new AttemptError(`the worker's result was refused: ${err.message}`);
+    throw err;
+  }
+}
+
+/** One commit with the worker's changes on top of `base`, pointed to by `branch`. */
+async function commitChanges(gh: RepoContext, commits: CommitCache, bundle: ResultBundle, base: string, branch: string, message: string): Promise<string> {
+  if (!branch.startsWith('baton/')) throw new AttemptError(`refusing to write ${branch}: baton writes only branches under baton/`);
+  const o = { owner: gh.owner, repo: gh.repo };
+  let baseTree = commits.tree(base);
+  if (!baseTree) baseTree = (await gh.octokit.request('GET /repos/{owner}/{repo}/git/commits/{commit_sha}', { ...o, commit_sha: base })).data.tree.sha;
+  const tree: { path: string; mode: '100644' | '100755' | '120000'; type: 'blob'; content?: string; sha?: string | null }[] = [];
+  for (const change of bundle.result.changes) {
+    if (change.status === 'deleted') {
+      tree.push({ path: change.path, mode: change.mode, type: 'blob', sha: null });
+      continue;
+    }
+    const content = bundle.files.get(change.path)!;
+    const text = Buffer.from(content).toString('utf8');
+    if (Buffer.from(text, 'utf8').equals(Buffer.from(content))) {
+      tree.push({ path: change.path, mode: change.mode, type: 'blob', content: text }); // text inline: no blob request
+    } else {
+      const blob = await gh.octokit.request('POST /repos/{owner}/{repo}/git/blobs', { ...o, content: Buffer.from(content).toString('base64'), encoding: 'base64' });
+      tree.push({ path: change.path, mode: change.mode, type: 'blob', sha: blob.data.sha });
+    }
+  }
+  let newTree: string;
+  try {
+    newTree = (await gh.octokit.request('POST /repos/{owner}/{repo}/git/trees', { ...o, base_tree: baseTree, tree })).data.sha;
+  } catch (err) {
+    if (statusOf(err) === 422) throw new AttemptError(`the worker's changes do not apply as a tree: ${messageOf(err)}`);
+    throw err;
+  }
+  const commit = (await gh.octokit.request('POST /repos/{owner}/{repo}/git/commits', { ...o, message, tree: newTree, parents: [base] })).data.sha;
+  commits.remember(commit, newTree);
+  await setBranch(gh, branch, commit, true);
+  return commit;
+}
+
+/** Points `branch` (under baton/) at `sha`: create, or move when it exists. */
+export async function setBranch(gh: RepoContext, branch: string, sha: string, force: boolean): Promise<void> {
+  if (!branch.startsWith('baton/')) throw new Error(`refusing to write ${branch}: baton writes only branches under baton/`);
+  try {
+    await gh.octokit.request('POST /repos/{owner}/{repo}/git/refs', { owner: gh.owner, repo: gh.repo, ref: `refs/heads/${branch}`, sha });
+  } catch (err) {
+    if (statusOf(err) !== 422) throw err; // 422: the branch exists (an earlier attempt)
+    await gh.octokit.request('PATCH /repos/{owner}/{repo}/git/refs/{ref}', { owner: gh.owner, repo: gh.repo, ref: `heads/${branch}`, sha, force });
+  }
+}

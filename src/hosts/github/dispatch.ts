@@ -1,0 +1,90 @@
+// Worker jobs: `workflow_dispatch` of the worker workflow on the default branch with
+// `return_run_details`, so the Actions run id is known at once. Before dispatching again
+// after a restart, the run is looked up by its run-name (`display_title` in the API):
+// a step attempt is never dispatched twice.
+import type { CancelWorker, DispatchWorker, RunEvent } from '../../engine/index.ts';
+import { encodeTask } from '../../agents/task.ts';
+import { messageOf, statusOf, type RepoContext } from './client.ts';
+import { stepLabel } from './run-id.ts';
+
+export interface FoundWorkerRun {
+  id: number;
+  url: string;
+  status: string | null;
+  conclusion: string | null;
+}
+
+/** The worker run with this run-name, if one was dispatched (newest first). */
+export async function findWorkerRun(gh: RepoContext, runName: string): Promise<FoundWorkerRun | undefined> {
+  const res = await gh.octokit.request('GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs', {
+    owner: gh.owner,
+    repo: gh.repo,
+    workflow_id: gh.workerWorkflow,
+    event: 'workflow_dispatch',
+    per_page: 100,
+  });
+  const run = res.data.workflow_runs.find((r) => r.display_title === runName);
+  return run && { id: Number(run.id), url: run.html_url, status: run.status, conclusion: run.conclusion };
+}
+
+export async function dispatchWorker(gh: RepoContext, cmd: DispatchWorker, at: number, lookFirst: boolean): Promise<RunEvent[]> {
+  const ref = { step: cmd.step, slot: cmd.slot, attempt: cmd.attempt };
+  if (lookFirst) {
+    const found = await findWorkerRun(gh, cmd.runName);
+    if (found) return [{ type: 'worker.dispatched', key: `${cmd.key}/dispatched`, at, ...ref, workflowRunId: found.id, url: found.url }];
+  }
+  try {
+    const res = await gh.octokit.request('POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches', {
+      owner: gh.owner,
+      repo: gh.repo,
+      workflow_id: gh.workerWorkflow,
+      ref: gh.defaultBranch,
+      inputs: {
+        run: cmd.runId,
+        step: stepLabel(cmd.step, cmd.slot),
+        attempt: String(cmd.attempt),
+        index: cmd.index === null ? '' : String(cmd.index),
+        base: cmd.base,
+        task: encodeTask(cmd),
+      },
+      return_run_details: true,
+    } as never);
+    const data = (res as { data?: { workflow_run_id?: number; html_url?: string } }).data ?? {};
+    return [
+      {
+        type: 'worker.dispatched',
+        key: `${cmd.key}/dispatched`,
+        at,
+        ...ref,
+        ...(data.workflow_run_id ? { workflowRunId: data.workflow_run_id } : {}),
+        ...(data.html_url ? { url: data.html_url } : {}),
+      },
+    ];
+  } catch (err) {
+    const status = statusOf(err);
+    // 4xx: the worker workflow is missing or refuses the inputs; retrying will not help.
+    if (status !== undefined && status >= 400 && status < 500 && status !== 429) {
+      return [
+        {
+          type: 'worker.failed',
+          key: `${cmd.key}/dispatch-failed`,
+          at,
+          ...ref,
+          reason: 'dispatch-failed',
+          error: `dispatching .github/workflows/${gh.workerWorkflow} on ${gh.defaultBranch} failed (${status}): ${messageOf(err)}`,
+        },
+      ];
+    }
+    throw err;
+  }
+}
+
+export async function cancelWorker(gh: RepoContext, cmd: CancelWorker): Promise<void> {
+  const id = cmd.workflowRunId ?? (await findWorkerRun(gh, cmd.runName))?.id;
+  if (id === undefined) return;
+  try {
+    await gh.octokit.request('POST /repos/{owner}/{repo}/actions/runs/{run_id}/cancel', { owner: gh.owner, repo: gh.repo, run_id: id });
+  } catch (err) {
+    if (statusOf(err) !== 409) throw err; // 409: it already finished
+  }
+}

@@ -1,0 +1,112 @@
+// The GitHub host: carries out the engine's commands with Octokit for one run. The state
+// is kept in memory while one event is processed and written once at the end (`flush`):
+// the status comment is the state, and one edit per processed event is the budget
+// (DESIGN §7). Effects are made safe to repeat instead — each one is looked up before
+// it is redone after a restart (`memory.warm` false) — so a crash before the flush
+// followed by a redelivery redoes nothing twice.
+import type { Command, RunEvent, RunState } from '../../engine/index.ts';
+import type { HostPort } from '../driver.ts';
+import type { Workflow } from '../../manifest/types.ts';
+import { renderRecord } from '../../record/render.ts';
+import { setBranch } from './apply.ts';
+import { statusOf, type RepoContext } from './client.ts';
+import { cancelWorker, dispatchWorker } from './dispatch.ts';
+import { upsertCheckRun } from './checks.ts';
+import type { CommitCache, RunMemory } from './memory.ts';
+import { mergeStepBranch } from './merge.ts';
+import { ensurePullRequest, postReview } from './pull-request.ts';
+import { postOnce, writeRecord } from './thread.ts';
+
+export class GitHubHost implements HostPort {
+  constructor(
+    private readonly gh: RepoContext,
+    readonly memory: RunMemory,
+    private readonly commits: CommitCache,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async save(state: RunState): Promise<void> {
+    this.memory.state = state;
+  }
+
+  /** Writes the status comment when its body changed. */
+  async flush(workflow: Workflow): Promise<void> {
+    const state = this.memory.state;
+    if (state.status === 'idle') return; // a refused start leaves no record
+    const body = renderRecord(state, workflow, this.gh.stateSecret ? { secret: this.gh.stateSecret } : {});
+    const id = await writeRecord(this.gh, state, this.memory.commentId, this.memory.body, body);
+    this.memory.commentId = id;
+    this.memory.body = body;
+  }
+
+  async execute(command: Command, state: RunState): Promise<RunEvent[]> {
+    const gh = this.gh;
+    const at = this.now();
+    switch (command.type) {
+      case 'create-run-branch':
+        await createBranch(gh, command.branch, command.sha);
+        return [];
+      case 'dispatch-worker':
+        return dispatchWorker(gh, command, at, !this.memory.warm);
+      case 'cancel-worker':
+        await cancelWorker(gh, command);
+        return [];
+      case 'merge-step-branch':
+        return mergeStepBranch(gh, this.commits, command, state.head, at);
+      case 'check-run':
+        await upsertCheckRun(gh, this.memory, command);
+        return [];
+      case 'post-questions': {
+        const text = questionsText(state, command.step, command.questions);
+        const thread = command.thread ?? state.thread;
+        if (thread) await postOnce(gh, thread.number, `baton:questions ${command.key}`, text, this.memory.markers);
+        // With a PR open, people are looking there: ask there too (answers count from both).
+        if (state.pr && state.pr.number !== thread?.number) {
+          await postOnce(gh, state.pr.number, `baton:questions ${command.key}@pr`, text, this.memory.markers);
+        }
+        return [];
+      }
+      case 'post-review':
+        await postReview(gh, command, this.memory.markers, !this.memory.warm);
+        return [];
+      case 'ensure-pull-request':
+        return ensurePullRequest(gh, command, at);
+      case 'dispatch-checks-workflow':
+        await gh.octokit.request('POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches', {
+          owner: gh.owner,
+          repo: gh.repo,
+          workflow_id: command.workflowFile,
+          ref: command.ref,
+        });
+        return [];
+      case 'reply': {
+        const thread = command.thread ?? state.thread;
+        if (thread) await postOnce(gh, thread.number, `baton:reply ${command.key}`, command.body, this.memory.markers);
+        return [];
+      }
+      case 'finish-run':
+      case 'render-record':
+        return [];
+    }
+  }
+}
+
+async function createBranch(gh: RepoContext, branch: string, sha: string): Promise<void> {
+  try {
+    await gh.octokit.request('POST /repos/{owner}/{repo}/git/refs', { owner: gh.owner, repo: gh.repo, ref: `refs/heads/${branch}`, sha });
+  } catch (err) {
+    if (statusOf(err) !== 422) throw err; // it exists: the run was started before a restart
+  }
+}
+
+/** Questions as a numbered list people answer in kind ("1. …"), in the issue or on the PR. */
+export function questionsText(state: RunState, step: string, questions: string[]): string {
+  const list = questions.map((q, i) => `${i + 1}. ${q}`).join('\n');
+  const how =
+    questions.length === 1
+      ? 'Reply in this thread (or on the run\'s pull request) with your answer.'
+      : 'Reply in this thread (or on the run\'s pull request), numbering your answers like the questions (`1. …`, `2. …`).';
+  return `❓ **baton run \`${state.runId}\` asks** (step \`${step}\`):\n\n${list}\n\n${how}`;
+}
+
+export { setBranch };

@@ -1,0 +1,44 @@
+// Merging a step's commit into the run branch. When the run branch still points at the
+// commit's parent (one step after another) the merge is a fast-forward of the ref; else
+// the merges API makes a merge commit. A conflict names the files both sides touched.
+import type { MergeStepBranch, RunEvent } from '../../engine/index.ts';
+import { statusOf, type RepoContext } from './client.ts';
+import type { CommitCache } from './memory.ts';
+
+export async function mergeStepBranch(gh: RepoContext, commits: CommitCache, cmd: MergeStepBranch, head: string, at: number): Promise<RunEvent[]> {
+  const o = { owner: gh.owner, repo: gh.repo };
+  const ref = { step: cmd.step, slot: cmd.slot, attempt: cmd.attempt };
+  const done = (sha: string): RunEvent[] => [{ type: 'merge.completed', key: `${cmd.key}/merged`, at, ...ref, head: sha }];
+  if (!cmd.into.startsWith('baton/')) throw new Error(`refusing to merge into ${cmd.into}: baton writes only branches under baton/`);
+  if (cmd.commit === head) return done(head);
+  try {
+    // Not forced: GitHub refuses unless it is a fast-forward, which is exactly the question.
+    await gh.octokit.request('PATCH /repos/{owner}/{repo}/git/refs/{ref}', { ...o, ref: `heads/${cmd.into}`, sha: cmd.commit, force: false });
+    return done(cmd.commit);
+  } catch (err) {
+    if (statusOf(err) !== 422) throw err;
+  }
+  try {
+    const res = await gh.octokit.request('POST /repos/{owner}/{repo}/merges', { ...o, base: cmd.into, head: cmd.commit, commit_message: cmd.message });
+    if (res.status === 201 && res.data) {
+      commits.remember(res.data.sha, res.data.commit.tree.sha);
+      return done(res.data.sha);
+    }
+    // 204: already merged (a retried event); the branch head is where it is.
+    const now = await gh.octokit.request('GET /repos/{owner}/{repo}/git/ref/{ref}', { ...o, ref: `heads/${cmd.into}` });
+    return done(now.data.object.sha);
+  } catch (err) {
+    if (statusOf(err) !== 409) throw err;
+  }
+  return [{ type: 'merge.conflicted', key: `${cmd.key}/conflicted`, at, ...ref, files: await conflictingFiles(gh, cmd.into, cmd.commit) }];
+}
+
+/** Files changed on both sides since the merge base. */
+async function conflictingFiles(gh: RepoContext, into: string, commit: string): Promise<string[]> {
+  const o = { owner: gh.owner, repo: gh.repo };
+  const ours = await gh.octokit.request('GET /repos/{owner}/{repo}/compare/{basehead}', { ...o, basehead: `${commit}...${into}` });
+  const theirs = await gh.octokit.request('GET /repos/{owner}/{repo}/compare/{basehead}', { ...o, basehead: `${into}...${commit}` });
+  const a = new Set((ours.data.files ?? []).map((f) => f.filename));
+  const both = (theirs.data.files ?? []).map((f) => f.filename).filter((f) => a.has(f));
+  return both.length ? both : (theirs.data.files ?? []).map((f) => f.filename);
+}

@@ -1,0 +1,52 @@
+// The run's pull request, from the run branch: opened once, updated when its title or
+// body changed. baton never merges it.
+import type { EnsurePullRequest, PostReview, RunEvent } from '../../engine/index.ts';
+import { messageOf, statusOf, type RepoContext } from './client.ts';
+
+export async function ensurePullRequest(gh: RepoContext, cmd: EnsurePullRequest, at: number): Promise<RunEvent[]> {
+  const o = { owner: gh.owner, repo: gh.repo };
+  try {
+    const open = await gh.octokit.request('GET /repos/{owner}/{repo}/pulls', { ...o, head: `${gh.owner}:${cmd.head}`, state: 'open', per_page: 10 });
+    let pr = open.data.find((p) => p.head.ref === cmd.head);
+    if (pr) {
+      if (pr.title !== cmd.title || (pr.body ?? '') !== cmd.body) {
+        pr = (await gh.octokit.request('PATCH /repos/{owner}/{repo}/pulls/{pull_number}', { ...o, pull_number: pr.number, title: cmd.title, body: cmd.body })).data as typeof pr;
+      }
+    } else {
+      pr = (await gh.octokit.request('POST /repos/{owner}/{repo}/pulls', { ...o, head: cmd.head, base: cmd.base, title: cmd.title, body: cmd.body, draft: cmd.draft })).data as unknown as typeof pr;
+      if (cmd.labels.length) await gh.octokit.request('POST /repos/{owner}/{repo}/issues/{issue_number}/labels', { ...o, issue_number: pr!.number, labels: cmd.labels });
+    }
+    return [{ type: 'pull-request.ensured', key: `${cmd.key}/ensured`, at, step: cmd.step, number: pr!.number, url: pr!.html_url }];
+  } catch (err) {
+    const status = statusOf(err);
+    if (status === undefined || status >= 500) throw err;
+    return [{ type: 'pull-request.failed', key: `${cmd.key}/failed`, at, step: cmd.step, error: `opening the pull request from ${cmd.head} into ${cmd.base} failed (${status}): ${messageOf(err)}` }];
+  }
+}
+
+/**
+ * A reviewer agent's review as a real PR review with inline comments, always as COMMENT
+ * (GitHub refuses approvals and change requests from the PR's own author). Comments on
+ * lines outside the diff are refused by GitHub; they then go into the review body.
+ */
+export async function postReview(gh: RepoContext, cmd: PostReview, known: Set<string>, lookFirst: boolean): Promise<void> {
+  const o = { owner: gh.owner, repo: gh.repo, pull_number: cmd.prNumber };
+  const marker = `baton:review ${cmd.key}`;
+  if (known.has(marker)) return;
+  if (lookFirst) {
+    const reviews = await gh.octokit.paginate('GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews', { ...o, per_page: 100 });
+    if (reviews.some((r) => (r.body ?? '').includes(marker))) return void known.add(marker);
+  }
+  const verdict = cmd.approved ? '✅ **Approved** by the reviewer agent.' : '🔁 **Changes requested** by the reviewer agent.';
+  const body = `${verdict}\n\n${cmd.body}\n<!-- ${marker} -->`;
+  const inline = cmd.comments.filter((c) => c.path && c.line).map((c) => ({ path: c.path!, line: c.line!, side: 'RIGHT' as const, body: c.body }));
+  const loose = cmd.comments.filter((c) => !(c.path && c.line));
+  const withLoose = (extra: typeof cmd.comments) => (extra.length ? `${body}\n\n${extra.map((c) => `- ${c.path ? `\`${c.path}${c.line ? `:${c.line}` : ''}\`: ` : ''}${c.body}`).join('\n')}` : body);
+  try {
+    await gh.octokit.request('POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews', { ...o, event: 'COMMENT', body: withLoose(loose), comments: inline });
+  } catch (err) {
+    if (statusOf(err) !== 422 || !inline.length) throw err;
+    await gh.octokit.request('POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews', { ...o, event: 'COMMENT', body: withLoose(cmd.comments) });
+  }
+  known.add(marker);
+}

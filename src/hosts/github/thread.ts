@@ -1,0 +1,64 @@
+// The thread a run lives in: reading its comments (to find records and baton's own
+// markers), and writing the status comment — only when its body changed (Renovate's
+// habit), so a redelivered event costs no edit.
+import type { RunState } from '../../engine/index.ts';
+import { findRecords, type FoundRecord, type IgnoredRecord, type ThreadComment } from '../../record/find.ts';
+import type { RepoContext } from './client.ts';
+
+export interface ThreadRead {
+  comments: ThreadComment[];
+  records: FoundRecord[];
+  ignored: IgnoredRecord[];
+  /** `<!-- baton:… -->` markers in baton's own comments (questions and replies already posted). */
+  markers: Set<string>;
+}
+
+const MARKER = /<!-- (baton:(?:questions|reply|review) [^ ]+) -->/g;
+
+export async function readThread(gh: RepoContext, number: number): Promise<ThreadRead> {
+  const raw = await gh.octokit.paginate('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+    owner: gh.owner,
+    repo: gh.repo,
+    issue_number: number,
+    per_page: 100,
+  });
+  const comments: ThreadComment[] = raw.map((c) => ({ id: Number(c.id), body: c.body ?? '', author: c.user?.login ?? '', url: c.html_url }));
+  const { records, ignored } = findRecords(comments, gh.botLogin, gh.stateSecret);
+  const markers = new Set<string>();
+  for (const c of comments) {
+    if (c.author.toLowerCase() !== gh.botLogin.toLowerCase()) continue;
+    for (const m of c.body.matchAll(MARKER)) markers.add(m[1]!);
+  }
+  return { comments, records, ignored, markers };
+}
+
+/** Creates or edits the status comment; returns its id. No request when the body is unchanged. */
+export async function writeRecord(gh: RepoContext, state: RunState, commentId: number | null, previous: string, body: string): Promise<number> {
+  const thread = state.thread;
+  if (!thread) throw new Error(`run ${state.runId} has no thread to keep its record in`);
+  if (commentId !== null) {
+    if (body !== previous) {
+      await gh.octokit.request('PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}', { owner: gh.owner, repo: gh.repo, comment_id: commentId, body });
+    }
+    return commentId;
+  }
+  const res = await gh.octokit.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+    owner: gh.owner,
+    repo: gh.repo,
+    issue_number: thread.number,
+    body,
+  });
+  return Number(res.data.id);
+}
+
+/** Posts a comment carrying a marker, unless a comment with that marker is known to exist. */
+export async function postOnce(gh: RepoContext, number: number, marker: string, text: string, known: Set<string>): Promise<void> {
+  if (known.has(marker)) return;
+  await gh.octokit.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+    owner: gh.owner,
+    repo: gh.repo,
+    issue_number: number,
+    body: `${text}\n<!-- ${marker} -->`,
+  });
+  known.add(marker);
+}

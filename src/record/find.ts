@@ -1,0 +1,58 @@
+// Finding a run's status comment among a thread's comments. State is trusted only from a
+// comment that carries the record marker, was written by baton's own bot login, and whose
+// state block hash matches; anything else that looks like a record is ignored and
+// reported, so that a copied or edited comment can never steer a run.
+import type { RunState } from '../engine/index.ts';
+import { RECORD_MARKER } from './render.ts';
+import { hasStateBlock, readStateBlock } from './state-block.ts';
+
+export interface ThreadComment {
+  id: number;
+  body: string;
+  /** Login of the author (`baton[bot]`). */
+  author: string;
+  url?: string;
+}
+
+export interface FoundRecord {
+  commentId: number;
+  body: string;
+  state: RunState;
+  url?: string;
+}
+
+export interface IgnoredRecord {
+  commentId: number;
+  author: string;
+  problem: string;
+}
+
+export interface RecordsOfThread {
+  /** Trusted records in comment order (oldest first). */
+  records: FoundRecord[];
+  ignored: IgnoredRecord[];
+}
+
+export function findRecords(comments: readonly ThreadComment[], botLogin: string, secret?: string): RecordsOfThread {
+  const records: FoundRecord[] = [];
+  const ignored: IgnoredRecord[] = [];
+  for (const c of comments) {
+    if (!c.body.includes(RECORD_MARKER) && !hasStateBlock(c.body)) continue;
+    if (c.author.toLowerCase() !== botLogin.toLowerCase()) {
+      ignored.push({ commentId: c.id, author: c.author, problem: `written by @${c.author}, not by ${botLogin}` });
+      continue;
+    }
+    const read = readStateBlock(c.body, secret);
+    if (!read.ok) {
+      ignored.push({ commentId: c.id, author: c.author, problem: read.problem });
+      continue;
+    }
+    records.push({ commentId: c.id, body: c.body, state: read.state, ...(c.url ? { url: c.url } : {}) });
+  }
+  return { records, ignored };
+}
+
+/** The trusted record of one run, if the thread holds it. */
+export function findRecord(comments: readonly ThreadComment[], runId: string, botLogin: string, secret?: string): FoundRecord | undefined {
+  return findRecords(comments, botLogin, secret).records.find((r) => r.state.runId === runId);
+}

@@ -1,0 +1,168 @@
+// The app under test as a real HTTP server, wired to the emulator: signed webhooks in,
+// OpenAPI-checked requests out, worker jobs run by the emulator's Actions runner. The
+// app can be "killed" after its n-th API request (every later request fails, as in a
+// dead process) and a fresh one started on the same port, with the failed deliveries
+// redelivered in order.
+import { generateKeyPairSync } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Octokit } from '@octokit/rest';
+import { Probot, ProbotOctokit, createNodeMiddleware } from 'probot';
+import { batonApp } from '../../src/app/app.ts';
+import type { RunService } from '../../src/app/runs.ts';
+import { startEmulator, type Emulator } from '../emulator/emulator.ts';
+import { withActions } from '../emulator/actions/index.ts';
+import type { ActionsRunner } from '../emulator/actions/index.ts';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+export const WORKER_YML = join(here, 'fixtures', 'baton-worker.yml');
+const SECRET = 'app-test-secret';
+
+class Killed extends Error {}
+
+export interface AppUnderTest {
+  runs: RunService;
+  /** API requests the app made so far. */
+  requests: number;
+  close(): Promise<void>;
+}
+
+export interface Harness {
+  emu: Emulator;
+  runner: ActionsRunner;
+  app: AppUnderTest;
+  port: number;
+  /** A user's Octokit (comments, labels, reviews as that person). */
+  as(login: string): Octokit;
+  /** Kills the app after `n` more API requests. */
+  killAfter(n: number): void;
+  /** Starts a fresh app process on the same port and redelivers what failed, in order. */
+  restart(): Promise<void>;
+  /** Waits until webhooks, the app and the runner are all quiet. */
+  settle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startHarness(o: { files: Record<string, string>; script: Record<string, unknown>; roles?: Record<string, 'admin' | 'write' | 'read' | 'maintain' | 'triage'> }): Promise<Harness> {
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
+  const scriptPath = join(tmpdir(), `baton-app-script-${process.pid}-${Math.random().toString(36).slice(2)}.json`);
+  writeFileSync(scriptPath, JSON.stringify(o.script));
+  const actions = withActions({ env: { FAKE_WORKER: join(here, 'fixtures', 'fake-worker.mjs'), BATON_SCRIPT: scriptPath } });
+  const emu = await startEmulator({ webhookSecret: SECRET, appPublicKey: publicKey, plugins: [actions.plugin] });
+  await emu.createRepo('acme', 'widgets', { 'README.md': '# widgets\n', '.github/workflows/baton-worker.yml': (await import('node:fs')).readFileSync(WORKER_YML, 'utf8'), ...o.files });
+  for (const [login, role] of Object.entries(o.roles ?? { alice: 'admin' })) emu.store.setRole('acme', 'widgets', login, role);
+
+  let budget = Infinity;
+  let dead = false;
+  let port = 0;
+  let server: Server | undefined;
+
+  const boot = async (): Promise<AppUnderTest> => {
+    let runs: RunService | undefined;
+    const state = { requests: 0, dead: false };
+    const fetchHook: typeof fetch = async (input, init) => {
+      if (state.dead || dead) throw new Killed('the app was killed');
+      if (budget <= 0) {
+        dead = state.dead = true;
+        throw new Killed('the app was killed');
+      }
+      budget--;
+      state.requests++;
+      return fetch(input, init);
+    };
+    const probot = new Probot({
+      appId: 1,
+      privateKey,
+      secret: SECRET,
+      baseUrl: `${emu.url}/api/v3`,
+      logLevel: 'fatal',
+      request: { fetch: fetchHook },
+      // Probot re-enables throttling over a plain option: a function spreads ours last.
+      Octokit: ProbotOctokit.defaults((options: Record<string, unknown>) => ({ ...options, throttle: { enabled: false }, retry: { enabled: false } })),
+    });
+    const middleware = await createNodeMiddleware(batonApp({ onReady: (r) => (runs = r) }), { probot, webhooksPath: '/' });
+    server = createServer((req, res) => {
+      if (state.dead || dead) {
+        res.writeHead(503).end();
+        return;
+      }
+      void middleware(req, res, () => res.writeHead(404).end());
+    });
+    await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+    const s = server;
+    return {
+      runs: runs!,
+      get requests() {
+        return state.requests;
+      },
+      close: async () => {
+        state.dead = true;
+        s.closeAllConnections();
+        await new Promise<void>((resolve) => s.close(() => resolve()));
+      },
+    };
+  };
+
+  let app = await boot();
+  emu.webhooks.configure({ url: `http://127.0.0.1:${port}/` });
+
+  const settle = async (): Promise<void> => {
+    for (let i = 0; i < 200; i++) {
+      await emu.webhooks.idle();
+      await app.runs.idle();
+      await actions.runner.idle();
+      await emu.webhooks.idle();
+      await app.runs.idle();
+      const pending = emu.webhooks.deliveries.some((d) => !d.dropped && d.status === undefined && d.error === undefined);
+      if (!pending && ![...actions.runner.store.runs.values()].some((r) => r.status !== "completed")) return;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    throw new Error('the app, the emulator and the runner did not settle');
+  };
+
+  const h: Harness = {
+    emu,
+    runner: actions.runner,
+    get app() {
+      return app;
+    },
+    get port() {
+      return port;
+    },
+    as: (login) => new Octokit({ baseUrl: emu.url, auth: emu.auth.userToken(login) }),
+    killAfter(n) {
+      budget = n;
+    },
+    async restart() {
+      await app.close();
+      budget = Infinity;
+      dead = false;
+      app = await boot();
+      // What the dead app did not take (errors, 5xx), redelivered in order, like an operator would.
+      const failed = emu.webhooks.deliveries.filter((d) => !d.redelivery && !d.dropped && (d.error !== undefined || (d.status ?? 200) >= 300));
+      const seen = new Set<string>();
+      for (const d of failed) {
+        if (seen.has(d.id)) continue;
+        seen.add(d.id);
+        await emu.webhooks.redeliver(d.id);
+        await app.runs.idle();
+      }
+    },
+    settle,
+    async close() {
+      await app.close();
+      await emu.close();
+    },
+  } as Harness;
+  return h;
+}
+
+/** App-side requests (the installation token and the app JWT), from the emulator's log. */
+export function appRequests(emu: Emulator): typeof emu.requestLog {
+  return emu.requestLog.filter((r) => r.identity.startsWith('installation:') || r.identity === 'app');
+}
