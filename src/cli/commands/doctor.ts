@@ -1,0 +1,77 @@
+// `baton doctor [--json]`
+import { parseArgs } from 'node:util';
+import { checkBackends, checkGit, actionsOnlyCiWarning, type BackendReport } from '../../agents/doctor.ts';
+import { findWorkflowFiles, validateFiles } from '../../manifest/validate.ts';
+import { EXIT, type CliIO } from '../io.ts';
+import { DEFAULT_WORKFLOWS_DIR } from './validate.ts';
+
+export const help = `Usage: baton doctor [--json]
+
+Lists the agent backends baton can drive and whether each can run here: its CLI on
+PATH (with the version it reports) and its credentials (the names of the variables
+that are set, never their values). No model is called.
+
+When ${DEFAULT_WORKFLOWS_DIR} exists, it also says which backends those workflows use
+and warns about CI that would never start in Actions-only mode.
+
+Options:
+  --json    print one JSON document
+  -h, --help
+
+Exit status: 0 (whatever is missing), 2 usage error.`;
+
+interface WorkflowUse {
+  backends: Map<string, string[]>;
+  checksWithoutWorkflow: string[];
+}
+
+/** Which backends the repository's workflows use, by workflow; nothing when there are none. */
+function workflowUse(cwd: string): WorkflowUse {
+  const use: WorkflowUse = { backends: new Map(), checksWithoutWorkflow: [] };
+  const { files } = findWorkflowFiles([DEFAULT_WORKFLOWS_DIR], cwd);
+  if (!files.length) return use;
+  for (const f of validateFiles(files, { cwd }).files) {
+    const wf = f.loaded?.workflow;
+    if (!wf) continue;
+    for (const agent of Object.values(wf.agents)) use.backends.set(agent.uses, [...new Set([...(use.backends.get(agent.uses) ?? []), wf.name])]);
+    for (const s of wf.steps) if (s.kind === 'checks' && !s.workflow) use.checksWithoutWorkflow.push(`${wf.name}/${s.id}`);
+  }
+  return use;
+}
+
+function credentialText(r: BackendReport): string {
+  const c = r.credentials;
+  if (!c.needed.length) return 'none needed';
+  const found = [...c.present, ...c.logins.map((l) => `login in ~/${l}`)];
+  return found.length ? found.join(', ') : `none set (needs one of ${c.needed.join(', ')})`;
+}
+
+export async function doctorCommand(args: string[], io: CliIO, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const { values } = parseArgs({ args, options: { json: { type: 'boolean' } }, allowPositionals: false, strict: true });
+  const [backends, git] = await Promise.all([checkBackends(env, io.cwd), checkGit(env, io.cwd)]);
+  const use = workflowUse(io.cwd);
+  const warning = actionsOnlyCiWarning(io.cwd, use.checksWithoutWorkflow);
+
+  if (values.json) {
+    io.out(JSON.stringify({ backends: backends.map((b) => ({ ...b, usedBy: use.backends.get(b.name) ?? [] })), git, warnings: warning ? [warning] : [] }, null, 2));
+    return EXIT.ok;
+  }
+
+  const lines = ['baton doctor: agent backends on this machine (no model is called)', ''];
+  const width = Math.max(...backends.map((b) => b.name.length));
+  for (const b of backends) {
+    const why = !b.runnable ? (b.path === null ? `\`${b.binary}\` is not on PATH` : 'no credentials') : '';
+    lines.push(`${b.runnable ? '✓' : '✗'} ${b.name.padEnd(width)}  ${b.runnable ? 'runnable' : `not runnable: ${why}`}`);
+    if (b.binary === null) lines.push(`    program      the agent's \`run:\` (checked when a step starts)`);
+    else lines.push(`    binary       ${b.path ? `${b.path} — ${b.version}` : `not found (install: ${b.install})`}`);
+    lines.push(`    credentials  ${credentialText(b)}`);
+    const users = use.backends.get(b.name);
+    if (users) lines.push(`    used by      ${users.join(', ')}${b.runnable ? '' : ' (fine if the worker job installs it and passes its secret)'}`);
+  }
+  lines.push('', `${git.path ? '✓' : '✗'} ${'git'.padEnd(width)}  ${git.path ? `${git.path} — ${git.version}` : 'not on PATH: workers need git to list what an agent changed'}`);
+  if (warning) lines.push('', `warning: ${warning}`);
+  const n = backends.filter((b) => b.runnable).length;
+  lines.push('', `${n} of ${backends.length} backends runnable here.`);
+  io.out(lines.join('\n'));
+  return EXIT.ok;
+}

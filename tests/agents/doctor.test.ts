@@ -1,0 +1,70 @@
+// `baton doctor` with the fake CLIs on PATH: what is runnable, names of credentials only.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { doctorCommand, help } from '../../src/cli/commands/doctor.ts';
+import { FAKE_AGENTS, fakes } from './helpers.ts';
+
+const cleanup: string[] = [];
+afterAll(() => {
+  for (const d of cleanup) rmSync(d, { recursive: true, force: true });
+});
+
+async function doctor(args: string[], env: NodeJS.ProcessEnv, cwd: string) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await doctorCommand(args, { out: (t) => out.push(t), err: (t) => err.push(t), cwd }, env);
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+describe('baton doctor', () => {
+  it('lists each backend: binary and version, credential names, runnable', async () => {
+    const f = fakes({ OPENAI_API_KEY: '', GEMINI_API_KEY: '', ANTHROPIC_API_KEY: 'sk-ant-very-secret' });
+    cleanup.push(f.dir);
+    const { code, out } = await doctor([], f.env, f.dir);
+    expect(code).toBe(0);
+    expect(out).toContain('✓ claude-code  runnable');
+    expect(out).toContain(`${FAKE_AGENTS}claude — 2.0.14 (Claude Code)`);
+    expect(out).toContain('credentials  ANTHROPIC_API_KEY');
+    expect(out).toContain('✗ codex        not runnable: no credentials');
+    expect(out).toContain('none set (needs one of OPENAI_API_KEY, CODEX_API_KEY)');
+    expect(out).toContain('✓ command      runnable');
+    expect(out).toMatch(/✓ git +\S+git — git version/);
+    expect(out).not.toContain('sk-ant-very-secret');
+  });
+
+  it('says how to install a CLI that is not on PATH, and reports JSON', async () => {
+    const f = fakes({ PATH: '/nonexistent' });
+    cleanup.push(f.dir);
+    const text = await doctor([], f.env, f.dir);
+    expect(text.out).toContain("✗ claude-code  not runnable: `claude` is not on PATH");
+    expect(text.out).toContain('not found (install: npm install -g @anthropic-ai/claude-code)');
+    const json = JSON.parse((await doctor(['--json'], f.env, f.dir)).out);
+    expect(json.backends.find((b: { name: string }) => b.name === 'claude-code')).toMatchObject({ path: null, runnable: false, credentials: { present: ['ANTHROPIC_API_KEY'], ok: true } });
+  });
+
+  it('names the workflows using each backend and warns about CI that Actions-only mode never starts', async () => {
+    const f = fakes();
+    cleanup.push(f.dir);
+    const repo = mkdtempSync(join(tmpdir(), 'baton-doctor-'));
+    cleanup.push(repo);
+    mkdirSync(join(repo, '.agents/workflows'), { recursive: true });
+    mkdirSync(join(repo, '.github/workflows'), { recursive: true });
+    writeFileSync(
+      join(repo, '.agents/workflows/fix.yml'),
+      'agents:\n  coder: { uses: codex }\nsteps:\n  - id: impl\n    agent: coder\n    prompt: Go.\n  - id: ci\n    checks: { names: [test], fix: impl }\n',
+    );
+    writeFileSync(join(repo, '.github/workflows/baton.yml'), 'name: baton\n');
+    const { out } = await doctor([], f.env, repo);
+    expect(out).toMatch(/✓ codex +runnable\n(.*\n){2} {4}used by {6}fix/);
+    expect(out).toContain('warning: fix/ci waits for CI, but in Actions-only mode pushes made with GITHUB_TOKEN start no workflows');
+    writeFileSync(join(repo, '.github/workflows/baton.yml'), 'steps:\n  - uses: actions/create-github-app-token@v2\n');
+    expect((await doctor([], f.env, repo)).out).not.toContain('warning:');
+  });
+
+  it('has help and refuses unknown options', async () => {
+    expect(help).toContain('Usage: baton doctor');
+    await expect(doctor(['--frobnicate'], process.env, process.cwd())).rejects.toMatchObject({ code: 'ERR_PARSE_ARGS_UNKNOWN_OPTION' });
+  });
+});
