@@ -42,6 +42,8 @@ export interface Harness {
   killAfter(n: number): void;
   /** Starts a fresh app process on the same port and redelivers what failed, in order. */
   restart(): Promise<void>;
+  /** Work the test started in the background (a CI bot posting statuses); settle waits for it. */
+  track(work: Promise<unknown>): void;
   /** Waits until webhooks, the app and the runner are all quiet. */
   settle(): Promise<void>;
   close(): Promise<void>;
@@ -111,8 +113,10 @@ export async function startHarness(o: { files: Record<string, string>; script: R
   let app = await boot();
   emu.webhooks.configure({ url: `http://127.0.0.1:${port}/` });
 
+  const background = new Set<Promise<unknown>>();
   const settle = async (): Promise<void> => {
-    for (let i = 0; i < 200; i++) {
+    for (let i = 0; i < 400; i++) {
+      while (background.size) await Promise.allSettled([...background]);
       await emu.webhooks.idle();
       await app.runs.idle();
       await actions.runner.idle();
@@ -154,6 +158,10 @@ export async function startHarness(o: { files: Record<string, string>; script: R
       }
     },
     settle,
+    track(work) {
+      background.add(work);
+      void work.finally(() => background.delete(work));
+    },
     async close() {
       await app.close();
       await emu.close();
