@@ -14,6 +14,7 @@ import { checkBase, collectChanges, type DiffStatLine } from './changes.ts';
 import { extractResult } from './extract.ts';
 import { preflight, WorkerSetupError } from './preflight.ts';
 import { runProcess, type ProcessResult } from './process.ts';
+import { redact, secretValues } from './redact.ts';
 import { buildPrompt, buildReprompt } from './prompt.ts';
 import { RESULT_VERSION, type ResultBundle, type WorkerResult } from './result.ts';
 import { validateOutputs } from './validate-output.ts';
@@ -109,7 +110,10 @@ export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Prom
     backend: task.backend?.uses ?? 'command',
     durationMs: Math.max(0, now() - start),
   };
-  return { result, files: changes.files, transcript: transcript.join('\n'), prompt, diffstat: changes.diffstat };
+  // Secrets given to the agent stay out of what is uploaded (its outputs are its own words).
+  const secrets = secretValues({ ...opts.env, ...task.env, ...(task.backend?.env ?? {}) });
+  if (result.error) result.error = redact(result.error, secrets);
+  return { result, files: changes.files, transcript: redact(transcript.join('\n'), secrets), prompt, diffstat: changes.diffstat };
 }
 
 interface Run {

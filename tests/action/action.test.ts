@@ -2,14 +2,14 @@
 // GITHUB_WORKSPACE (a real git checkout), GITHUB_OUTPUT, GITHUB_STEP_SUMMARY and
 // RUNNER_TEMP, and the fake agent CLIs on PATH.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readResultDir } from '../../src/agents/result.ts';
 import { encodeTask } from '../../src/agents/task.ts';
-import { fakes, makeRepo, makeTask } from '../agents/helpers.ts';
+import { alive, fakes, makeRepo, makeTask } from '../agents/helpers.ts';
 
 const ACTION = fileURLToPath(new URL('../../dist/action.js', import.meta.url));
 const cleanup: string[] = [];
@@ -49,11 +49,16 @@ function runner(workspace: string, inputs: Record<string, string>, extra: NodeJS
   return { temp, output, summary, env };
 }
 
-function runAction(env: NodeJS.ProcessEnv, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string; firstLineMs: number }> {
+function runAction(
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  onStart?: (pid: number) => void,
+): Promise<{ code: number | null; stdout: string; stderr: string; firstLineMs: number }> {
   return new Promise((resolve) => {
     const started = performance.now();
     let firstLineMs = -1;
     const child = spawn(process.execPath, [ACTION], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    onStart?.(child.pid!);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (b: Buffer) => {
@@ -144,6 +149,32 @@ describe('mode agent', () => {
     expect(bundle.result.changes).toEqual([{ path: 'half.txt', status: 'added', mode: '100644' }]);
     expect(outputs(r.output).status).toBe('crashed');
     expect(readFileSync(r.summary, 'utf8')).toContain('❌ baton · fix-issue · implement #1 — crashed');
+  });
+
+  it('keeps the partial work when the runner stops the job (SIGTERM on cancel or job timeout)', async () => {
+    const repo = makeRepo();
+    cleanup.push(repo.dir);
+    const f = fakes();
+    cleanup.push(f.dir);
+    const pidFile = join(f.dir, 'pids.json');
+    f.script([{ write: { 'src/wip.ts': 'export const wip = 1;\n' }, hang: true, pidFile }]);
+    const task = makeTask({ base: repo.base });
+    const r = runner(repo.dir, { mode: 'agent', task: encodeTask(task) }, f.env);
+    const run = await runAction(r.env, repo.dir, (pid) => {
+      const poll = setInterval(() => {
+        if (!existsSync(pidFile)) return;
+        clearInterval(poll);
+        process.kill(pid, 'SIGTERM');
+      }, 50);
+    });
+    expect(run.code).toBe(0);
+    const bundle = readResultDir(join(r.temp, 'baton-result'));
+    expect(bundle.result.status).toBe('crashed');
+    expect(bundle.result.error).toContain('the job was cancelled or hit its time limit (SIGTERM)');
+    expect(bundle.result.changes).toEqual([{ path: 'src/wip.ts', status: 'added', mode: '100644' }]);
+    const pids = JSON.parse(readFileSync(pidFile, 'utf8')) as { agent: number; child: number };
+    expect(alive(pids.agent)).toBe(false);
+    expect(alive(pids.child)).toBe(false);
   });
 
   it('fails the step on missing credentials, after writing a result that says why', async () => {

@@ -256,3 +256,22 @@ describe('the prompt', () => {
     expect(Buffer.from(run.files.get('env.txt')!).toString()).toBe('step agent fix-issue-42-1 implement 1 2 {"task":"x"}\n');
   });
 });
+
+describe('the transcript', () => {
+  it('records each invocation and hides the credentials the agent was given', async () => {
+    const { dir, base } = repo();
+    const task = makeTask({
+      base,
+      outputsSchema: null,
+      backend: shellAgent('echo "key is $ANTHROPIC_API_KEY and $MY_SERVICE_TOKEN"; echo "oops $ANTHROPIC_API_KEY" >&2; exit 3'),
+    });
+    const env = { ...process.env, ANTHROPIC_API_KEY: 'sk-ant-0123456789', MY_SERVICE_TOKEN: 'tok-abcdefgh' };
+    const run = await runWorker(task, { cwd: dir, env });
+    expect(run.transcript).toContain('$ bash -c');
+    expect(run.transcript).toContain('--- stdout ---\nkey is *** and ***');
+    expect(run.transcript).toContain('--- exit 3 after');
+    expect(run.transcript).not.toContain('sk-ant-0123456789');
+    expect(run.result.error).toBe('bash exited with code 3: oops ***');
+  });
+});
+
