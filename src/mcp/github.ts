@@ -1,0 +1,127 @@
+// The MCP tools against GitHub. Starting, answering, approving and cancelling are
+// comments posted as the user (their token), so the App's permission checks and the
+// thread's audit trail apply exactly as if they had typed them. Reading parses the
+// status comment, trusting only one written by the App's bot.
+import { Octokit } from '@octokit/rest';
+import { loadWorkflowText } from '../manifest/load.ts';
+import { hasStateBlock, readStateBlock } from '../record/state-block.ts';
+import { viewOfState, type RunView } from './summary.ts';
+import { ToolError } from './target.ts';
+import type { Json } from '../engine/index.ts';
+
+export interface GitHubTarget {
+  owner: string;
+  repo: string;
+  number: number | null;
+}
+
+const WORKFLOWS_DIR = '.agents/workflows';
+
+export class GitHubRuns {
+  private client: Octokit | null = null;
+
+  constructor(private readonly env: NodeJS.ProcessEnv) {}
+
+  private get botLogin(): string {
+    return this.env.BATON_APP_LOGIN || 'baton[bot]';
+  }
+
+  private octokit(): Octokit {
+    if (this.client) return this.client;
+    const token = this.env.GITHUB_TOKEN || this.env.GH_TOKEN;
+    if (!token) throw new ToolError('set GITHUB_TOKEN in the MCP server\'s environment (a token that can comment on the repository) to use a GitHub target');
+    this.client = new Octokit({ auth: token, baseUrl: this.env.GITHUB_API_URL || 'https://api.github.com', request: { retries: 0 } });
+    return this.client;
+  }
+
+  private async call<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      const e = err as { status?: number; message: string };
+      const hint = e.status === 401 ? ' (GITHUB_TOKEN is not valid)' : e.status === 403 ? ' (the token lacks the permission)' : e.status === 404 ? ' (no such repository, issue or file, or the token cannot see it)' : '';
+      throw new ToolError(`GitHub refused to ${what}: ${e.status ?? ''} ${e.message}${hint}`.replace(/\s+/g, ' '));
+    }
+  }
+
+  async workflowFiles(t: GitHubTarget): Promise<{ name: string; path: string; text: string }[]> {
+    const gh = this.octokit();
+    const { data } = await this.call(`list ${WORKFLOWS_DIR} of ${t.owner}/${t.repo}`, () => gh.repos.getContent({ owner: t.owner, repo: t.repo, path: WORKFLOWS_DIR }));
+    const entries = Array.isArray(data) ? data.filter((e) => e.type === 'file' && /\.ya?ml$/.test(e.name)) : [];
+    const out: { name: string; path: string; text: string }[] = [];
+    for (const e of entries) {
+      const { data: file } = await this.call(`read ${e.path}`, () => gh.repos.getContent({ owner: t.owner, repo: t.repo, path: e.path }));
+      const text = !Array.isArray(file) && 'content' in file && typeof file.content === 'string' ? Buffer.from(file.content, 'base64').toString('utf8') : '';
+      out.push({ name: e.name.replace(/\.ya?ml$/, ''), path: e.path, text });
+    }
+    return out;
+  }
+
+  async listWorkflows(t: GitHubTarget): Promise<{ name: string; description: string | null; source: string; file: string; inputs: Record<string, unknown> }[]> {
+    return (await this.workflowFiles(t)).map((f) => {
+      const r = loadWorkflowText(f.path, f.text);
+      const wf = r.loaded?.workflow;
+      return { name: wf?.name ?? f.name, description: wf ? (wf.description ?? null) : 'invalid (see baton_validate)', source: 'repository', file: f.path, inputs: (wf?.inputs ?? {}) as Record<string, unknown> };
+    });
+  }
+
+  async validate(t: GitHubTarget): Promise<{ valid: boolean; files: { file: string; valid: boolean; errors: string[] }[] }> {
+    const files = (await this.workflowFiles(t)).map((f) => {
+      const r = loadWorkflowText(f.path, f.text);
+      return { file: f.path, valid: r.valid, errors: r.diagnostics.filter((d) => d.severity === 'error').map((d) => `${d.file}:${d.line}:${d.column}: ${d.message}`) };
+    });
+    if (!files.length) throw new ToolError(`${t.owner}/${t.repo} has no workflow files in ${WORKFLOWS_DIR}/ on its default branch`);
+    return { valid: files.every((f) => f.valid), files };
+  }
+
+  async comment(t: GitHubTarget, number: number, body: string): Promise<{ commentId: number; url: string }> {
+    const gh = this.octokit();
+    const { data } = await this.call(`comment on #${number}`, () => gh.issues.createComment({ owner: t.owner, repo: t.repo, issue_number: number, body }));
+    return { commentId: data.id, url: data.html_url };
+  }
+
+  startCommand(workflow: string, inputs: Record<string, Json>): string {
+    const words = Object.entries(inputs).map(([k, v]) => {
+      const text = typeof v === 'string' ? v : JSON.stringify(v);
+      return /^[^\s"']+$/.test(text) ? `${k}=${text}` : `${k}="${text.replace(/(["\\])/g, '\\$1')}"`;
+    });
+    return ['/baton', workflow, ...words].join(' ');
+  }
+
+  /** Status comments on the thread: the bot's with a valid state block; others are reported, not trusted. */
+  async runs(t: GitHubTarget, number: number): Promise<{ runs: RunView[]; ignored: string[] }> {
+    const gh = this.octokit();
+    const comments = await this.call(`read the comments of #${number}`, () => gh.paginate(gh.issues.listComments, { owner: t.owner, repo: t.repo, issue_number: number, per_page: 100 }));
+    const runs = new Map<string, RunView>();
+    const ignored: string[] = [];
+    for (const c of comments) {
+      const body = c.body ?? '';
+      if (!hasStateBlock(body)) continue;
+      if (c.user?.login !== this.botLogin) {
+        ignored.push(`comment ${c.html_url} by @${c.user?.login ?? 'unknown'} holds a baton state block but is not from ${this.botLogin}; ignored`);
+        continue;
+      }
+      const r = readStateBlock(body);
+      if (!r.ok) {
+        ignored.push(`comment ${c.html_url}: ${r.problem}`);
+        continue;
+      }
+      runs.set(r.state.runId, { ...viewOfState(r.state), url: c.html_url });
+    }
+    return { runs: [...runs.values()], ignored };
+  }
+
+  async get(t: GitHubTarget, number: number, runId?: string): Promise<RunView & { ignored: string[] }> {
+    const { runs, ignored } = await this.runs(t, number);
+    const run = runId ? runs.find((r) => r.runId === runId) : runs.at(-1);
+    if (!run) {
+      const why = ignored.length ? ` (${ignored.join('; ')})` : '';
+      throw new ToolError(
+        runId
+          ? `no run \`${runId}\` on ${t.owner}/${t.repo}#${number}; runs there: ${runs.map((r) => r.runId).join(', ') || 'none'}${why}`
+          : `no baton status comment from ${this.botLogin} on ${t.owner}/${t.repo}#${number} yet: the App has not picked the run up (is it installed, and did the start comment name a workflow?)${why}`,
+      );
+    }
+    return { ...run, ignored };
+  }
+}
