@@ -7,8 +7,21 @@ export class TaskDecodeError extends Error {
   override name = 'TaskDecodeError';
 }
 
+export class TaskTooLargeError extends Error {
+  override name = 'TaskTooLargeError';
+}
+
+/** GitHub refuses a workflow_dispatch whose inputs hold more than this many characters. */
+export const MAX_TASK_INPUT = 65_535;
+
 export function encodeTask(task: DispatchWorker): string {
-  return Buffer.from(deflateSync(strToU8(JSON.stringify(task)), { level: 9 })).toString('base64');
+  const text = Buffer.from(deflateSync(strToU8(JSON.stringify(task)), { level: 9 })).toString('base64');
+  if (text.length > MAX_TASK_INPUT) {
+    throw new TaskTooLargeError(
+      `the task of ${task.runName} is ${text.length} characters once encoded; a workflow_dispatch input holds at most ${MAX_TASK_INPUT} (shorten what the prompt quotes)`,
+    );
+  }
+  return text;
 }
 
 export function decodeTask(text: string): DispatchWorker {

@@ -13,6 +13,11 @@ describe('task input codec', () => {
     expect(decodeTask(text.replace(/(.{60})/g, '$1\n'))).toEqual(task);
   });
 
+  it('refuses a task too large for a workflow_dispatch input, saying so', () => {
+    const noise = Array.from({ length: 60_000 }, (_, i) => ((i * 7919) % 65_521).toString(36)).join(' ');
+    expect(() => encodeTask(makeTask({ prompt: noise }))).toThrowError(/workflow_dispatch input holds at most 65535/);
+  });
+
   it.each([
     ['', 'is empty'],
     ['not base64!', 'not base64'],
