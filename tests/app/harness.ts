@@ -153,8 +153,13 @@ export async function startHarness(o: { files: Record<string, string>; script: R
       for (const d of failed) {
         if (seen.has(d.id)) continue;
         seen.add(d.id);
-        await emu.webhooks.redeliver(d.id);
-        await app.runs.idle();
+        // The emulator's pooled connection to the dead server may fail once: send again.
+        for (let i = 0; i < 3; i++) {
+          await emu.webhooks.redeliver(d.id);
+          await app.runs.idle();
+          const last = emu.webhooks.deliveries.filter((x) => x.id === d.id).at(-1)!;
+          if (last.error === undefined) break;
+        }
       }
     },
     settle,

@@ -44,7 +44,12 @@ export class GitHubHost implements HostPort {
     const at = this.now();
     switch (command.type) {
       case 'create-run-branch':
-        await createBranch(gh, command.branch, command.sha);
+        if (!(await createBranch(gh, command.branch, command.sha))) {
+          // The branch exists: an earlier delivery started this run and died before its
+          // record was written. Look up everything it may have done before redoing it.
+          this.memory.warm = false;
+          this.memory.checksKnown = false;
+        }
         return [];
       case 'dispatch-worker':
         return dispatchWorker(gh, command, at, !this.memory.warm);
@@ -91,11 +96,14 @@ export class GitHubHost implements HostPort {
   }
 }
 
-async function createBranch(gh: RepoContext, branch: string, sha: string): Promise<void> {
+/** False when the branch already existed. */
+async function createBranch(gh: RepoContext, branch: string, sha: string): Promise<boolean> {
   try {
     await gh.octokit.request('POST /repos/{owner}/{repo}/git/refs', { owner: gh.owner, repo: gh.repo, ref: `refs/heads/${branch}`, sha });
+    return true;
   } catch (err) {
-    if (statusOf(err) !== 422) throw err; // it exists: the run was started before a restart
+    if (statusOf(err) !== 422) throw err;
+    return false;
   }
 }
 
