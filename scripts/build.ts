@@ -37,7 +37,8 @@ export const buildOptions: BuildOptions = {
   target: 'node20',
   minify: true,
   sourcemap: false,
-  legalComments: 'none',
+  // Keep the licence notices of bundled dependencies that carry one.
+  legalComments: 'eof',
   // Some dependencies are CommonJS and call require(); ESM has none, so give it one.
   banner: { js: "import { createRequire as __batonCreateRequire } from 'module'; const require = __batonCreateRequire(import.meta.url);" },
   plugins: [inlineSchema],
