@@ -3,12 +3,16 @@
 
 export const runBranch = (runId: string): string => `baton/${runId}`;
 
-/** `baton/<run-id>/<step>[-<index>]`: one per step (or fan-out item); attempts reuse it. */
+/**
+ * `baton/steps/<run-id>/<step>[-<index>]`: one per step (or fan-out item); attempts reuse it.
+ * Not `baton/<run-id>/<step>` as DESIGN §4 first had it: git stores refs as files, so a
+ * branch `baton/<run-id>` and a branch under `baton/<run-id>/` cannot both exist.
+ */
 export const stepBranch = (runId: string, step: string, index: number | null): string =>
-  `baton/${runId}/${step}${index === null ? '' : `-${index}`}`;
+  `baton/steps/${runId}/${step}${index === null ? '' : `-${index}`}`;
 
 /** A fix round gets its own branch, named after the gate that asked for it. */
-export const fixBranch = (runId: string, gate: string, round: number): string => `baton/${runId}/${gate}-fix-${round}`;
+export const fixBranch = (runId: string, gate: string, round: number): string => `baton/steps/${runId}/${gate}-fix-${round}`;
 
 /** The stable key of one dispatched attempt: `run/step/slot/attempt`. */
 export const jobKey = (runId: string, step: string, slot: string, attempt: number): string =>

@@ -34,7 +34,7 @@ describe('review', () => {
     const r = atReview();
     r.finish('review', rejected);
     const fix = r.dispatch('review', 'fix-1');
-    expect(fix).toMatchObject({ kind: 'fix', agent: 'coder', branch: 'baton/r1/review-fix-1', writes: true, base: 'head1', key: 'r1/review/fix-1/1' });
+    expect(fix).toMatchObject({ kind: 'fix', agent: 'coder', branch: 'baton/steps/r1/review-fix-1', writes: true, base: 'head1', key: 'r1/review/fix-1/1' });
     expect(fix.feedback).toEqual({ source: 'review', summary: 'Needs a test', comments: rejected.comments, checks: [] });
     expect(fix.prompt).toContain('src/a.ts:3: add a test');
     expect(fix.prompt).toContain('The original task was:\nDo impl');
@@ -164,7 +164,7 @@ describe('checks', () => {
       ],
     });
     const fix = r.dispatch('ci', 'fix-1');
-    expect(fix).toMatchObject({ kind: 'fix', branch: 'baton/r1/ci-fix-1' });
+    expect(fix).toMatchObject({ kind: 'fix', branch: 'baton/steps/r1/ci-fix-1' });
     expect(fix.feedback?.checks).toEqual([{ name: 'test', conclusion: 'failure', summary: 'expected 1 to be 2' }]);
     expect(fix.prompt).toContain('### test (failure)\nexpected 1 to be 2');
     r.complete('ci', null, { slot: 'fix-1' });

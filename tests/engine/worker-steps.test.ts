@@ -85,8 +85,8 @@ describe('for-each', () => {
     r.finish('plan', { tasks: ['t0', 't1', 't2', 't3'] });
     const first = r.dispatches().filter((d) => d.step === 'impl');
     expect(first.map((d) => [d.index, d.item, d.prompt, d.branch, d.key])).toEqual([
-      [0, 't0', 'Implement #0: t0', 'baton/r1/impl-0', 'r1/impl/0/1'],
-      [1, 't1', 'Implement #1: t1', 'baton/r1/impl-1', 'r1/impl/1/1'],
+      [0, 't0', 'Implement #0: t0', 'baton/steps/r1/impl-0', 'r1/impl/0/1'],
+      [1, 't1', 'Implement #1: t1', 'baton/steps/r1/impl-1', 'r1/impl/1/1'],
     ]);
     r.finish('impl', null, { slot: '1' });
     // item 1 waits to merge; its runner is free, so item 2 starts
@@ -204,7 +204,7 @@ describe('retries, validation, timeouts', () => {
     const r = new Run(workflow([agent('a', { retries: 1 })]));
     r.start();
     r.fail('a', { reason: 'timed-out', error: 'job hit 60 minutes', checkpoint: 'cp1' });
-    expect(r.dispatch('a')).toMatchObject({ attempt: 2, base: 'cp1', resume: true, branch: 'baton/r1/a' });
+    expect(r.dispatch('a')).toMatchObject({ attempt: 2, base: 'cp1', resume: true, branch: 'baton/steps/r1/a' });
     expect(r.dispatch('a').previousError).toBe('the worker ran out of time: job hit 60 minutes');
   });
 
@@ -253,7 +253,7 @@ describe('worker commands', () => {
       outputsSchema: null,
       base: 'base0',
       resume: false,
-      branch: 'baton/r1/a',
+      branch: 'baton/steps/r1/a',
       writes: true,
       env: { X: '1' },
       timeoutMinutes: 30,
