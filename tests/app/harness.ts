@@ -56,7 +56,7 @@ export async function startHarness(o: { files: Record<string, string>; script: R
   const actions = withActions({ env: { FAKE_WORKER: join(here, 'fixtures', 'fake-worker.mjs'), BATON_SCRIPT: scriptPath } });
   const emu = await startEmulator({ webhookSecret: SECRET, appPublicKey: publicKey, plugins: [actions.plugin] });
   await emu.createRepo('acme', 'widgets', { 'README.md': '# widgets\n', '.github/workflows/baton-worker.yml': (await import('node:fs')).readFileSync(WORKER_YML, 'utf8'), ...o.files });
-  for (const [login, role] of Object.entries(o.roles ?? { alice: 'admin' })) emu.store.setRole('acme', 'widgets', login, role);
+  for (const [login, role] of Object.entries(o.roles ?? { alice: "admin" as const })) emu.store.setRole('acme', 'widgets', login, role);
 
   let budget = Infinity;
   let dead = false;
