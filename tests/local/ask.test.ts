@@ -8,7 +8,7 @@ import { baton, events, makeRepo, type Repo } from './helpers.ts';
 let repo: Repo;
 afterEach(() => repo?.cleanup());
 
-describe('questions in a local run', () => {
+describe('questions in a local run', { timeout: 90_000 }, () => {
   it('exits 3 with the questions, then `baton answer` continues the run', async () => {
     repo = makeRepo();
     const script = join(repo.dir, '.git', 'claude-script.json');

@@ -54,7 +54,7 @@ async function comments(): Promise<{ body: string; login: string }[]> {
   return data.map((c) => ({ body: c.body ?? '', login: c.user?.login ?? '' }));
 }
 
-describe('baton mcp, GitHub target (emulator)', () => {
+describe('baton mcp, GitHub target (emulator)', { timeout: 90_000 }, () => {
   it('lists and validates the repository\'s workflows', async () => {
     const list = await mcp.call('baton_list_workflows', { repository: `${owner}/${name}` });
     expect(list.isError).toBeFalsy();

@@ -45,7 +45,7 @@ async function waitUntil(runId: string, done: (r: Run) => boolean): Promise<Run>
   throw new Error(`run ${runId} never got there`);
 }
 
-describe('baton mcp, local target', () => {
+describe('baton mcp, local target', { timeout: 90_000 }, () => {
   it('lists its nine tools with schemas and annotations', async () => {
     const { tools } = await mcp.client.listTools();
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
