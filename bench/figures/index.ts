@@ -1,7 +1,8 @@
 // Every bench figure, in the order they are printed. Later issues add theirs here.
+import { actionBundleBytes, actionColdStartMs } from './action.ts';
 import { decideEventsPerSecond } from './decide-throughput.ts';
 import type { Figure } from './figure.ts';
 import { stateCompactChars200, stateRoundtripMs200 } from './state-roundtrip.ts';
 import { validate50ManifestsMs } from './validate.ts';
 
-export const FIGURES: Figure[] = [decideEventsPerSecond, stateRoundtripMs200, stateCompactChars200, validate50ManifestsMs];
+export const FIGURES: Figure[] = [decideEventsPerSecond, stateRoundtripMs200, stateCompactChars200, validate50ManifestsMs, actionBundleBytes, actionColdStartMs];
