@@ -25,7 +25,7 @@ describe('baton run local-demo --local', { timeout: 90_000 }, () => {
     expect(notes).toContain('# Notes');
     expect(notes).toContain('- Hi there');
     // The step branch, whichever of the engine's names (git refuses `baton/<run>/<step>` next to `baton/<run>`).
-    expect(repo.git('branch', '--list', 'baton/*')).toMatch(/baton\/(steps\/local-demo-1\/|local-demo-1\.)note$/m);
+    expect(repo.git('branch', '--list', 'baton/*')).toMatch(/^\s*baton\/steps\/local-demo-1\/note$/m);
     expect(repo.git('worktree', 'list')).not.toContain('.baton/worktrees');
 
     const evs = events(repo, 'local-demo-1');

@@ -53,16 +53,6 @@ export function isAncestor(repo: string, commit: string, of: string): boolean {
   return !failed(git(repo, ['merge-base', '--is-ancestor', commit, of], { allowFail: true }));
 }
 
-/**
- * The local name of a step branch. The engine names them `baton/<run>/<step>`, but git
- * cannot hold both `baton/<run>` (a ref file) and `baton/<run>/<step>` (inside a folder
- * of the same name), so locally the step part hangs off the run branch with a dot:
- * `baton/<run>.<step>`.
- */
-export function localBranch(branch: string, runBranch: string): string {
-  return branch.startsWith(`${runBranch}/`) ? `${runBranch}.${branch.slice(runBranch.length + 1).replace(/\//g, '.')}` : branch;
-}
-
 /** Points `branch` at `sha`, creating it or moving it (step branches are reused by attempts). */
 export function setBranch(repo: string, branch: string, sha: string): void {
   git(repo, ['update-ref', `refs/heads/${branch}`, sha]);

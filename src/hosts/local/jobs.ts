@@ -6,8 +6,7 @@ import { join } from 'node:path';
 import type { DispatchWorker, RunEvent, Usage } from '../../engine/index.ts';
 import { WorkerSetupError } from '../../agents/preflight.ts';
 import { runWorker } from '../../agents/worker.ts';
-import { runBranch } from '../../engine/index.ts';
-import { addWorktree, commitPaths, git, localBranch, removeWorktree, setBranch } from './git.ts';
+import { addWorktree, commitPaths, git, removeWorktree, setBranch } from './git.ts';
 import { worktreesDir, type RunStore } from './store.ts';
 
 /** Longest diff put into a reviewer's prompt; beyond it the reviewer reads the branch itself. */
@@ -50,7 +49,7 @@ export async function runJob(task: DispatchWorker, ctx: JobContext): Promise<Run
     const commit = (why: string): string | null => {
       if (!task.writes || !task.branch || paths.length === 0) return null;
       const sha = commitPaths(path, paths, `baton ${task.runId}: ${task.step}${task.slot === '0' ? '' : ` [${task.slot}]`} attempt ${task.attempt}${why}`);
-      setBranch(ctx.repo, localBranch(task.branch, runBranch(task.runId)), sha);
+      setBranch(ctx.repo, task.branch, sha);
       return sha;
     };
     if (result.status === 'succeeded') {
