@@ -28,7 +28,6 @@ describe('app: comment commands', () => {
   it('refuses a start from someone without the role (naming it), answers usage with did-you-mean, reports a broken manifest, ignores a duplicated delivery', async () => {
     h = await startHarness({
       files: { '.agents/workflows/hello.yml': HELLO, '.agents/workflows/broken.yml': BROKEN },
-      script: {},
       roles: { alice: 'maintain', bob: 'write' },
     });
     const bob = h.as('bob');

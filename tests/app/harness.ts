@@ -1,14 +1,16 @@
 // The app under test as a real HTTP server, wired to the emulator: signed webhooks in,
-// OpenAPI-checked requests out, worker jobs run by the emulator's Actions runner. The
+// OpenAPI-checked requests out, worker jobs run by the emulator's Actions runner with the
+// real worker — the bundled Action (`uses: baton-dev/baton@v1`, mode agent) driving the
+// fake agent CLIs, steered per step (`agents` below, see fixtures/agents/). The
 // app can be "killed" after its n-th API request (every later request fails, as in a
 // dead process) and a fresh one started on the same port, with the failed deliveries
 // redelivered in order.
 import { generateKeyPairSync } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Octokit } from '@octokit/rest';
 import { Probot, ProbotOctokit, createNodeMiddleware } from 'probot';
@@ -20,6 +22,18 @@ import type { ActionsRunner } from '../emulator/actions/index.ts';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 export const WORKER_YML = join(here, 'fixtures', 'baton-worker.yml');
+/** The project root: what `uses: baton-dev/baton@v1` runs (action.yml → dist/action.js). */
+export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const FAKE_AGENTS = join(PROJECT_ROOT, 'tests', 'fixtures', 'fake-agents');
+const ROUTED_AGENTS = join(here, 'fixtures', 'agents');
+
+/**
+ * What the fake agent CLIs do, per step: `"<step>"` or `"<step>/<slot>"` (fan-out items are
+ * slots `0`, `1`…; fix rounds are slots `fix-<n>` of the gate step, its reviewer `review`)
+ * → the behaviours of tests/fixtures/fake-agents/README.md, one per invocation of the CLI
+ * (attempts and re-prompts each take the next; the last one repeats).
+ */
+export type AgentScript = Record<string, Array<Record<string, unknown>>>;
 const SECRET = 'app-test-secret';
 
 class Killed extends Error {}
@@ -49,13 +63,34 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(o: { files: Record<string, string>; script: Record<string, unknown>; roles?: Record<string, 'admin' | 'write' | 'read' | 'maintain' | 'triage'> }): Promise<Harness> {
+export interface HarnessOptions {
+  files: Record<string, string>;
+  agents?: AgentScript;
+  roles?: Record<string, 'admin' | 'write' | 'read' | 'maintain' | 'triage'>;
+  /** The app's clock (engine deadlines); default Date.now. */
+  now?: () => number;
+  /** Length of a `timeout-minutes` minute on the runner (default 60000). */
+  minuteMs?: number;
+}
+
+/** Writes the steering files the routed fake agents read; returns their folder. */
+export function steering(agents: AgentScript = {}): string {
+  const dir = mkdtempSync(join(tmpdir(), 'baton-app-agents-'));
+  for (const [key, list] of Object.entries(agents)) writeFileSync(join(dir, `${key.replace('/', '.')}.json`), JSON.stringify(list));
+  return dir;
+}
+
+export async function startHarness(o: HarnessOptions): Promise<Harness> {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
-  const scriptPath = join(tmpdir(), `baton-app-script-${process.pid}-${Math.random().toString(36).slice(2)}.json`);
-  writeFileSync(scriptPath, JSON.stringify(o.script));
-  const actions = withActions({ env: { FAKE_WORKER: join(here, 'fixtures', 'fake-worker.mjs'), BATON_SCRIPT: scriptPath } });
+  const steer = steering(o.agents);
+  const actions = withActions({
+    actions: { 'baton-dev/baton': PROJECT_ROOT },
+    secrets: { ANTHROPIC_API_KEY: 'sk-ant-test', OPENAI_API_KEY: 'sk-openai-test' },
+    env: { PATH: [ROUTED_AGENTS, process.env.PATH ?? ''].join(delimiter), FAKE_AGENTS, BATON_STEERING: steer },
+    ...(o.minuteMs ? { minuteMs: o.minuteMs } : {}),
+  });
   const emu = await startEmulator({ webhookSecret: SECRET, appPublicKey: publicKey, plugins: [actions.plugin] });
-  await emu.createRepo('acme', 'widgets', { 'README.md': '# widgets\n', '.github/workflows/baton-worker.yml': (await import('node:fs')).readFileSync(WORKER_YML, 'utf8'), ...o.files });
+  await emu.createRepo('acme', 'widgets', { 'README.md': '# widgets\n', '.github/workflows/baton-worker.yml': readFileSync(WORKER_YML, 'utf8'), ...o.files });
   for (const [login, role] of Object.entries(o.roles ?? { alice: "admin" as const })) emu.store.setRole('acme', 'widgets', login, role);
 
   let budget = Infinity;
@@ -86,7 +121,7 @@ export async function startHarness(o: { files: Record<string, string>; script: R
       // Probot re-enables throttling over a plain option: a function spreads ours last.
       Octokit: ProbotOctokit.defaults((options: Record<string, unknown>) => ({ ...options, throttle: { enabled: false }, retry: { enabled: false } })),
     });
-    const middleware = await createNodeMiddleware(batonApp({ onReady: (r) => (runs = r) }), { probot, webhooksPath: '/' });
+    const middleware = await createNodeMiddleware(batonApp({ onReady: (r) => (runs = r), ...(o.now ? { now: o.now } : {}) }), { probot, webhooksPath: '/' });
     server = createServer((req, res) => {
       if (state.dead || dead) {
         res.writeHead(503).end();
@@ -170,6 +205,7 @@ export async function startHarness(o: { files: Record<string, string>; script: R
     async close() {
       await app.close();
       await emu.close();
+      rmSync(steer, { recursive: true, force: true });
     },
   } as Harness;
   return h;

@@ -23,7 +23,7 @@ afterEach(async () => {
 export async function requestsPerAgentStep(): Promise<{ total: number; edits: number; routes: string[] }> {
   h = await startHarness({
     files: { '.agents/workflows/chain.yml': CHAIN },
-    script: { a: [{ files: { 'a.txt': 'a\n' } }], b: [{ files: { 'b.txt': 'b\n' } }], c: [{ files: { 'c.txt': 'c\n' } }] },
+    agents: { a: [{ write: { 'a.txt': 'a\n' } }], b: [{ write: { 'b.txt': 'b\n' } }], c: [{ write: { 'c.txt': 'c\n' } }] },
   });
   const alice = h.as('alice');
   const issue = (await alice.rest.issues.create({ owner: 'acme', repo: 'widgets', title: 'Chain', body: '' })).data;

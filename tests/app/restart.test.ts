@@ -22,7 +22,7 @@ afterEach(async () => {
 });
 
 async function runOnce(killAfter?: number): Promise<{ calls: number; titles: string[]; record: string; dispatches: number; checkNames: string[] }> {
-  h = await startHarness({ files: { '.agents/workflows/flow.yml': FLOW }, script: {} });
+  h = await startHarness({ files: { '.agents/workflows/flow.yml': FLOW } });
   const alice = h.as('alice');
   const issue = (await alice.rest.issues.create({ ...o, title: 'Flow', body: '' })).data;
   if (killAfter !== undefined) h.killAfter(killAfter);

@@ -22,7 +22,7 @@ afterEach(async () => {
 
 describe('app: run steps', () => {
   it('turns a labelled issue into a run branch, worker jobs, merges, a PR and a status comment', async () => {
-    h = await startHarness({ files: { '.agents/workflows/hello.yml': HELLO }, script: {} });
+    h = await startHarness({ files: { '.agents/workflows/hello.yml': HELLO } });
     const alice = h.as('alice');
     const issue = await alice.rest.issues.create({ owner: 'acme', repo: 'widgets', title: 'Say hello', body: 'Please.' });
     await alice.rest.issues.addLabels({ owner: 'acme', repo: 'widgets', issue_number: issue.data.number, labels: ['baton:hello'] });
