@@ -7,7 +7,7 @@ import { closeStepCheck, openStepCheck } from './checks-runs.ts';
 import type { DispatchWorker } from './commands.ts';
 import type { Draft } from './draft.ts';
 import type { JobRef, WorkerFailed, WorkerFinished, MergeCompleted, MergeConflicted, WorkerDispatched } from './events.ts';
-import { failStep, stopRun } from './lifecycle.ts';
+import { emitCancelWorker, failStep, stopRun } from './lifecycle.ts';
 import { fixBranch, jobKey, stepBranch, workerRunName } from './naming.ts';
 import { REVIEW_OUTPUTS_SCHEMA, outputsError } from './outputs.ts';
 import { renderText } from './scope.ts';
@@ -261,16 +261,7 @@ export function timeOutJobs(d: Draft, stepId: string): void {
     if (d.state.status !== 'running') return;
     if (job.status !== 'running' || job.deadline === null || d.now < job.deadline) continue;
     const minutes = Math.round((job.deadline - (job.dispatchedAt ?? job.deadline)) / 60_000);
-    d.emit({
-      type: 'cancel-worker',
-      runId: d.state.runId,
-      key: `${jobKey(d.state.runId, stepId, job.slot, job.attempt)}/cancel`,
-      step: stepId,
-      slot: job.slot,
-      attempt: job.attempt,
-      runName: workerRunName(d.state.runId, stepId, job.slot, job.attempt),
-      workflowRunId: job.workflowRunId,
-    });
+    emitCancelWorker(d, stepId, job);
     attemptFailed(d, stepId, job.slot, `timed out after ${minutes} minutes`, job.checkpoint);
   }
 }

@@ -25,21 +25,26 @@ export function failStep(d: Draft, stepId: string, reason: string): void {
   endRun(d, 'failed', `step \`${stepId}\` failed: ${reason}`);
 }
 
+/** Tells the host to stop the worker of a job's current attempt. */
+export function emitCancelWorker(d: Draft, stepId: string, job: JobState): void {
+  d.emit({
+    type: 'cancel-worker',
+    runId: d.state.runId,
+    key: `${jobKey(d.state.runId, stepId, job.slot, job.attempt)}/cancel`,
+    step: stepId,
+    slot: job.slot,
+    attempt: job.attempt,
+    runName: workerRunName(d.state.runId, stepId, job.slot, job.attempt),
+    workflowRunId: job.workflowRunId,
+  });
+}
+
 /** Cancels one job: running workers get a cancel command, queued merges leave the queue. */
 export function cancelJob(d: Draft, stepId: string, job: JobState): void {
   if (job.status === 'running' && withdrawDispatch(d, stepId, job)) {
     // Dispatched by this very decision: the host never sees it, so nothing to cancel.
   } else if (job.status === 'running') {
-    d.emit({
-      type: 'cancel-worker',
-      runId: d.state.runId,
-      key: `${jobKey(d.state.runId, stepId, job.slot, job.attempt)}/cancel`,
-      step: stepId,
-      slot: job.slot,
-      attempt: job.attempt,
-      runName: workerRunName(d.state.runId, stepId, job.slot, job.attempt),
-      workflowRunId: job.workflowRunId,
-    });
+    emitCancelWorker(d, stepId, job);
   }
   if (job.status === 'merge-queued') {
     const ref = `${stepId}/${job.slot}`;

@@ -1,7 +1,7 @@
 // One shape for a run, whether it was read from a local record or from the status
 // comment on GitHub: what an agent needs to decide what to do next.
 import { z } from 'zod';
-import type { RunState } from '../engine/index.ts';
+import { viewOfState } from '../record/view.ts';
 
 export const runShape = z.object({
   runId: z.string(),
@@ -32,36 +32,7 @@ export const runShape = z.object({
 
 export type RunView = z.infer<typeof runShape>;
 
-/** The view of a state without its workflow (GitHub: the state block holds no manifest). */
-export function viewOfState(state: RunState): RunView {
-  return {
-    runId: state.runId,
-    workflow: state.workflow,
-    status: state.status,
-    reason: state.reason,
-    branch: state.runBranch,
-    head: state.head,
-    startedAt: state.startedAt,
-    finishedAt: state.finishedAt,
-    budget: state.budget,
-    steps: state.steps.map((s) => ({
-      id: s.id,
-      status: s.status,
-      reason: s.reason,
-      attempt: Math.max(0, ...s.jobs.map((j) => j.attempt)),
-      startedAt: s.startedAt,
-      finishedAt: s.finishedAt,
-      outputs: s.outputs,
-    })),
-    waiting: state.status !== 'running'
-      ? []
-      : state.steps.flatMap((s) => {
-          if (s.status !== 'running' || !s.ask) return [];
-          const open = s.ask.answers.flatMap((a, i) => (a === null ? [i] : []));
-          return open.length ? [{ step: s.id, kind: 'ask' as const, questions: s.ask.questions, open, message: null }] : [];
-        }),
-  };
-}
+export { viewOfState };
 
 /** What changed enough for `baton_wait` to return: status, a step's status, what it waits for. */
 export function fingerprint(v: RunView | null): string {

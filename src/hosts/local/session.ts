@@ -9,7 +9,7 @@ import type { Workflow } from '../../manifest/types.ts';
 import { repoRoot } from './git.ts';
 import { LocalRun, type RunOptions } from './run.ts';
 import { listRunIds, RunStore } from './store.ts';
-import { waitingFor, type Waiting } from './waiting.ts';
+import { viewOfState, waitingFor, type RunView } from '../../record/view.ts';
 import { findWorkflow, loadWorkflow } from './workflows.ts';
 
 export class InputError extends Error {}
@@ -81,18 +81,7 @@ export function cancelEvent(state: RunState, actor: string): RunEvent {
   return { type: 'cancel.requested', key: `${state.runId}/cancel/${at}`, at, actor, permission: 'admin' };
 }
 
-export interface RunSummary {
-  runId: string;
-  workflow: string;
-  status: RunState['status'];
-  reason: string | null;
-  branch: string;
-  head: string;
-  startedAt: number | null;
-  finishedAt: number | null;
-  steps: { id: string; status: string; reason: string | null; attempt: number; startedAt: number | null; finishedAt: number | null; outputs: Json }[];
-  waiting: Waiting[];
-  budget: RunState['budget'];
+export interface RunSummary extends RunView {
   /** The `gh pr create` line, once the pull-request step ran. */
   prCommand: string | null;
   recordFile: string;
@@ -101,25 +90,7 @@ export interface RunSummary {
 export function summarize(store: RunStore, state: RunState, workflow: Workflow): RunSummary {
   const pr = join(store.dir, 'pull-request.sh');
   return {
-    runId: store.runId,
-    workflow: workflow.name,
-    status: state.status,
-    reason: state.reason,
-    branch: state.runBranch,
-    head: state.head,
-    startedAt: state.startedAt,
-    finishedAt: state.finishedAt,
-    steps: state.steps.map((s) => ({
-      id: s.id,
-      status: s.status,
-      reason: s.reason,
-      attempt: Math.max(0, ...s.jobs.map((j) => j.attempt)),
-      startedAt: s.startedAt,
-      finishedAt: s.finishedAt,
-      outputs: s.outputs,
-    })),
-    waiting: waitingFor(state, workflow),
-    budget: state.budget,
+    ...viewOfState(state, workflow),
     prCommand: existsSync(pr) ? readFileSync(pr, 'utf8').trim() : null,
     recordFile: join(store.dir, 'record.md'),
   };
