@@ -14,6 +14,14 @@ export interface Inputs {
   path: string;
   /** The checkout: GITHUB_WORKSPACE. */
   workspace: string;
+  /** modes run/apply: who baton is on GitHub (only its comments carry trusted run state). */
+  botLogin: string;
+  /** modes run/apply: optional HMAC key of the state block. */
+  stateSecret: string;
+  /** modes run/apply: file name of the worker workflow in .github/workflows. */
+  workerWorkflow: string;
+  /** mode apply: how the agent job ended (`needs.agent.result`). */
+  conclusion: string;
 }
 
 export class InputError extends Error {}
@@ -24,6 +32,8 @@ export function readInputs(env: NodeJS.ProcessEnv, modes: string[]): Inputs {
   if (!modes.includes(mode)) throw new InputError(`unknown mode ${JSON.stringify(mode)}; this version of baton has ${modes.join(', ')}`);
   const token = core.getInput('token');
   if (token) core.setSecret(token);
+  const stateSecret = core.getInput('state-secret');
+  if (stateSecret) core.setSecret(stateSecret);
   const workspace = env.GITHUB_WORKSPACE || process.cwd();
   const temp = env.RUNNER_TEMP || join(workspace, '..');
   return {
@@ -33,5 +43,9 @@ export function readInputs(env: NodeJS.ProcessEnv, modes: string[]): Inputs {
     resultDir: core.getInput('result-dir') || join(temp, 'baton-result'),
     path: core.getInput('path') || '.agents/workflows',
     workspace,
+    botLogin: core.getInput('bot-login') || 'github-actions[bot]',
+    stateSecret,
+    workerWorkflow: core.getInput('worker-workflow') || 'baton-worker.yml',
+    conclusion: core.getInput('conclusion'),
   };
 }

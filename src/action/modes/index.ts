@@ -1,6 +1,9 @@
 // The Action's modes by name: adding one is one line here.
 import type { Inputs } from '../inputs.ts';
 import { agentMode } from './agent.ts';
+import { applyMode } from './apply.ts';
+import { routeMode } from './route.ts';
+import { runMode } from './run.ts';
 import { validateMode } from './validate.ts';
 
 export type Mode = (inputs: Inputs) => Promise<void>;
@@ -8,4 +11,7 @@ export type Mode = (inputs: Inputs) => Promise<void>;
 export const MODES: Record<string, Mode> = {
   agent: agentMode,
   validate: validateMode,
+  run: runMode,
+  route: routeMode,
+  apply: applyMode,
 };

@@ -1,0 +1,74 @@
+// mode: apply — Actions-only mode, in the worker workflow's second job (holding
+// `contents: write`, unlike the agent job): after actions/download-artifact of the
+// agent's `baton-result`, read it (paths checked), write its changes onto the step branch
+// with the Git Data API (only under baton/) and advance the run with the engine's
+// worker.finished / worker.failed — the App's code for both, driven by the shared driver.
+import * as core from '@actions/core';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { InvalidResultError, readResultDir, type ResultBundle } from '../../agents/result.ts';
+import { collectWorkerResult } from '../../hosts/github/apply.ts';
+import { parseWorkerRunName, type WorkerRunName } from '../../hosts/github/run-id.ts';
+import { RunService } from '../../app/runs.ts';
+import { readEvent, repositoryOf } from '../event.ts';
+import { actionLog, makeOctokit, repoContextOf } from '../github.ts';
+import type { Inputs } from '../inputs.ts';
+import { withLocalArtifact } from '../local-artifact.ts';
+import { apiUrl } from './run.ts';
+
+/** The attempt this worker run was dispatched for, from its `run`, `step` and `attempt` inputs. */
+export function attemptOf(inputs: Record<string, unknown> | undefined): WorkerRunName {
+  const i = inputs ?? {};
+  const ref = parseWorkerRunName(`baton ${String(i.run ?? '')} ${String(i.step ?? '')} #${String(i.attempt ?? '')}`);
+  if (!ref) throw new Error(`this worker run's inputs (run ${JSON.stringify(i.run)}, step ${JSON.stringify(i.step)}, attempt ${JSON.stringify(i.attempt)}) name no baton step attempt`);
+  return ref;
+}
+
+/** `needs.agent.result` → a workflow run conclusion as the App sees it. */
+function conclusionOf(result: string): string | null {
+  return ({ success: 'success', failure: 'failure', cancelled: 'cancelled', skipped: 'skipped' } as Record<string, string>)[result] ?? null;
+}
+
+function readLocal(dir: string): { bundle?: ResultBundle; refused?: string } {
+  if (!existsSync(join(dir, 'result.json'))) return {};
+  try {
+    return { bundle: readResultDir(dir) };
+  } catch (err) {
+    if (err instanceof InvalidResultError) return { refused: err.message };
+    throw err;
+  }
+}
+
+export async function applyMode(inputs: Inputs): Promise<void> {
+  const ev = readEvent(process.env);
+  if (ev.name !== 'workflow_dispatch') throw new Error(`mode \`apply\` runs in the worker workflow (a workflow_dispatch run), not on ${ev.name}`);
+  if (!inputs.token) throw new Error('mode `apply` needs the `token` input with contents, issues, pull-requests, checks and actions write');
+  const ref = attemptOf(ev.payload.inputs as Record<string, unknown> | undefined);
+  const runId = Number(process.env.GITHUB_RUN_ID);
+  if (!Number.isFinite(runId)) throw new Error('GITHUB_RUN_ID is not set: mode `apply` runs only inside a GitHub Actions job');
+
+  const local = readLocal(inputs.resultDir);
+  const conclusion = local.refused ? 'failure' : conclusionOf(inputs.conclusion);
+  core.info(`baton apply: ${ref.runId} ${ref.step}[${ref.slot}] #${ref.attempt}: ${local.bundle ? `result ${local.bundle.result.status}, ${local.bundle.result.changes.length} file(s) changed` : local.refused ? `result refused: ${local.refused}` : `no result in ${inputs.resultDir}`} (agent job: ${inputs.conclusion || 'unknown'})`);
+
+  const setup = { token: inputs.token, apiUrl: apiUrl(), ...repositoryOf(ev, process.env), botLogin: inputs.botLogin, workerWorkflow: inputs.workerWorkflow, ...(inputs.stateSecret ? { stateSecret: inputs.stateSecret } : {}) };
+  const octokit = makeOctokit(setup.token, setup.apiUrl);
+  // The result travels through the App's collector; a refused one becomes "no artifact" plus the reason.
+  const gh = repoContextOf(setup, withLocalArtifact(octokit, runId, local.bundle));
+  const runs = new RunService();
+  const state = await runs.onRun(
+    gh,
+    ref.runId,
+    async (memory) => {
+      const events = await collectWorkerResult(gh, runs.memories.commits, memory.state, ref, { id: runId, conclusion }, Date.now());
+      if (local.refused) {
+        for (const e of events) if (e.type === 'worker.failed') e.error = `the worker's result was refused: ${local.refused}`;
+      }
+      return events;
+    },
+    actionLog,
+  );
+  if (!state) throw new Error(`run ${ref.runId} has no trusted status comment on #${ref.runId.replace(/^.*-(\d+)-\d+$/, '$1')}: nothing to apply to`);
+  const step = state.steps.find((s) => s.id === ref.step);
+  core.info(`baton apply: run ${state.runId} is ${state.status}; step ${ref.step} is ${step?.status ?? 'unknown'}`);
+}

@@ -1,0 +1,48 @@
+// The concurrency key of an event in Actions-only mode: the issue or PR number the run's
+// record lives on (the number inside every run id `<workflow>-<n>-<k>`). Every event of one
+// run maps to the same key, so the `concurrency` group of the job that handles it makes
+// it the run's only writer (DESIGN §5.4). Computed from the payload alone — no token, no
+// request — because GitHub evaluates job concurrency before the job starts.
+import { parseRunId, runIdOfBranch, runIdOfPullBody } from '../hosts/github/run-id.ts';
+
+type Payload = Record<string, unknown>;
+
+const threadOfRun = (runId: string | undefined): string | undefined => (runId ? String(parseRunId(runId)?.thread ?? '') || undefined : undefined);
+
+/** The key, or undefined when the event cannot concern any baton run (the handling job is skipped). */
+export function concurrencyKey(event: string, p: Payload): string | undefined {
+  const issue = p.issue as { number?: number; body?: string | null; pull_request?: unknown } | undefined;
+  const pull = p.pull_request as { number?: number; head?: { ref?: string } } | undefined;
+  switch (event) {
+    case 'issues':
+      return issue?.number !== undefined ? String(issue.number) : undefined;
+    case 'pull_request':
+      return threadOfRun(runIdOfBranch(pull?.head?.ref)) ?? (pull?.number !== undefined ? String(pull.number) : undefined);
+    case 'issue_comment':
+      // On baton's PR the run lives in the issue that started it (named in the PR body).
+      if (issue?.pull_request) return threadOfRun(runIdOfPullBody(issue.body)) ?? String(issue.number);
+      return issue?.number !== undefined ? String(issue.number) : undefined;
+    case 'pull_request_review':
+      return threadOfRun(runIdOfBranch(pull?.head?.ref));
+    case 'check_suite':
+    case 'check_run': {
+      const suite = (event === 'check_run' ? (p.check_run as Payload | undefined)?.check_suite : p.check_suite) as { head_branch?: string | null } | undefined;
+      return threadOfRun(runIdOfBranch(suite?.head_branch));
+    }
+    case 'status': {
+      const branches = (p.branches as { name?: string }[] | undefined) ?? [];
+      for (const b of branches) {
+        const key = threadOfRun(runIdOfBranch(b.name));
+        if (key) return key;
+      }
+      return undefined;
+    }
+    case 'workflow_run':
+      return threadOfRun(runIdOfBranch((p.workflow_run as { head_branch?: string | null } | undefined)?.head_branch));
+    case 'workflow_dispatch':
+      // The worker workflow: its `run` input is the run id.
+      return threadOfRun((p.inputs as { run?: string } | undefined)?.run);
+    default:
+      return undefined;
+  }
+}

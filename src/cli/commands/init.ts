@@ -1,0 +1,95 @@
+// `baton init [--mode app|actions] [--workflows a,b] [--force] [--repo DIR] [--action-ref R] [--app-token]`
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline/promises';
+import { parseArgs } from 'node:util';
+import { libraryWorkflows, type LibraryWorkflow } from '../../init/library.ts';
+import { conflicts, planInit, writePlan, type InitPlan } from '../../init/plan.ts';
+import { EXIT, UsageError, type CliIO } from '../io.ts';
+
+export const DEFAULT_ACTION_REF = 'baton-dev/baton@v1';
+
+export const help = `Usage: baton init [--mode app|actions] [--workflows a,b] [--force] [--repo DIR]
+                  [--action-ref OWNER/REPO@REF] [--app-token]
+
+Sets a repository up for baton:
+  .agents/workflows/<name>.yml         workflows from baton's library
+  .github/workflows/baton-worker.yml   the worker workflow baton dispatches for each step
+  .github/workflows/baton.yml          (--mode actions) runs baton from GitHub Actions
+                                       alone, no App to host
+
+Options:
+  --mode app|actions    app (default): the baton GitHub App drives runs; actions: no server
+  --workflows a,b       library workflows to add (default fix-issue; asked when on a terminal)
+  --app-token           (actions) act with a GitHub App token (secrets APP_ID,
+                        APP_PRIVATE_KEY) so that CI starts on run branches
+  --action-ref REF      the baton Action to use (default ${DEFAULT_ACTION_REF})
+  --repo DIR            the repository (default: the current directory)
+  --force               overwrite files that exist
+  -h, --help
+
+Exit status: 0 written, 1 files exist (nothing written), 2 usage error.`;
+
+async function choose(library: LibraryWorkflow[], io: CliIO): Promise<string[]> {
+  io.out(['Workflows in baton\'s library:', ...library.map((w, i) => `  ${i + 1}. ${w.name.padEnd(20)} ${w.description}`)].join('\n'));
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    const answer = (await rl.question('Which ones (numbers or names, comma-separated) [fix-issue]: ')).trim();
+    if (!answer) return ['fix-issue'];
+    return answer.split(/[\s,]+/).filter(Boolean).map((a) => (/^\d+$/.test(a) ? library[Number(a) - 1]?.name ?? a : a));
+  } finally {
+    rl.close();
+  }
+}
+
+function report(plan: InitPlan, mode: string, io: CliIO, root: string): void {
+  const lines = [`baton init (${mode} mode) wrote in ${root}:`, ...plan.files.map((f) => `  ${f.path}`), ''];
+  if (plan.secrets.length) {
+    lines.push('Add these repository secrets (Settings → Secrets and variables → Actions):', ...plan.secrets.map((s) => `  ${s}`), '');
+  }
+  lines.push(
+    mode === 'actions'
+      ? 'Commit the files to the default branch; then label an issue (e.g. baton:fix-issue). See docs/actions-only.md about CI on run branches.'
+      : 'Commit the files to the default branch and install the baton GitHub App on the repository.',
+  );
+  io.out(lines.join('\n'));
+}
+
+export async function initCommand(args: string[], io: CliIO, interactive: boolean = Boolean(process.stdin.isTTY)): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      mode: { type: 'string' },
+      workflows: { type: 'string' },
+      force: { type: 'boolean' },
+      repo: { type: 'string' },
+      'action-ref': { type: 'string' },
+      'app-token': { type: 'boolean' },
+    },
+    allowPositionals: false,
+    strict: true,
+  });
+  const mode = values.mode ?? 'app';
+  if (mode !== 'app' && mode !== 'actions') throw new UsageError(`--mode must be app or actions, not ${JSON.stringify(mode)}`);
+  if (values['app-token'] && mode !== 'actions') throw new UsageError('--app-token is for --mode actions (the App has its own token)');
+  const actionRef = values['action-ref'] ?? DEFAULT_ACTION_REF;
+  if (!/^[^/@\s]+\/[^@\s]+@\S+$/.test(actionRef)) throw new UsageError(`--action-ref must look like owner/repo@ref, not ${JSON.stringify(actionRef)}`);
+  const root = resolve(io.cwd, values.repo ?? '.');
+  if (!existsSync(root)) throw new UsageError(`no such directory: ${root}`);
+
+  const library = libraryWorkflows();
+  const names = values.workflows !== undefined ? values.workflows.split(',').map((s) => s.trim()).filter(Boolean) : interactive ? await choose(library, io) : ['fix-issue'];
+  const unknown = names.filter((n) => !library.some((w) => w.name === n));
+  if (unknown.length) throw new UsageError(`not in baton's library: ${unknown.join(', ')} (there are ${library.map((w) => w.name).join(', ')})`);
+  if (!names.length) throw new UsageError('--workflows names no workflow');
+
+  const plan = planInit({ mode, workflows: library.filter((w) => names.includes(w.name)), actionRef, appToken: values['app-token'] ?? false });
+  const existing = conflicts(root, plan);
+  if (existing.length && !values.force) {
+    io.err(`baton init: these files exist already; nothing was written (--force overwrites them):\n${existing.map((p) => `  ${p}`).join('\n')}`);
+    return EXIT.failed;
+  }
+  writePlan(root, plan);
+  report(plan, mode, io, root);
+  return EXIT.ok;
+}

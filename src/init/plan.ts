@@ -1,0 +1,49 @@
+// What `baton init` writes, decided before anything touches the disk, so that a refusal
+// (files that exist, without --force) leaves the repository exactly as it was.
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Backend } from '../manifest/types.ts';
+import { forRepository, type LibraryWorkflow } from './library.ts';
+import { batonWorkflow, secretsOf, workerWorkflow } from './workflows.ts';
+
+export interface InitOptions {
+  mode: 'app' | 'actions';
+  workflows: LibraryWorkflow[];
+  actionRef: string;
+  appToken: boolean;
+}
+
+export interface InitFile {
+  path: string;
+  text: string;
+}
+
+export interface InitPlan {
+  files: InitFile[];
+  /** Secret names to add to the repository (never values). */
+  secrets: string[];
+}
+
+export function planInit(o: InitOptions): InitPlan {
+  const backends = [...new Set(o.workflows.flatMap((w) => w.backends))] as Backend[];
+  const wf = { mode: o.mode, actionRef: o.actionRef, backends, appToken: o.appToken && o.mode === 'actions' };
+  const files: InitFile[] = o.workflows.map((w) => ({ path: `.agents/workflows/${w.name}.yml`, text: forRepository(w.text, o.actionRef) }));
+  files.push({ path: '.github/workflows/baton-worker.yml', text: workerWorkflow(wf) });
+  if (o.mode === 'actions') files.push({ path: '.github/workflows/baton.yml', text: batonWorkflow(wf) });
+  const secrets = secretsOf(backends);
+  if (wf.appToken) secrets.push('APP_ID', 'APP_PRIVATE_KEY');
+  return { files, secrets };
+}
+
+/** Files of the plan that exist already. */
+export function conflicts(root: string, plan: InitPlan): string[] {
+  return plan.files.map((f) => f.path).filter((p) => existsSync(join(root, p)));
+}
+
+export function writePlan(root: string, plan: InitPlan): void {
+  for (const f of plan.files) {
+    const target = join(root, f.path);
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, f.text);
+  }
+}

@@ -1,0 +1,147 @@
+// The GitHub workflow files `baton init` writes. DESIGN §4's worker workflow in both modes;
+// in Actions-only mode the worker gets an `apply` job (the write happens there, not in the
+// agent's job) and baton.yml handles the events a GitHub App would have received.
+import { BACKEND_IMPLS } from '../agents/backends/index.ts';
+import type { Backend } from '../manifest/types.ts';
+
+export interface WorkflowOptions {
+  mode: 'app' | 'actions';
+  /** `uses:` of the baton Action, e.g. `baton-dev/baton@v1`. */
+  actionRef: string;
+  /** Backends the chosen workflows use: their CLIs are installed and their secret passed. */
+  backends: Backend[];
+  /** Actions-only: act with a GitHub App token (secrets APP_ID, APP_PRIVATE_KEY) so that CI starts on run branches. */
+  appToken: boolean;
+}
+
+/** The secret each backend reads (the first credential it accepts). */
+export function secretsOf(backends: Backend[]): string[] {
+  return [...new Set(backends.flatMap((b) => BACKEND_IMPLS[b].credentials.slice(0, 1)))].sort();
+}
+
+function installSteps(backends: Backend[]): string[] {
+  const out: string[] = [];
+  for (const b of [...new Set(backends)].sort()) {
+    const impl = BACKEND_IMPLS[b];
+    if (!impl.binary) continue;
+    // Installed only when the runner lacks it (self-hosted runners may have it already).
+    out.push(`      - name: Install ${b}`, `        run: command -v ${impl.binary} >/dev/null || ${impl.install}`);
+  }
+  return out;
+}
+
+const APP_TOKEN_STEP = [
+  '      - id: app-token',
+  '        # An App token instead of GITHUB_TOKEN: pushes and PRs made with it start CI.',
+  '        uses: actions/create-github-app-token@v2',
+  '        with: { app-id: "${{ secrets.APP_ID }}", private-key: "${{ secrets.APP_PRIVATE_KEY }}" }',
+];
+
+/** `with:` of a run/apply step: the token and who baton is with it. */
+function identity(o: WorkflowOptions, extra: string): string {
+  return o.appToken
+    ? `        with: { ${extra}, token: "\${{ steps.app-token.outputs.token }}", bot-login: "\${{ steps.app-token.outputs.app-slug }}[bot]" }`
+    : `        with: { ${extra} }`;
+}
+
+/** What the run and apply jobs need to drive a run with the job's GITHUB_TOKEN. */
+const WRITE_PERMISSIONS = '{ contents: write, issues: write, pull-requests: write, checks: write, actions: write, statuses: read }';
+
+export function workerWorkflow(o: WorkflowOptions): string {
+  const secrets = secretsOf(o.backends);
+  const actions = o.mode === 'actions';
+  const lines = [
+    '# baton worker: one step attempt of a baton run, dispatched by baton (never by hand).',
+    '# The agent job holds a read-only token and uploads its work as the baton-result artifact;',
+    actions ? '# the apply job (contents: write) writes it to the step branch and advances the run.' : '# the baton App writes it to the step branch.',
+    'name: baton-worker',
+    'run-name: "baton ${{ inputs.run }} ${{ inputs.step }} #${{ inputs.attempt }}"',
+    'on:',
+    '  workflow_dispatch:',
+    '    inputs:',
+    '      run: { required: true, description: baton run id }',
+    '      step: { required: true, description: step id }',
+    '      attempt: { required: true, description: attempt number }',
+    '      index: { required: false, default: "", description: for-each index }',
+    '      base: { required: true, description: commit the step starts from }',
+    '      task: { required: true, description: the step attempt as baton encoded it }',
+    'permissions: { contents: read }',
+    'jobs:',
+    '  agent:',
+    '    runs-on: ubuntu-latest',
+    '    timeout-minutes: 60',
+    '    permissions: { contents: read }',
+    ...(actions ? ['    outputs: { key: "${{ steps.route.outputs.key }}" }'] : []),
+    '    steps:',
+    ...(actions ? ['      - id: route', `        uses: ${o.actionRef}`, '        with: { mode: route }'] : []),
+    '      - uses: actions/checkout@v5',
+    '        with: { ref: "${{ inputs.base }}", persist-credentials: false }',
+    ...installSteps(o.backends),
+    `      - uses: ${o.actionRef}`,
+    '        with: { mode: agent, task: "${{ inputs.task }}" }',
+    ...(secrets.length ? ['        env:', ...secrets.map((s) => `          ${s}: "\${{ secrets.${s} }}"`)] : []),
+    '      - uses: actions/upload-artifact@v4',
+    '        if: always()   # partial work of a crashed or timed-out agent is kept too',
+    '        with: { name: baton-result, path: "${{ runner.temp }}/baton-result" }',
+  ];
+  if (actions) {
+    lines.push(
+      '  apply:',
+      '    needs: agent',
+      '    if: always()',
+      '    runs-on: ubuntu-latest',
+      '    timeout-minutes: 10',
+      '    # One writer per run: the same group as the events of the run in baton.yml.',
+      '    concurrency: { group: "baton-${{ needs.agent.outputs.key || inputs.run }}", cancel-in-progress: false }',
+      `    permissions: ${WRITE_PERMISSIONS}`,
+      '    steps:',
+      '      - uses: actions/download-artifact@v4',
+      '        continue-on-error: true   # no artifact: the apply step reports why the agent left none',
+      '        with: { name: baton-result, path: "${{ runner.temp }}/baton-result" }',
+      ...(o.appToken ? APP_TOKEN_STEP : []),
+      `      - uses: ${o.actionRef}`,
+      identity(o, 'mode: apply, conclusion: "${{ needs.agent.result }}"'),
+    );
+  }
+  return lines.join('\n') + '\n';
+}
+
+export function batonWorkflow(o: WorkflowOptions): string {
+  return [
+    '# baton in Actions-only mode: the events a baton App would receive start this workflow,',
+    '# which drives the run (reads its status comment, dispatches workers, opens the PR).',
+    'name: baton',
+    'on:',
+    '  issues: { types: [labeled] }',
+    '  pull_request: { types: [labeled] }',
+    '  issue_comment: { types: [created] }',
+    '  pull_request_review: { types: [submitted] }',
+    '  check_suite: { types: [completed] }',
+    '  check_run: { types: [completed] }',
+    '  status:',
+    'permissions: {}',
+    'jobs:',
+    '  route:',
+    '    # Which run the event belongs to, for the concurrency group below (no token needed).',
+    '    runs-on: ubuntu-latest',
+    '    permissions: {}',
+    '    outputs: { key: "${{ steps.route.outputs.key }}" }',
+    '    steps:',
+    '      - id: route',
+    `        uses: ${o.actionRef}`,
+    '        with: { mode: route }',
+    '  run:',
+    '    needs: route',
+    "    if: needs.route.outputs.key != ''",
+    '    runs-on: ubuntu-latest',
+    '    timeout-minutes: 10',
+    '    # One writer per run (events of a run share its issue number); never cancel one mid-way.',
+    '    concurrency: { group: "baton-${{ needs.route.outputs.key }}", cancel-in-progress: false }',
+    `    permissions: ${WRITE_PERMISSIONS}`,
+    '    steps:',
+    ...(o.appToken ? APP_TOKEN_STEP : []),
+    `      - uses: ${o.actionRef}`,
+    identity(o, 'mode: run'),
+    '',
+  ].join('\n');
+}
