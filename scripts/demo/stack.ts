@@ -1,0 +1,96 @@
+// What the demo runs on: the GitHub emulator with its Actions runner (a `uses:
+// baton-dev/baton@…` step runs this checkout's bundled Action, dist/action.js), and the
+// baton App started the way `npm start` starts it — Probot's `run()` with Probot's
+// environment, GHE_HOST/GHE_PROTOCOL pointing at the emulator — as a real HTTP server
+// that receives the emulator's signed webhooks.
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { ProbotOctokit, run } from 'probot';
+import { batonApp } from '../../src/app/app.ts';
+import type { RunService } from '../../src/app/runs.ts';
+import { withActions, type ActionsRunner } from '../../tests/emulator/actions/index.ts';
+import { startEmulator, type Emulator } from '../../tests/emulator/emulator.ts';
+
+export interface StackOptions {
+  /** This checkout: where `uses: baton-dev/baton@…` finds action.yml. */
+  root: string;
+  /** Probot's LOG_LEVEL for the App (default `error`). */
+  logLevel?: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
+  /**
+   * Keep Octokit's client-side throttle (one write a second, three seconds between writes
+   * that notify people). GitHub needs it; the emulator has no rate limits, and with it the
+   * demo takes minutes instead of seconds. Off by default.
+   */
+  throttle?: boolean;
+}
+
+export interface Stack {
+  emu: Emulator;
+  runner: ActionsRunner;
+  /** The App's run service (its per-run queue); `idle()` waits for it. */
+  runs: () => RunService | undefined;
+  appUrl: string;
+  close(): Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startStack(o: StackOptions): Promise<Stack> {
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
+  const secret = randomBytes(16).toString('hex');
+  const actions = withActions({ actions: { 'baton-dev/baton': o.root } });
+  const emu = await startEmulator({ webhookSecret: secret, appPublicKey: publicKey, plugins: [actions.plugin] });
+
+  let runs: RunService | undefined;
+  let server: Awaited<ReturnType<typeof run>> | undefined;
+  try {
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = {
+      APP_ID: '1',
+      PRIVATE_KEY: privateKey,
+      WEBHOOK_SECRET: secret,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      GHE_HOST: `127.0.0.1:${emu.port}`,
+      GHE_PROTOCOL: 'http',
+      LOG_LEVEL: o.logLevel ?? 'error',
+    };
+    const before = new Set(process.listeners('SIGINT'));
+    server = await run(batonApp({ onReady: (r) => (runs = r) }), {
+      env,
+      ...(o.throttle ? {} : { Octokit: ProbotOctokit.defaults((options: Record<string, unknown>) => ({ ...options, throttle: { enabled: false } })) }),
+    });
+    // Probot's run() exits the process on Ctrl-C; the demo cleans up first.
+    for (const l of process.listeners('SIGINT')) if (!before.has(l)) process.off('SIGINT', l);
+    const appUrl = `http://127.0.0.1:${port}`;
+    emu.webhooks.configure({ url: `${appUrl}/api/github/webhooks` });
+    const s = server;
+    return {
+      emu,
+      runner: actions.runner,
+      runs: () => runs,
+      appUrl,
+      close: async () => {
+        await s.stop().catch(() => {});
+        await emu.close();
+      },
+    };
+  } catch (err) {
+    await server?.stop().catch(() => {});
+    await emu.close();
+    throw err;
+  }
+}
