@@ -16,7 +16,7 @@ export function zipBundle(bundle: ResultBundle): Uint8Array {
   const enc = new TextEncoder();
   const entries: Record<string, Uint8Array> = { 'result.json': enc.encode(JSON.stringify(bundle.result)), 'transcript.txt': enc.encode(bundle.transcript) };
   for (const [path, content] of bundle.files) entries[`files/${path}`] = content;
-  return zipSync(entries, { mtime: 0 });
+  return zipSync(entries);
 }
 
 /**

@@ -1,0 +1,130 @@
+// Actions-only mode on the emulator, with no app process at all: the repository holds what
+// `baton init --mode actions` wrote, events start baton.yml on the emulator's runner
+// (triggers.ts), and every baton step — route, run, agent, apply — is the bundled Action
+// (dist/action.js) mapped from `uses: baton-dev/baton@v1`, with the fake agent CLIs on PATH.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Octokit } from '@octokit/rest';
+import { initCommand } from '../../src/cli/commands/init.ts';
+import { startEmulator, type Emulator } from '../emulator/emulator.ts';
+import { withActions, type ActionsRunner } from '../emulator/actions/index.ts';
+import { installTriggers, type Triggers } from './triggers.ts';
+import { readdirSync, statSync } from 'node:fs';
+
+export const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const FAKE_AGENTS = join(PROJECT_ROOT, 'tests', 'fixtures', 'fake-agents');
+
+export interface TokenProbe {
+  permissions: Record<string, string>;
+  /** Status of a branch write attempted with the token right after it was minted. */
+  writeStatus: number;
+}
+
+export interface ActionsOnly {
+  emu: Emulator;
+  runner: ActionsRunner;
+  triggers: Triggers;
+  /** Files `baton init` wrote (path → text). */
+  initFiles: Record<string, string>;
+  /** Every read-only GITHUB_TOKEN minted for a job, probed with a write. */
+  probes: TokenProbe[];
+  as(login: string): Octokit;
+  settle(): Promise<void>;
+  waitFor(what: string, ready: () => boolean | Promise<boolean>): Promise<void>;
+  close(): Promise<void>;
+}
+
+function filesUnder(root: string, dir = root): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of readdirSync(dir)) {
+    const full = join(dir, name);
+    if (statSync(full).isDirectory()) Object.assign(out, filesUnder(root, full));
+    else out[relative(root, full)] = readFileSync(full, 'utf8');
+  }
+  return out;
+}
+
+/** What `baton init` writes into an empty directory. */
+export async function initFiles(args: string[]): Promise<Record<string, string>> {
+  const dir = mkdtempSync(join(tmpdir(), 'baton-init-'));
+  try {
+    const out: string[] = [];
+    const code = await initCommand(args, { out: (t) => out.push(t), err: (t) => out.push(t), cwd: dir }, false);
+    if (code !== 0) throw new Error(`baton init ${args.join(' ')} exited ${code}: ${out.join('\n')}`);
+    return filesUnder(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function startActionsOnly(o: { init: string[]; files: Record<string, string>; agentScript: unknown[] }): Promise<ActionsOnly> {
+  const init = await initFiles(o.init);
+  const steer = mkdtempSync(join(tmpdir(), 'baton-actions-only-'));
+  const script = join(steer, 'agents.json');
+  writeFileSync(script, JSON.stringify(o.agentScript));
+  const actions = withActions({
+    actions: { 'baton-dev/baton': PROJECT_ROOT },
+    secrets: { ANTHROPIC_API_KEY: 'sk-ant-test', OPENAI_API_KEY: 'sk-openai-test' },
+    env: { PATH: [FAKE_AGENTS, process.env.PATH ?? ''].join(delimiter), FAKE_AGENT_SCRIPT: script },
+  });
+  const emu = await startEmulator({ plugins: [actions.plugin] });
+  const runner = actions.runner;
+
+  const probes: TokenProbe[] = [];
+  const probing = new Set<Promise<void>>();
+  const mint = runner.host.mintToken.bind(runner.host);
+  runner.host.mintToken = async (owner, repo, permissions) => {
+    const token = await mint(owner, repo, permissions);
+    if (permissions.contents !== 'write') {
+      const probe = (async () => {
+        const res = await fetch(`${emu.apiUrl}/repos/${owner}/${repo}/git/refs`, {
+          method: 'POST',
+          headers: { authorization: `token ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ ref: 'refs/heads/baton/probe', sha: '0'.repeat(40) }),
+        });
+        probes.push({ permissions: { ...permissions }, writeStatus: res.status });
+      })();
+      probing.add(probe);
+      await probe;
+      probing.delete(probe);
+    }
+    return token;
+  };
+
+  await emu.createRepo('acme', 'widgets', { 'README.md': '# widgets\n', ...init, ...o.files });
+  emu.store.setRole('acme', 'widgets', 'alice', 'admin');
+  const triggers = installTriggers(emu, runner);
+
+  const settle = async (): Promise<void> => {
+    for (let i = 0; i < 1000; i++) {
+      await triggers.idle();
+      await runner.idle();
+      await triggers.idle();
+      if (![...runner.store.runs.values()].some((r) => r.status !== 'completed')) return;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    throw new Error('the runner did not settle');
+  };
+  return {
+    emu,
+    runner,
+    triggers,
+    initFiles: init,
+    probes,
+    as: (login) => new Octokit({ baseUrl: emu.url, auth: emu.auth.userToken(login) }),
+    settle,
+    async waitFor(what, ready) {
+      for (let i = 0; i < 1500; i++) {
+        if (await ready()) return;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      throw new Error(`gave up waiting for ${what}`);
+    },
+    async close() {
+      await emu.close();
+      rmSync(steer, { recursive: true, force: true });
+    },
+  };
+}
