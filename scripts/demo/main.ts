@@ -78,6 +78,7 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoSummary> {
     const { emu, runner } = stack;
     out(bold('baton demo') + dim(` — GitHub emulator at ${emu.url}, baton App at ${stack.appUrl} (Probot, signed webhooks)`));
     view.line(`emulator with an Actions runner: ${dim('uses: baton-dev/baton@v1')} runs this checkout's dist/action.js`);
+    view.line(`App up: GET /ping → PONG; webhooks go to ${stack.appUrl}/api/github/webhooks`);
 
     const batonFiles = await createWidgets(emu, REPO_DIR);
     const sha = await commitBaton(emu, batonFiles, work);

@@ -76,6 +76,9 @@ export async function startStack(o: StackOptions): Promise<Stack> {
     // Probot's run() exits the process on Ctrl-C; the demo cleans up first.
     for (const l of process.listeners('SIGINT')) if (!before.has(l)) process.off('SIGINT', l);
     const appUrl = `http://127.0.0.1:${port}`;
+    // Probot's health check, as a load balancer would probe it.
+    const ping = await fetch(`${appUrl}/ping`);
+    if (!ping.ok || (await ping.text()) !== 'PONG') throw new Error(`the App did not answer GET /ping (${ping.status})`);
     emu.webhooks.configure({ url: `${appUrl}/api/github/webhooks` });
     const s = server;
     return {
