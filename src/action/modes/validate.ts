@@ -4,6 +4,7 @@ import * as core from '@actions/core';
 import { findWorkflowFiles, validateFiles } from '../../manifest/validate.ts';
 import type { Inputs } from '../inputs.ts';
 import { actionLibrary } from '../library.ts';
+import { tokenWarningsIn } from '../../manifest/warn-token.ts';
 
 export async function validateMode(inputs: Inputs): Promise<void> {
   core.info(`baton validate: ${inputs.path} in ${inputs.workspace}`);
@@ -28,6 +29,11 @@ export async function validateMode(inputs: Inputs): Promise<void> {
         core.warning(d.message, props);
       }
     }
+  }
+  // DESIGN §4's GITHUB_TOKEN gotcha: CI that Actions-only mode would never start.
+  for (const w of tokenWarningsIn(inputs.workspace)) {
+    warnings++;
+    core.warning(w.message, { title: 'CI never starts on baton run branches', file: w.file, startLine: w.line, startColumn: w.column });
   }
   const bad = report.files.filter((f) => !f.valid).length;
   const line = bad

@@ -1,6 +1,7 @@
 // `baton doctor [--json]`
 import { parseArgs } from 'node:util';
-import { checkBackends, checkGit, actionsOnlyCiWarning, type BackendReport } from '../../agents/doctor.ts';
+import { checkBackends, checkGit, type BackendReport } from '../../agents/doctor.ts';
+import { tokenWarningsIn } from '../../manifest/warn-token.ts';
 import { findWorkflowFiles, validateFiles } from '../../manifest/validate.ts';
 import { EXIT, type CliIO } from '../io.ts';
 import { DEFAULT_WORKFLOWS_DIR } from './validate.ts';
@@ -22,19 +23,17 @@ Exit status: 0 (whatever is missing), 2 usage error.`;
 
 interface WorkflowUse {
   backends: Map<string, string[]>;
-  checksWithoutWorkflow: string[];
 }
 
 /** Which backends the repository's workflows use, by workflow; nothing when there are none. */
 function workflowUse(cwd: string): WorkflowUse {
-  const use: WorkflowUse = { backends: new Map(), checksWithoutWorkflow: [] };
+  const use: WorkflowUse = { backends: new Map() };
   const { files } = findWorkflowFiles([DEFAULT_WORKFLOWS_DIR], cwd);
   if (!files.length) return use;
   for (const f of validateFiles(files, { cwd }).files) {
     const wf = f.loaded?.workflow;
     if (!wf) continue;
     for (const agent of Object.values(wf.agents)) use.backends.set(agent.uses, [...new Set([...(use.backends.get(agent.uses) ?? []), wf.name])]);
-    for (const s of wf.steps) if (s.kind === 'checks' && !s.workflow) use.checksWithoutWorkflow.push(`${wf.name}/${s.id}`);
   }
   return use;
 }
@@ -50,10 +49,11 @@ export async function doctorCommand(args: string[], io: CliIO, env: NodeJS.Proce
   const { values } = parseArgs({ args, options: { json: { type: 'boolean' } }, allowPositionals: false, strict: true });
   const [backends, git] = await Promise.all([checkBackends(env, io.cwd), checkGit(env, io.cwd)]);
   const use = workflowUse(io.cwd);
-  const warning = actionsOnlyCiWarning(io.cwd, use.checksWithoutWorkflow);
+  // DESIGN §4's GITHUB_TOKEN gotcha: the same check as the Action's validate mode.
+  const warnings = tokenWarningsIn(io.cwd).map((w) => `${w.message} (${w.file}:${w.line}:${w.column})`);
 
   if (values.json) {
-    io.out(JSON.stringify({ backends: backends.map((b) => ({ ...b, usedBy: use.backends.get(b.name) ?? [] })), git, warnings: warning ? [warning] : [] }, null, 2));
+    io.out(JSON.stringify({ backends: backends.map((b) => ({ ...b, usedBy: use.backends.get(b.name) ?? [] })), git, warnings }, null, 2));
     return EXIT.ok;
   }
 
@@ -69,7 +69,7 @@ export async function doctorCommand(args: string[], io: CliIO, env: NodeJS.Proce
     if (users) lines.push(`    used by      ${users.join(', ')}${b.runnable ? '' : ' (fine if the worker job installs it and passes its secret)'}`);
   }
   lines.push('', `${git.path ? '✓' : '✗'} ${'git'.padEnd(width)}  ${git.path ? `${git.path} — ${git.version}` : 'not on PATH: workers need git to list what an agent changed'}`);
-  if (warning) lines.push('', `warning: ${warning}`);
+  if (warnings.length) lines.push('', ...warnings.map((w) => `warning: ${w}`));
   const n = backends.filter((b) => b.runnable).length;
   lines.push('', `${n} of ${backends.length} backends runnable here.`);
   io.out(lines.join('\n'));

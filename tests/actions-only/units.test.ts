@@ -1,0 +1,97 @@
+// The pieces of Actions-only mode on their own: concurrency keys from payloads, the local
+// artifact adapter, the GITHUB_TOKEN warning as an annotation of the bundled validate mode.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readResultZip, type ResultBundle } from '../../src/agents/result.ts';
+import { attemptOf } from '../../src/action/modes/apply.ts';
+import { concurrencyKey } from '../../src/action/route-key.ts';
+import { withLocalArtifact, zipBundle } from '../../src/action/local-artifact.ts';
+import type { GitHubClient } from '../../src/hosts/github/client.ts';
+import { tokenWarnings } from '../../src/manifest/warn-token.ts';
+import { PROJECT_ROOT } from './harness.ts';
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+describe('concurrency keys: every event of a run maps to the number of its thread', () => {
+  it('reads issues, comments, reviews, checks, statuses and worker dispatches', () => {
+    expect(concurrencyKey('issues', { issue: { number: 42 } })).toBe('42');
+    expect(concurrencyKey('issue_comment', { issue: { number: 42 } })).toBe('42');
+    // A comment on baton's PR #50 belongs to the run started on issue #42.
+    expect(concurrencyKey('issue_comment', { issue: { number: 50, pull_request: {}, body: 'x\n\nOpened by baton run `fix-42-1`.' } })).toBe('42');
+    expect(concurrencyKey('issue_comment', { issue: { number: 50, pull_request: {}, body: 'someone else' } })).toBe('50');
+    expect(concurrencyKey('pull_request_review', { pull_request: { number: 50, head: { ref: 'baton/fix-42-1' } } })).toBe('42');
+    expect(concurrencyKey('pull_request_review', { pull_request: { number: 50, head: { ref: 'feature' } } })).toBeUndefined();
+    expect(concurrencyKey('check_suite', { check_suite: { head_branch: 'baton/fix-42-1' } })).toBe('42');
+    expect(concurrencyKey('check_run', { check_run: { check_suite: { head_branch: 'baton/fix-42-1' } } })).toBe('42');
+    // CI on a step branch is nobody's business (checks are read on the run branch): the run job is skipped.
+    expect(concurrencyKey('check_run', { check_run: { check_suite: { head_branch: 'baton/steps/fix-42-1/impl' } } })).toBeUndefined();
+    expect(concurrencyKey('status', { branches: [{ name: 'main' }, { name: 'baton/fix-42-1' }] })).toBe('42');
+    expect(concurrencyKey('status', { branches: [{ name: 'main' }] })).toBeUndefined();
+    expect(concurrencyKey('workflow_dispatch', { inputs: { run: 'fix-issue-7-2' } })).toBe('7');
+    expect(concurrencyKey('push', {})).toBeUndefined();
+  });
+
+  it('names the attempt of a worker run from its inputs', () => {
+    expect(attemptOf({ run: 'fix-42-1', step: 'implement[2]', attempt: '3' })).toEqual({ runId: 'fix-42-1', step: 'implement', slot: '2', attempt: 3 });
+    expect(() => attemptOf({ run: 'nope', step: 'x', attempt: '1' })).toThrow(/name no baton step attempt/);
+  });
+});
+
+describe('the apply job serves its downloaded artifact to the App code', () => {
+  const bundle: ResultBundle = {
+    result: { version: 1, run: 'fix-42-1', step: 'impl', slot: '0', attempt: 1, status: 'succeeded', outputs: { ok: true }, error: null, usage: {}, base: 'a'.repeat(40), changes: [{ path: 'a.txt', status: 'added', mode: '100644' }], backend: 'codex', durationMs: 1 },
+    files: new Map([['a.txt', new TextEncoder().encode('hi\n')]]),
+    transcript: 'done\n',
+  };
+
+  it('answers the artifact list and download of its own run, and passes the rest on', async () => {
+    const seen: string[] = [];
+    const real = { request: async (route: string) => (seen.push(route), { data: { artifacts: [] } }) } as unknown as GitHubClient;
+    const local = withLocalArtifact(real, 7, bundle);
+    const list = await local.request('GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts', { owner: 'o', repo: 'r', run_id: 7 });
+    expect(list.data.artifacts.map((a) => a.name)).toEqual(['baton-result']);
+    const zip = await local.request('GET /repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}', { owner: 'o', repo: 'r', artifact_id: list.data.artifacts[0]!.id, archive_format: 'zip' });
+    const back = readResultZip(new Uint8Array(zip.data as ArrayBuffer));
+    expect(back.result).toEqual(bundle.result);
+    expect(new TextDecoder().decode(back.files.get('a.txt'))).toBe('hi\n');
+    await local.request('GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts', { owner: 'o', repo: 'r', run_id: 8 });
+    expect(seen).toEqual(['GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts']);
+    expect(readResultZip(zipBundle(bundle)).transcript).toBe('done\n');
+  });
+});
+
+describe('the GITHUB_TOKEN warning (DESIGN §4)', () => {
+  const manifest = 'name: fix\nsteps:\n  - id: impl\n    run: make\n  - id: ci\n    checks: { names: [test] }\n  - id: ci2\n    checks: { names: [lint], workflow: ci.yml }\n';
+
+  it('warns for checks steps without workflow: only when Actions-only mode uses GITHUB_TOKEN', () => {
+    const files = { '.agents/workflows/fix.yml': manifest, '.github/workflows/baton.yml': 'name: baton\n' };
+    expect(tokenWarnings(files)).toEqual([expect.objectContaining({ file: '.agents/workflows/fix.yml', line: 6, column: 5, step: 'fix/ci' })]);
+    expect(tokenWarnings({ '.agents/workflows/fix.yml': manifest })).toEqual([]); // App mode
+    expect(tokenWarnings({ ...files, '.github/workflows/baton.yml': '- uses: actions/create-github-app-token@v2\n' })).toEqual([]);
+  });
+
+  it('is a warning annotation of the bundled validate mode, on the file and line', () => {
+    const ws = mkdtempSync(join(tmpdir(), 'baton-validate-token-'));
+    dirs.push(ws);
+    mkdirSync(join(ws, '.agents/workflows'), { recursive: true });
+    mkdirSync(join(ws, '.github/workflows'), { recursive: true });
+    writeFileSync(join(ws, '.agents/workflows/fix.yml'), manifest);
+    writeFileSync(join(ws, '.github/workflows/baton.yml'), 'name: baton\n');
+    const out = join(ws, 'out.txt');
+    writeFileSync(out, '');
+    const r = spawnSync(process.execPath, [join(PROJECT_ROOT, 'dist/action.js')], {
+      cwd: ws,
+      env: { PATH: process.env.PATH, GITHUB_WORKSPACE: ws, GITHUB_OUTPUT: out, INPUT_MODE: 'validate', INPUT_PATH: '.agents/workflows' },
+      encoding: 'utf8',
+    });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/::warning title=CI never starts on baton run branches,file=\.agents\/workflows\/fix\.yml,line=6,col=5::fix\/ci waits for CI/);
+    expect(r.stdout).toContain('1 workflow file valid (1 warning)');
+  });
+});

@@ -1,0 +1,142 @@
+// `baton init`: what it writes in each mode, and that it never overwrites without --force.
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { initCommand } from '../../src/cli/commands/init.ts';
+import { main } from '../../src/cli/main.ts';
+import { UsageError } from '../../src/cli/io.ts';
+import { tokenWarnings } from '../../src/manifest/warn-token.ts';
+import { parseWorkflowFile } from '../emulator/actions/workflow-file.ts';
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function repo(): string {
+  const d = mkdtempSync(join(tmpdir(), 'baton-init-test-'));
+  dirs.push(d);
+  return d;
+}
+
+async function init(cwd: string, args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await initCommand(args, { out: (t) => out.push(t), err: (t) => err.push(t), cwd }, false);
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+const read = (d: string, p: string) => readFileSync(join(d, p), 'utf8');
+
+describe('baton init', () => {
+  it('app mode: the workflow and the worker workflow, no baton.yml; names the secrets', async () => {
+    const d = repo();
+    const r = await init(d, ['--mode', 'app']);
+    expect(r.code).toBe(0);
+    expect(existsSync(join(d, '.agents/workflows/fix-issue.yml'))).toBe(true);
+    expect(existsSync(join(d, '.github/workflows/baton.yml'))).toBe(false);
+    expect(r.out).toContain('.github/workflows/baton-worker.yml');
+    expect(r.out).toMatch(/secrets[^\n]*\n {2}ANTHROPIC_API_KEY\n {2}OPENAI_API_KEY/);
+    const worker = read(d, '.github/workflows/baton-worker.yml');
+    const parsed = parseWorkflowFile('.github/workflows/baton-worker.yml', worker);
+    expect(Object.keys(parsed.dispatchInputs!)).toEqual(['run', 'step', 'attempt', 'index', 'base', 'task']);
+    expect(parsed.jobs.map((j) => j.id)).toEqual(['agent']);
+    const steps = parsed.jobs[0]!.steps;
+    const agent = steps.find((s) => s.with.mode === 'agent')!;
+    expect(agent.uses).toBe('baton-dev/baton@v1');
+    expect(agent.with.task).toBe('${{ inputs.task }}');
+    expect(agent.env).toEqual({ ANTHROPIC_API_KEY: '${{ secrets.ANTHROPIC_API_KEY }}', OPENAI_API_KEY: '${{ secrets.OPENAI_API_KEY }}' });
+    const upload = steps.find((s) => s.uses === 'actions/upload-artifact@v4')!;
+    expect(upload.if).toBe('always()');
+    expect(parsed.permissions).toEqual({ contents: 'read' });
+    // The manifest's editor hint points at the schema of the Action's version.
+    expect(read(d, '.agents/workflows/fix-issue.yml')).toContain('$schema=https://raw.githubusercontent.com/baton-dev/baton/v1/schema/workflow.schema.json');
+  });
+
+  it('actions mode: baton.yml with the run job, per-run concurrency and least permissions; an apply job in the worker', async () => {
+    const d = repo();
+    const r = await init(d, ['--mode', 'actions', '--workflows', 'triage,write-tests', '--action-ref', 'acme/baton@v2']);
+    expect(r.code).toBe(0);
+    expect(existsSync(join(d, '.agents/workflows/triage.yml'))).toBe(true);
+    expect(existsSync(join(d, '.agents/workflows/write-tests.yml'))).toBe(true);
+    expect(existsSync(join(d, '.agents/workflows/fix-issue.yml'))).toBe(false);
+    const baton = parseWorkflowFile('.github/workflows/baton.yml', read(d, '.github/workflows/baton.yml'));
+    expect(baton.events.sort()).toEqual(['check_run', 'check_suite', 'issue_comment', 'issues', 'pull_request', 'pull_request_review', 'status']);
+    expect(baton.permissions).toEqual({});
+    const [route, run] = baton.jobs;
+    expect(route!.permissions).toEqual({});
+    expect(run!.needs).toEqual(['route']);
+    expect(run!.concurrency).toEqual({ group: 'baton-${{ needs.route.outputs.key }}', cancelInProgress: false });
+    expect(run!.permissions).toEqual({ contents: 'write', issues: 'write', 'pull-requests': 'write', checks: 'write', actions: 'write', statuses: 'read' });
+    expect(run!.steps.at(-1)!.uses).toBe('acme/baton@v2');
+    const worker = parseWorkflowFile('.github/workflows/baton-worker.yml', read(d, '.github/workflows/baton-worker.yml'));
+    const apply = worker.jobs.find((j) => j.id === 'apply')!;
+    expect(worker.jobs.find((j) => j.id === 'agent')!.permissions).toEqual({ contents: 'read' });
+    expect(apply.needs).toEqual(['agent']);
+    expect(apply.permissions!).toMatchObject({ contents: 'write' });
+    expect(apply.steps.map((s) => s.uses)).toEqual(['actions/download-artifact@v4', 'acme/baton@v2']);
+    expect(r.out).toContain('ANTHROPIC_API_KEY');
+    expect(r.out).not.toContain('APP_PRIVATE_KEY');
+  });
+
+  it('refuses to overwrite files without --force, naming them and writing nothing', async () => {
+    const d = repo();
+    mkdirSync(join(d, '.github/workflows'), { recursive: true });
+    writeFileSync(join(d, '.github/workflows/baton-worker.yml'), 'mine\n');
+    const r = await init(d, ['--mode', 'actions']);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('.github/workflows/baton-worker.yml');
+    expect(r.err).toContain('--force');
+    expect(read(d, '.github/workflows/baton-worker.yml')).toBe('mine\n');
+    expect(existsSync(join(d, '.agents/workflows/fix-issue.yml'))).toBe(false);
+    expect(existsSync(join(d, '.github/workflows/baton.yml'))).toBe(false);
+
+    const forced = await init(d, ['--mode', 'actions', '--force']);
+    expect(forced.code).toBe(0);
+    expect(read(d, '.github/workflows/baton-worker.yml')).toContain('name: baton-worker');
+    // A second run without --force names every file it would overwrite.
+    const again = await init(d, ['--mode', 'actions']);
+    expect(again.code).toBe(1);
+    for (const f of ['.agents/workflows/fix-issue.yml', '.github/workflows/baton-worker.yml', '.github/workflows/baton.yml']) expect(again.err).toContain(f);
+  });
+
+  it('--app-token: both write jobs act with an App token; the GITHUB_TOKEN warning goes away', async () => {
+    const plain = repo();
+    await init(plain, ['--mode', 'actions']);
+    const files = (d: string) => ({
+      '.github/workflows/baton.yml': read(d, '.github/workflows/baton.yml'),
+      '.agents/workflows/fix-issue.yml': read(d, '.agents/workflows/fix-issue.yml'),
+    });
+    const warned = tokenWarnings(files(plain));
+    expect(warned.map((w) => w.step)).toEqual(['fix-issue/ci']);
+    expect(warned[0]!.file).toBe('.agents/workflows/fix-issue.yml');
+    expect(read(plain, '.agents/workflows/fix-issue.yml').split('\n')[warned[0]!.line - 1]).toContain('checks');
+
+    const d = repo();
+    const r = await init(d, ['--mode', 'actions', '--app-token']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/APP_ID\n {2}APP_PRIVATE_KEY/);
+    for (const file of ['.github/workflows/baton.yml', '.github/workflows/baton-worker.yml']) {
+      const text = read(d, file);
+      expect(text).toContain('uses: actions/create-github-app-token@v2');
+      expect(text).toContain('private-key: "${{ secrets.APP_PRIVATE_KEY }}"');
+      expect(text).toContain('token: "${{ steps.app-token.outputs.token }}"');
+      expect(() => parse(text)).not.toThrow();
+    }
+    expect(tokenWarnings(files(d))).toEqual([]);
+    await expect(init(repo(), ['--mode', 'app', '--app-token'])).rejects.toBeInstanceOf(UsageError);
+  });
+
+  it('refuses unknown workflows and modes; is registered in the CLI with help', async () => {
+    await expect(init(repo(), ['--workflows', 'nope'])).rejects.toThrow(/not in baton's library: nope/);
+    await expect(init(repo(), ['--mode', 'server'])).rejects.toThrow(/--mode must be app or actions/);
+    const out: string[] = [];
+    expect(await main(['init', '--help'], { out: (t) => out.push(t), err: (t) => out.push(t), cwd: process.cwd() })).toBe(0);
+    expect(out.join('\n')).toContain('Usage: baton init');
+    const d = repo();
+    expect(await main(['init', '--repo', d, '--workflows', 'triage'], { out: () => undefined, err: () => undefined, cwd: '/' })).toBe(0);
+    expect(existsSync(join(d, '.agents/workflows/triage.yml'))).toBe(true);
+  });
+});
