@@ -60,6 +60,14 @@ export interface Harness {
   track(work: Promise<unknown>): void;
   /** Waits until webhooks, the app and the runner are all quiet. */
   settle(): Promise<void>;
+  /** Waits until `ready()` holds (a worker job running, …); throws naming `what` if it never does. */
+  waitFor(what: string, ready: () => boolean | Promise<boolean>): Promise<void>;
+  /** The status comment of the run on thread `number` (the bot's comment with the record). */
+  record(number: number): Promise<string>;
+  /** Every comment body on thread `number`, oldest first. */
+  comments(number: number): Promise<string[]>;
+  /** The fake agents' invocations (README: FAKE_AGENT_LOG), oldest first. */
+  agentCalls(): Array<{ name: string; prompt: string; invocation: number }>;
   close(): Promise<void>;
 }
 
@@ -86,7 +94,7 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
   const actions = withActions({
     actions: { 'baton-dev/baton': PROJECT_ROOT },
     secrets: { ANTHROPIC_API_KEY: 'sk-ant-test', OPENAI_API_KEY: 'sk-openai-test' },
-    env: { PATH: [ROUTED_AGENTS, process.env.PATH ?? ''].join(delimiter), FAKE_AGENTS, BATON_STEERING: steer },
+    env: { PATH: [ROUTED_AGENTS, process.env.PATH ?? ''].join(delimiter), FAKE_AGENTS, BATON_STEERING: steer, FAKE_AGENT_LOG: join(steer, 'calls.jsonl') },
     ...(o.minuteMs ? { minuteMs: o.minuteMs } : {}),
   });
   const emu = await startEmulator({ webhookSecret: SECRET, appPublicKey: publicKey, plugins: [actions.plugin] });
@@ -198,6 +206,32 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
       }
     },
     settle,
+    async waitFor(what, ready) {
+      for (let i = 0; i < 1500; i++) {
+        if (await ready()) return;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      throw new Error(`gave up waiting for ${what}`);
+    },
+    async comments(number) {
+      const all = await h.as('alice').paginate('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', { owner: 'acme', repo: 'widgets', issue_number: number, per_page: 100 });
+      return all.map((c) => c.body ?? '');
+    },
+    async record(number) {
+      const all = await h.as('alice').paginate('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', { owner: 'acme', repo: 'widgets', issue_number: number, per_page: 100 });
+      const found = all.find((c) => c.user?.login === 'baton[bot]' && c.body?.includes('baton:record'));
+      if (!found) throw new Error(`no status comment on #${number}`);
+      return found.body!;
+    },
+    agentCalls() {
+      let text: string;
+      try {
+        text = readFileSync(join(steer, 'calls.jsonl'), 'utf8');
+      } catch {
+        return [];
+      }
+      return text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { name: string; prompt: string; invocation: number });
+    },
     track(work) {
       background.add(work);
       void work.finally(() => background.delete(work));
