@@ -48,6 +48,8 @@ export interface DemoSummary {
   seconds: number;
   jobs: number;
   appRequests: number;
+  /** Requests that create or change something (what GitHub's content-creation limit counts). */
+  appWrites: number;
   commentEdits: number;
   webhooks: number;
 }
@@ -186,6 +188,7 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoSummary> {
       seconds: view.elapsed(),
       jobs: runner.store.runs.size,
       appRequests: appSide.length,
+      appWrites: appSide.filter((r) => r.method !== 'GET' && r.method !== 'HEAD').length,
       commentEdits: appSide.filter((r) => r.route === 'PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}').length,
       webhooks: emu.webhooks.deliveries.length,
     };
@@ -199,7 +202,7 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoSummary> {
     out(`  PR         ${pr ? `#${pr.number} ${pr.draft ? '(draft) ' : ''}${pr.title} — ${files} files — ${pr.html_url}` : red('none')}`);
     out(`  steps      ${view.finalChecklist().length - 1}, in ${summary.jobs} worker jobs (each ran the bundled Action in a fresh clone)`);
     out(`  CI         ${ci.results.map((r) => (r.ok ? 'pass' : 'fail')).join(', ') || 'not run'}`);
-    out(`  requests   ${summary.appRequests} GitHub API requests by the App (${summary.commentEdits} status comment edits), ${summary.webhooks} webhooks delivered`);
+    out(`  requests   ${summary.appRequests} GitHub API requests by the App (${summary.appWrites} writes, ${summary.commentEdits} of them status comment edits), ${summary.webhooks} webhooks delivered`);
     if (runner.errors.length) out(red(`  runner     ${runner.errors.join('; ')}`));
     if (emu.violations.length) out(red(`  emulator   ${emu.violations.length} responses broke GitHub's schemas: ${emu.violations[0]}`));
     if (!summary.ok) {
