@@ -2,8 +2,6 @@
 // version), whether credentials are (names only, never values), and so whether a worker
 // could run it on this machine — all without calling a model.
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Backend } from '../manifest/types.ts';
 import { BACKEND_IMPLS } from './backends/index.ts';
 import { checkCredentials, findExecutable } from './preflight.ts';
@@ -56,16 +54,3 @@ export async function checkGit(env: NodeJS.ProcessEnv, cwd: string): Promise<Too
   return { name: 'git', path, version: path ? await versionOf(path, env) : null };
 }
 
-/**
- * DESIGN §4's gotcha: in Actions-only mode, pushes made with GITHUB_TOKEN start no CI, so
- * a `checks` step waits forever unless CI is started by an App token or `checks.workflow:`.
- */
-export function actionsOnlyCiWarning(cwd: string, checksWithoutWorkflow: string[]): string | null {
-  const file = join(cwd, '.github/workflows/baton.yml');
-  if (!checksWithoutWorkflow.length || !existsSync(file)) return null;
-  if (readFileSync(file, 'utf8').includes('create-github-app-token')) return null;
-  return (
-    `${checksWithoutWorkflow.join(', ')} wait${checksWithoutWorkflow.length === 1 ? 's' : ''} for CI, but in Actions-only mode pushes made with GITHUB_TOKEN start no workflows: ` +
-    'set `workflow:` on the checks step (baton dispatches CI itself) or give .github/workflows/baton.yml an App token (actions/create-github-app-token)'
-  );
-}

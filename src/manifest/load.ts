@@ -12,8 +12,13 @@ import { checkSemantics } from './semantic.ts';
 import { SourceFile } from './source.ts';
 import type { LoadedWorkflow, Workflow } from './types.ts';
 
-/** The library that `extends:` names refer to, shipped with the package. */
-export const LIBRARY_DIR = fileURLToPath(new URL('../../workflows-library/', import.meta.url));
+/**
+ * The library that `extends:` names refer to, shipped with the package: two levels up
+ * from this file in the sources, one level up from the Action's bundle in dist/.
+ */
+export const LIBRARY_DIR =
+  ['../../workflows-library/', '../workflows-library/'].map((u) => fileURLToPath(new URL(u, import.meta.url))).find((dir) => existsSync(dir)) ??
+  fileURLToPath(new URL('../../workflows-library/', import.meta.url));
 
 export interface LibraryFile {
   file: string;

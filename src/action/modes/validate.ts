@@ -3,7 +3,6 @@
 import * as core from '@actions/core';
 import { findWorkflowFiles, validateFiles } from '../../manifest/validate.ts';
 import type { Inputs } from '../inputs.ts';
-import { actionLibrary } from '../library.ts';
 import { tokenWarningsIn } from '../../manifest/warn-token.ts';
 
 export async function validateMode(inputs: Inputs): Promise<void> {
@@ -15,7 +14,7 @@ export async function validateMode(inputs: Inputs): Promise<void> {
     core.setOutput('valid', 'true');
     return;
   }
-  const report = validateFiles(files, { cwd: inputs.workspace, library: actionLibrary });
+  const report = validateFiles(files, { cwd: inputs.workspace });
   let errors = 0;
   let warnings = 0;
   for (const f of report.files) {
