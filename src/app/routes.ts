@@ -1,0 +1,123 @@
+// Webhook payload → handler input, once for both entry points: the App (Probot
+// webhooks) and Actions-only mode (the event that started the job). Each route unpacks
+// only what its handler needs; the handlers decide.
+import type { RepoContext } from '../hosts/github/client.ts';
+import { runIdOfPullBody } from '../hosts/github/run-id.ts';
+import { onCheckRun, onCheckSuite, onStatus } from './handlers/checks.ts';
+import { onComment } from './handlers/comment.ts';
+import { onLabeled } from './handlers/label.ts';
+import { onReview } from './handlers/review.ts';
+import { onWorkerRunCompleted } from './handlers/worker.ts';
+import type { Log, RunService } from './runs.ts';
+
+export interface RouteEnv {
+  log: Log;
+  /** The App's own id (its check suites are not CI); null in Actions-only mode. */
+  ourAppId: number | null;
+  /**
+   * Actions-only mode learns of CI dispatched by `checks.workflow` from workflow_run; the
+   * App hears of the same CI through check_suite and leaves other workflows alone.
+   */
+  workflowRunAsChecks: boolean;
+}
+
+export type Route = (runs: RunService, gh: RepoContext, payload: any, key: string, env: RouteEnv) => Promise<void>;
+
+type User = { login?: string; type?: string } | null | undefined;
+
+export const isBot = (u: User): boolean => u?.type === 'Bot' || (u?.login ?? '').endsWith('[bot]');
+
+const thread = (item: { number: number; title: string; body?: string | null; html_url: string }, isPull: boolean) => ({
+  number: item.number,
+  isPull,
+  title: item.title,
+  body: item.body ?? null,
+  url: item.html_url,
+});
+
+const labeled =
+  (isPull: boolean): Route =>
+  (runs, gh, p, key, env) =>
+    p.label
+      ? onLabeled(runs, gh, { label: p.label.name, thread: thread(isPull ? p.pull_request : p.issue, isPull), sender: p.sender.login, senderIsBot: isBot(p.sender), key }, env.log)
+      : Promise.resolve();
+
+/** `<event>.<action>` (or the bare event name) → its route. */
+export const ROUTES: Record<string, Route> = {
+  'issues.labeled': labeled(false),
+  'pull_request.labeled': labeled(true),
+  'issue_comment.created': (runs, gh, p, key, env) => {
+    const isPull = Boolean(p.issue.pull_request);
+    return onComment(
+      runs,
+      gh,
+      {
+        thread: thread(p.issue, isPull),
+        commentId: p.comment.id,
+        body: p.comment.body,
+        author: p.comment.user?.login ?? '',
+        authorIsBot: isBot(p.comment.user),
+        key,
+        pullRunId: isPull ? runIdOfPullBody(p.issue.body) : undefined,
+      },
+      env.log,
+    );
+  },
+  'pull_request_review.submitted': (runs, gh, p, key, env) =>
+    onReview(
+      runs,
+      gh,
+      {
+        headRef: p.pull_request.head.ref,
+        prNumber: p.pull_request.number,
+        reviewId: p.review.id,
+        state: p.review.state,
+        body: p.review.body ?? null,
+        author: p.review.user?.login ?? '',
+        authorIsBot: isBot(p.review.user),
+        key,
+      },
+      env.log,
+    ),
+  status: (runs, gh, p, key, env) =>
+    onStatus(
+      runs,
+      gh,
+      { sha: p.sha, context: p.context, state: p.state, description: p.description ?? null, url: p.target_url ?? null, branches: (p.branches ?? []).map((b: { name: string }) => b.name), key },
+      env.log,
+    ),
+  'check_run.completed': (runs, gh, p, key, env) => {
+    const c = p.check_run;
+    return onCheckRun(
+      runs,
+      gh,
+      {
+        name: c.name,
+        status: c.status,
+        conclusion: c.conclusion ?? null,
+        sha: c.head_sha,
+        branch: c.check_suite?.head_branch ?? null,
+        summary: c.output?.summary ?? null,
+        url: c.html_url ?? null,
+        appId: c.app?.id ?? null,
+        ourAppId: env.ourAppId,
+        key,
+      },
+      env.log,
+    );
+  },
+  'check_suite.completed': (runs, gh, p, key, env) =>
+    onCheckSuite(runs, gh, { sha: p.check_suite.head_sha, branch: p.check_suite.head_branch ?? null, appId: p.check_suite.app?.id ?? null, ourAppId: env.ourAppId, key }, env.log),
+  'workflow_run.completed': async (runs, gh, p, key, env) => {
+    const r = p.workflow_run;
+    if (r.path === gh.workerWorkflow || String(r.path).endsWith(`/${gh.workerWorkflow}`)) {
+      return onWorkerRunCompleted(runs, gh, { path: r.path, displayTitle: r.display_title ?? '', id: r.id, conclusion: r.conclusion ?? null }, env.log);
+    }
+    if (env.workflowRunAsChecks) return onCheckSuite(runs, gh, { sha: r.head_sha, branch: r.head_branch ?? null, appId: null, ourAppId: null, key }, env.log);
+  },
+};
+
+export function routeFor(event: string, payload: { action?: unknown }): Route | undefined {
+  const action = typeof payload.action === 'string' ? payload.action : undefined;
+  return (action && ROUTES[`${event}.${action}`]) || ROUTES[event];
+}
