@@ -4,5 +4,6 @@
 // BATON_STATE_SECRET (an HMAC key for the state block).
 import { run } from 'probot';
 import { batonApp } from './app.ts';
+import { batonOctokit } from './octokit.ts';
 
-await run(batonApp());
+await run(batonApp(), { Octokit: batonOctokit() });
