@@ -14,7 +14,9 @@ import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Octokit } from '@octokit/rest';
 import { Probot, ProbotOctokit, createNodeMiddleware } from 'probot';
+import Bottleneck from 'bottleneck';
 import { batonApp } from '../../src/app/app.ts';
+import { batonOctokit } from '../../src/app/octokit.ts';
 import type { RunService } from '../../src/app/runs.ts';
 import { startEmulator, type Emulator } from '../emulator/emulator.ts';
 import { withActions } from '../emulator/actions/index.ts';
@@ -79,6 +81,12 @@ export interface HarnessOptions {
   now?: () => number;
   /** Length of a `timeout-minutes` minute on the runner (default 60000). */
   minuteMs?: number;
+  /**
+   * The app's Octokit as in production (`batonOctokit`: retries, throttling, secondary limits
+   * waited out), with its waits and the spacing of writes shrunk to milliseconds.
+   * Default: retries and throttling off, so that every request in the log is the app's own.
+   */
+  resilient?: boolean;
 }
 
 /** Writes the steering files the routed fake agents read; returns their folder. */
@@ -127,7 +135,9 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
       logLevel: 'fatal',
       request: { fetch: fetchHook },
       // Probot re-enables throttling over a plain option: a function spreads ours last.
-      Octokit: ProbotOctokit.defaults((options: Record<string, unknown>) => ({ ...options, throttle: { enabled: false }, retry: { enabled: false } })),
+      Octokit: o.resilient
+        ? batonOctokit({ throttle: { retryAfterBaseValue: 5, write: new Bottleneck.Group({ maxConcurrent: 1, minTime: 0 }), global: new Bottleneck.Group({ maxConcurrent: 10, minTime: 0 }) }, retry: { retryAfterBaseValue: 5 } })
+        : ProbotOctokit.defaults((options: Record<string, unknown>) => ({ ...options, throttle: { enabled: false }, retry: { enabled: false } })),
     });
     const middleware = await createNodeMiddleware(batonApp({ onReady: (r) => (runs = r), ...(o.now ? { now: o.now } : {}) }), { probot, webhooksPath: '/' });
     server = createServer((req, res) => {
