@@ -11,7 +11,7 @@ import { GitHubHost } from '../hosts/github/host.ts';
 import { byName, loadManifests } from '../hosts/github/manifests.ts';
 import { RunMemories, type RunMemory } from '../hosts/github/memory.ts';
 import { makeRunId, parseRunId } from '../hosts/github/run-id.ts';
-import { readThread } from '../hosts/github/thread.ts';
+import { postOnce, readThread, type ThreadRead } from '../hosts/github/thread.ts';
 import { KeyedQueue } from './queue.ts';
 
 export interface Log {
@@ -43,7 +43,7 @@ export class RunService {
     let ids = this.threads.get(key);
     if (!ids) {
       const read = await readThread(gh, number);
-      for (const bad of read.ignored) log.warn(`ignored a baton record in comment ${bad.commentId} on #${number}: ${bad.problem}`);
+      await reportIgnored(gh, number, read, log);
       ids = read.records.map((r) => r.state.runId);
       this.threads.set(key, ids);
     }
@@ -72,11 +72,14 @@ export class RunService {
       if (again) return this.onRun(gh, again.state.runId, () => [], log);
       const n = read.records.filter((r) => r.state.workflow === request.workflow).length + 1;
       const runId = makeRunId(request.workflow, number, n);
-      const ids = read.records.map((r) => r.state.runId);
-      this.threads.set(this.threadKey(gh, number), [...ids, runId]);
-      return this.queue.run(this.memories.key(gh.owner, gh.repo, runId), () => {
+      const key = this.threadKey(gh, number);
+      this.threads.set(key, read.records.map((r) => r.state.runId));
+      return this.queue.run(this.memories.key(gh.owner, gh.repo, runId), async () => {
         const memory: RunMemory = { state: emptyState(), commentId: null, body: '', warm: true, checksKnown: true, checkRuns: new Map(), markers: read.markers };
-        return this.process(gh, memory, () => [{ ...request, runId }], workflow);
+        const state = await this.process(gh, memory, () => [{ ...request, runId }], workflow);
+        // A refused start makes no run: the thread's commands and answers stay with its last real one.
+        if (state.status !== 'idle') this.threads.set(key, [...(this.threads.get(key) ?? []), runId]);
+        return state;
       });
     });
   }
@@ -87,7 +90,7 @@ export class RunService {
     const parsed = parseRunId(runId);
     if (!parsed) return undefined;
     const read = await readThread(gh, parsed.thread);
-    for (const bad of read.ignored) log.warn(`ignored a baton record in comment ${bad.commentId} on #${parsed.thread}: ${bad.problem}`);
+    await reportIgnored(gh, parsed.thread, read, log);
     const found = read.records.find((r) => r.state.runId === runId);
     if (!found) {
       log.warn(`no trusted record of run ${runId} on #${parsed.thread}; the event is ignored`);
@@ -113,7 +116,12 @@ export class RunService {
       const host = new GitHubHost(gh, memory, this.memories.commits, this.now);
       const events = await source(memory, workflow);
       if (events.length) await drive(host, workflow, memory.state, events);
-      if (!memory.warm) await this.reconcile(gh, host, memory, workflow);
+      // A worker that never reports (its webhook lost, its job stuck) must not hang the run:
+      // on any later event, attempts past their deadline are looked up on Actions, and what
+      // still runs is then timed out by the time that passed.
+      const now = this.now();
+      if (!memory.warm || overdue(memory.state, now)) await this.reconcile(gh, host, memory, workflow);
+      if (overdue(memory.state, now)) await drive(host, workflow, memory.state, [{ type: 'time.passed', key: `time:${now}`, at: now }]);
       await host.flush(workflow);
       memory.warm = true;
       if (memory.state.status !== 'idle') this.memories.set(gh.owner, gh.repo, memory);
@@ -149,5 +157,20 @@ export class RunService {
         if (events.length) await drive(host, workflow, memory.state, events);
       }
     }
+  }
+}
+
+/** A running attempt whose deadline has passed. */
+function overdue(state: RunState, now: number): boolean {
+  if (state.status !== 'running') return false;
+  return state.steps.some((s) => s.jobs.some((j) => j.status === 'running' && j.deadline !== null && j.deadline <= now));
+}
+
+/** Comments that look like a record but are not trusted: ignored, and said so once in the thread. */
+async function reportIgnored(gh: RepoContext, number: number, read: ThreadRead, log: Log): Promise<void> {
+  for (const bad of read.ignored) {
+    log.warn(`ignored a baton record in comment ${bad.commentId} on #${number}: ${bad.problem}`);
+    const text = `⚠️ Comment ${bad.commentId} looks like a baton status comment, but ${bad.problem}: baton ignored it. A run's state is read only from baton's own status comment, unedited.`;
+    await postOnce(gh, number, `baton:reply ignored-record/${bad.commentId}`, text, read.markers);
   }
 }

@@ -88,6 +88,8 @@ async function onRunCommand(runs: RunService, gh: RepoContext, ev: Commented, co
     runId,
     async (memory): Promise<RunEvent[]> => {
       if (command.kind === 'status') {
+        // Looking is also a chance to catch up: worker runs whose webhook never came are looked up.
+        memory.warm = false;
         const title = memory.body.split('\n').find((l) => l.startsWith('### ')) ?? `run \`${runId}\``;
         await replyOnce(gh, ev.thread.number, ev.key, `${title.replace(/^### /, '')}\n\nThe status comment is kept up to date${memory.commentId ? ` (comment ${memory.commentId})` : ''}.`);
         return [];
