@@ -68,6 +68,7 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoSummary> {
   let stack: Stack | undefined;
   const onSignal = () => {
     void (async () => {
+      out('interrupted: stopping the jobs, the App and the emulator, removing temp files…');
       await stack?.close().catch(() => {});
       await rm(work, { recursive: true, force: true });
       process.exit(130);
