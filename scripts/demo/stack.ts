@@ -5,8 +5,9 @@
 // that receives the emulator's signed webhooks.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
-import { ProbotOctokit, run } from 'probot';
+import { run } from 'probot';
 import { batonApp } from '../../src/app/app.ts';
+import { batonOctokit } from '../../src/app/octokit.ts';
 import type { RunService } from '../../src/app/runs.ts';
 import { withActions, type ActionsRunner } from '../../tests/emulator/actions/index.ts';
 import { startEmulator, type Emulator } from '../../tests/emulator/emulator.ts';
@@ -69,9 +70,10 @@ export async function startStack(o: StackOptions): Promise<Stack> {
       LOG_LEVEL: o.logLevel ?? 'error',
     };
     const before = new Set(process.listeners('SIGINT'));
+    // As src/app/main.ts: run(batonApp(), { Octokit: batonOctokit() }), with the env given here.
     server = await run(batonApp({ onReady: (r) => (runs = r) }), {
       env,
-      ...(o.throttle ? {} : { Octokit: ProbotOctokit.defaults((options: Record<string, unknown>) => ({ ...options, throttle: { enabled: false } })) }),
+      Octokit: o.throttle ? batonOctokit() : batonOctokit({ throttle: { enabled: false } }),
     });
     // Probot's run() exits the process on Ctrl-C; the demo cleans up first.
     for (const l of process.listeners('SIGINT')) if (!before.has(l)) process.off('SIGINT', l);
