@@ -1,7 +1,8 @@
 // Actions-only mode on the emulator, with no app process at all: the repository holds what
 // `baton init --mode actions` wrote, events start baton.yml on the emulator's runner
-// (triggers.ts), and every baton step — route, run, agent, apply — is the bundled Action
-// (dist/action.js) mapped from `uses: baton-dev/baton@v1`, with the fake agent CLIs on PATH.
+// (`triggerOnWebhooks`), and every baton step — route, run, agent, apply — is the bundled
+// Action (dist/action.js) mapped from `uses: baton-dev/baton@v1`, with the fake agent CLIs
+// on PATH.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join, relative } from 'node:path';
@@ -10,7 +11,6 @@ import { Octokit } from '@octokit/rest';
 import { initCommand } from '../../src/cli/commands/init.ts';
 import { startEmulator, type Emulator } from '../emulator/emulator.ts';
 import { withActions, type ActionsRunner } from '../emulator/actions/index.ts';
-import { installTriggers, type Triggers } from './triggers.ts';
 import { readdirSync, statSync } from 'node:fs';
 
 export const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -25,7 +25,6 @@ export interface TokenProbe {
 export interface ActionsOnly {
   emu: Emulator;
   runner: ActionsRunner;
-  triggers: Triggers;
   /** Files `baton init` wrote (path → text). */
   initFiles: Record<string, string>;
   /** Every read-only GITHUB_TOKEN minted for a job, probed with a write. */
@@ -68,6 +67,7 @@ export async function startActionsOnly(o: { init: string[]; files: Record<string
     actions: { 'baton-dev/baton': PROJECT_ROOT },
     secrets: { ANTHROPIC_API_KEY: 'sk-ant-test', OPENAI_API_KEY: 'sk-openai-test' },
     env: { PATH: [FAKE_AGENTS, process.env.PATH ?? ''].join(delimiter), FAKE_AGENT_SCRIPT: script },
+    triggerOnWebhooks: true,
   });
   const emu = await startEmulator({ plugins: [actions.plugin] });
   const runner = actions.runner;
@@ -95,13 +95,10 @@ export async function startActionsOnly(o: { init: string[]; files: Record<string
 
   await emu.createRepo('acme', 'widgets', { 'README.md': '# widgets\n', ...init, ...o.files });
   emu.store.setRole('acme', 'widgets', 'alice', 'admin');
-  const triggers = installTriggers(emu, runner);
 
   const settle = async (): Promise<void> => {
     for (let i = 0; i < 1000; i++) {
-      await triggers.idle();
       await runner.idle();
-      await triggers.idle();
       if (![...runner.store.runs.values()].some((r) => r.status !== 'completed')) return;
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -110,7 +107,6 @@ export async function startActionsOnly(o: { init: string[]; files: Record<string
   return {
     emu,
     runner,
-    triggers,
     initFiles: init,
     probes,
     as: (login) => new Octokit({ baseUrl: emu.url, auth: emu.auth.userToken(login) }),

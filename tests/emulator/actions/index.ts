@@ -1,5 +1,6 @@
 // GitHub Actions for the emulator: the REST endpoints and a runner that executes
-// workflow_dispatch runs for real (git clones, shell steps, node actions, artifacts).
+// workflow_dispatch runs — and, with `triggerOnWebhooks`, runs the emulator's events
+// start — for real (git clones, shell steps, node actions, artifacts).
 //
 //   const actions = withActions({ actions: { 'acme/baton': actionDir } });
 //   const emu = await startEmulator({ plugins: [actions.plugin] });
@@ -13,7 +14,8 @@ import { registerActionsRoutes } from './routes.ts';
 import { ActionsRunner } from './runner.ts';
 import type { RunnerOptions } from './types.ts';
 
-export { ActionsRunner } from './runner.ts';
+export { ActionsRunner, type SkippedTrigger, type TriggeredRun } from './runner.ts';
+export { GITHUB_TOKEN_LOGIN } from './triggers.ts';
 export type { RunnerOptions } from './types.ts';
 export type { ActionsHost } from './host.ts';
 
@@ -47,6 +49,7 @@ export function installActions(emulator: Emulator, options: RunnerOptions = {}):
   const runner = new ActionsRunner(emulatorHost(emulator), options);
   registerActionsRoutes(emulator, runner);
   runners.set(emulator, runner);
+  if (options.triggerOnWebhooks) emulator.webhooks.onEmit((d) => runner.onWebhook(d.event, d.payload));
   // Runs hold workspaces and subprocesses: they end before the emulator's repos go away.
   const close = emulator.close.bind(emulator);
   emulator.close = async () => {

@@ -86,8 +86,11 @@ export interface RunRecord {
   conclusion: RunConclusion | null;
   headSha: string;
   headBranch: string;
-  /** Full ref the run was dispatched on (refs/heads/…). */
+  /** GITHUB_REF: the ref the run was dispatched on, or the one its event sets (refs/pull/<n>/merge…). */
   ref: string;
+  /** GITHUB_HEAD_REF / GITHUB_BASE_REF of a run started by pull_request(_target). */
+  headRef?: string;
+  baseRef?: string;
   inputs: Record<string, string | boolean | number>;
   /** The user object of who dispatched, as the API renders it. */
   actor: Record<string, unknown>;

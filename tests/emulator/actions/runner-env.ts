@@ -4,6 +4,7 @@
 // running the tests never reaches a step that was not given one.
 import { join } from 'node:path';
 import type { JobRequest } from './job.ts';
+import { refName } from './triggers.ts';
 
 export const RUNNER_NAME = 'GitHub Actions 1';
 
@@ -57,7 +58,9 @@ export function runnerVariables(req: JobRequest, dirs: JobDirs): Record<string, 
     GITHUB_EVENT_PATH: req.eventPath,
     GITHUB_JOB: def.id,
     GITHUB_REF: run.ref,
-    GITHUB_REF_NAME: run.headBranch,
+    GITHUB_REF_NAME: refName(run.ref),
+    GITHUB_HEAD_REF: run.headRef ?? '',
+    GITHUB_BASE_REF: run.baseRef ?? '',
     GITHUB_REF_TYPE: run.ref.startsWith('refs/tags/') ? 'tag' : 'branch',
     GITHUB_REPOSITORY: `${run.owner}/${run.repo}`,
     GITHUB_REPOSITORY_OWNER: run.owner,

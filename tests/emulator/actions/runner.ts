@@ -1,19 +1,30 @@
 // The emulated Actions service: finds workflows in the repository's git, accepts
-// dispatches (answering at once, running in the background), cancels and re-runs runs,
-// and gives tests what they need to wait and look: `idle()` and `logs()`.
+// dispatches (answering at once, running in the background), starts the runs events
+// trigger (`trigger`, fed every webhook with `triggerOnWebhooks`), cancels and re-runs
+// runs, and gives tests what they need to wait and look: `idle()` and `logs()`.
 import { createHmac, randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse } from 'yaml';
 import { ConcurrencyGroups } from './concurrency.ts';
 import { DispatchError, resolveInputs } from './dispatch.ts';
 import { templateText, type Contexts, type Json } from './expressions.ts';
-import { commitInfo, defaultBranch, listWorkflowPaths, readFileAt, resolveRef } from './git.ts';
+import { commitInfo, defaultBranch, listWorkflowPaths, readFileAt, resolveRef, type CommitInfo } from './git.ts';
 import type { ActionsHost } from './host.ts';
 import { ActionsStore, latestJobs, type RunRecord, type WorkflowRecord } from './records.ts';
 import { ActionsShapes, userLite } from './render.ts';
 import { RunExecution } from './run-execution.ts';
 import { ArtifactService } from './steps/artifacts.ts';
+import {
+  GITHUB_TOKEN_LOGIN,
+  MAX_WORKFLOW_RUN_DEPTH,
+  pullMergeCommit,
+  refName,
+  TOKEN_EXEMPT,
+  TRIGGER_EVENTS,
+  workflowListens,
+} from './triggers.ts';
 import type { RunnerOptions } from './types.ts';
 import { parseWorkflowFile, WorkflowFileError, type WorkflowFile } from './workflow-file.ts';
 
@@ -26,6 +37,33 @@ export interface DispatchRequest {
   inputs?: Record<string, unknown>;
   /** The user object of who dispatched (run `actor`, webhook `sender`). */
   actor: Record<string, unknown>;
+}
+
+/** A run an event started (`runner.trigger`). */
+export interface TriggeredRun {
+  event: string;
+  action?: string;
+  runId: number;
+  path: string;
+}
+
+/** An event that started nothing although it might have: who caused it, why, which workflows listen to it. */
+export interface SkippedTrigger {
+  event: string;
+  action?: string;
+  sender: string;
+  reason: string;
+  /** Workflow files whose `on:` matched the event. */
+  workflows: string[];
+}
+
+/** Where an event runs its workflows: GITHUB_REF, GITHUB_SHA and the run's head branch. */
+interface EventLocation {
+  ref: string;
+  sha: string;
+  headBranch: string;
+  headRef?: string;
+  baseRef?: string;
 }
 
 /** What a run needs to be started again (re-run). */
@@ -50,6 +88,14 @@ export class ActionsRunner {
   private ownsWorkRoot = false;
   private readonly secret = randomBytes(16);
   private readonly workflowFiles = new Map<string, Array<{ path: string; name: string }>>();
+  /** Runs started by an event, in order (test support). */
+  readonly triggered: TriggeredRun[] = [];
+  /** Events that started no workflow because a GITHUB_TOKEN caused them (or a limit GitHub has). */
+  readonly skippedTriggers: SkippedTrigger[] = [];
+  /** Webhook triggers run one after the other, in the order the events happened. */
+  private triggerChain: Promise<void> = Promise.resolve();
+  /** How deep in a workflow_run chain each run is (1: started by anything else). */
+  private readonly chainDepth = new Map<number, number>();
 
   constructor(
     readonly host: ActionsHost,
@@ -143,45 +189,18 @@ export class ActionsRunner {
       ...(installation ? { installation } : {}),
     };
     const commit = await commitInfo(gitDir, ref.sha);
-    const headCommit = {
-      id: commit.sha,
-      tree_id: commit.tree,
-      message: commit.message,
-      timestamp: commit.timestamp,
-      author: commit.author,
-      committer: commit.committer,
-    };
-    const now = new Date().toISOString();
-    const run: RunRecord = {
-      id: this.store.id(),
+    const { run, contexts } = this.newRun({
       owner: req.owner,
       repo: req.repo,
       workflowId: wf.id,
-      path: found.path,
-      workflowName: workflow.name,
-      displayTitle: workflow.name,
-      runNumber: this.store.nextRunNumber(wf.id),
-      runAttempt: 1,
+      workflow,
       event: 'workflow_dispatch',
-      status: 'queued',
-      conclusion: null,
-      headSha: ref.sha,
-      headBranch: ref.name,
-      ref: ref.ref,
+      location: { ref: ref.ref, sha: ref.sha, headBranch: ref.name },
       inputs: inputs.context,
       actor: req.actor,
-      createdAt: now,
-      updatedAt: now,
-      runStartedAt: now,
-      checkSuiteId: this.store.id(),
-      jobs: [],
-      cancelRequested: false,
-    };
-    const contexts: Contexts = {
-      github: githubContext(this.host, run, repository, eventPayload, workflow),
-      inputs: inputs.context,
-      vars: this.options.vars ?? {},
-    };
+      repository,
+      eventPayload,
+    });
     if (workflow.runName !== undefined) {
       try {
         run.displayTitle = templateText(workflow.runName, contexts);
@@ -190,10 +209,199 @@ export class ActionsRunner {
       }
     }
     this.store.runs.set(run.id, run);
-    this.sources.set(run.id, { workflow, contexts, eventPayload, headCommit });
+    this.sources.set(run.id, { workflow, contexts, eventPayload, headCommit: headCommitOf(commit) });
     this.emit('workflow_dispatch', () => eventPayload, req.owner, req.repo);
     await this.start(run);
     return run;
+  }
+
+  /** A queued run record and its contexts (`github`, `inputs`, `vars`); not stored yet. */
+  private newRun(o: {
+    owner: string;
+    repo: string;
+    workflowId: number;
+    workflow: WorkflowFile;
+    event: string;
+    location: EventLocation;
+    inputs: RunRecord['inputs'];
+    actor: Record<string, unknown>;
+    repository: Record<string, unknown>;
+    eventPayload: Record<string, unknown>;
+  }): { run: RunRecord; contexts: Contexts } {
+    const now = new Date().toISOString();
+    const { location } = o;
+    const run: RunRecord = {
+      id: this.store.id(),
+      owner: o.owner,
+      repo: o.repo,
+      workflowId: o.workflowId,
+      path: o.workflow.path,
+      workflowName: o.workflow.name,
+      displayTitle: o.workflow.name,
+      runNumber: this.store.nextRunNumber(o.workflowId),
+      runAttempt: 1,
+      event: o.event,
+      status: 'queued',
+      conclusion: null,
+      headSha: location.sha,
+      headBranch: location.headBranch,
+      ref: location.ref,
+      ...(location.headRef !== undefined ? { headRef: location.headRef } : {}),
+      ...(location.baseRef !== undefined ? { baseRef: location.baseRef } : {}),
+      inputs: o.inputs,
+      actor: o.actor,
+      createdAt: now,
+      updatedAt: now,
+      runStartedAt: now,
+      checkSuiteId: this.store.id(),
+      jobs: [],
+      cancelRequested: false,
+    };
+    const contexts: Contexts = {
+      github: githubContext(this.host, run, o.repository, o.eventPayload, o.workflow),
+      inputs: o.inputs,
+      vars: this.options.vars ?? {},
+    };
+    return { run, contexts };
+  }
+
+  /**
+   * Starts every workflow whose `on:` lists the event, like GitHub does when the event
+   * happens: the workflow files of the commit the event runs on (the default branch's
+   * head for most events; the pushed commit for push, the test merge commit
+   * `refs/pull/<n>/merge` for pull_request, the base branch for pull_request_target),
+   * with `payload` as the event (GITHUB_EVENT_PATH, `github.event`). An event caused by a
+   * job's GITHUB_TOKEN (sender `github-actions[bot]`) starts nothing and is recorded in
+   * `skippedTriggers`. Resolves with the runs started, once they run in the background.
+   */
+  async trigger(owner: string, repo: string, event: string, payload: Record<string, unknown>): Promise<RunRecord[]> {
+    if (event === 'workflow_dispatch') throw new Error('workflow_dispatch runs start through dispatch()');
+    const gitDir = this.host.gitDir(owner, repo);
+    const repository = (payload.repository as Record<string, unknown> | undefined) ?? this.host.repository(owner, repo);
+    const eventPayload: Record<string, unknown> = { ...payload, repository };
+    const action = typeof payload.action === 'string' ? payload.action : undefined;
+    const sender = (payload.sender ?? repository.owner ?? {}) as Record<string, unknown>;
+    const login = String(sender.login ?? '');
+    const tag = { event, ...(action !== undefined ? { action } : {}) };
+    if (event === 'push' && payload.deleted === true) return [];
+
+    const location = await this.eventLocation(gitDir, event, payload);
+    if (typeof location === 'string') {
+      this.skippedTriggers.push({ ...tag, sender: login, reason: location, workflows: [] });
+      return [];
+    }
+    const matched: Array<{ path: string; workflow?: WorkflowFile; error?: string }> = [];
+    for (const path of await listWorkflowPaths(gitDir, location.sha)) {
+      const text = (await readFileAt(gitDir, location.sha, path)) ?? '';
+      let on: unknown;
+      try {
+        on = (parse(text) as { on?: unknown } | null)?.on;
+      } catch (err) {
+        matched.push({ path, error: `Invalid workflow file ${path}: ${(err as Error).message}` });
+        continue;
+      }
+      if (!workflowListens(on, event, payload)) continue;
+      try {
+        matched.push({ path, workflow: parseWorkflowFile(path, text) });
+      } catch (err) {
+        if (!(err instanceof WorkflowFileError)) throw err;
+        matched.push({ path, error: err.message });
+      }
+    }
+    const paths = matched.filter((m) => m.workflow).map((m) => m.path);
+    for (const m of matched) if (m.error) this.skippedTriggers.push({ ...tag, sender: login, reason: m.error, workflows: [m.path] });
+    if (login === GITHUB_TOKEN_LOGIN && !TOKEN_EXEMPT.has(event)) {
+      this.skippedTriggers.push({ ...tag, sender: login, reason: 'caused by a GITHUB_TOKEN: GitHub starts no workflow for it', workflows: paths });
+      return [];
+    }
+    let depth = 1;
+    if (event === 'workflow_run') {
+      const parent = Number((payload.workflow_run as { id?: unknown } | undefined)?.id);
+      depth = (this.chainDepth.get(parent) ?? 1) + 1;
+      if (depth > MAX_WORKFLOW_RUN_DEPTH && paths.length > 0) {
+        this.skippedTriggers.push({ ...tag, sender: login, reason: `workflow_run chains stop after ${MAX_WORKFLOW_RUN_DEPTH} levels`, workflows: paths });
+        return [];
+      }
+    }
+
+    const commit = await commitInfo(gitDir, location.sha);
+    const started: RunRecord[] = [];
+    for (const { workflow } of matched) {
+      if (!workflow) continue;
+      const wf = this.store.workflow(owner, repo, workflow.path, workflow.name);
+      const { run, contexts } = this.newRun({ owner, repo, workflowId: wf.id, workflow, event, location, inputs: {}, actor: sender, repository, eventPayload });
+      run.displayTitle = defaultTitle(event, payload, commit, workflow.name);
+      if (workflow.runName !== undefined) {
+        try {
+          run.displayTitle = templateText(workflow.runName, contexts);
+        } catch {
+          // GitHub shows the default title when run-name cannot be rendered.
+        }
+      }
+      this.store.runs.set(run.id, run);
+      this.sources.set(run.id, { workflow, contexts, eventPayload, headCommit: headCommitOf(commit) });
+      this.chainDepth.set(run.id, depth);
+      await this.start(run);
+      this.triggered.push({ ...tag, runId: run.id, path: workflow.path });
+      started.push(run);
+    }
+    return started;
+  }
+
+  /** GITHUB_REF and GITHUB_SHA as GitHub sets them for the event, or why the event starts nothing. */
+  private async eventLocation(gitDir: string, event: string, payload: Record<string, unknown>): Promise<EventLocation | string> {
+    const branch = await defaultBranch(gitDir);
+    const at = async (ref: string): Promise<EventLocation | string> => {
+      const resolved = await resolveRef(gitDir, ref);
+      return resolved ? { ref: resolved.ref, sha: resolved.sha, headBranch: resolved.name } : `no ref ${ref}`;
+    };
+    const pull = payload.pull_request as { number?: number; head?: { ref?: string; sha?: string }; base?: { ref?: string; sha?: string } } | undefined;
+    switch (event) {
+      case 'push': {
+        const ref = String(payload.ref ?? '');
+        return { ref, sha: String(payload.after ?? ''), headBranch: refName(ref) };
+      }
+      case 'pull_request': {
+        const headRef = pull?.head?.ref ?? '';
+        const baseRef = pull?.base?.ref ?? branch;
+        const base = (await resolveRef(gitDir, `refs/heads/${baseRef}`))?.sha ?? pull?.base?.sha ?? '';
+        const number = Number(pull?.number ?? payload.number);
+        const merge = await pullMergeCommit(gitDir, number, base, pull?.head?.sha ?? '');
+        if (merge === undefined) return `pull request #${number} does not merge cleanly: GitHub starts no pull_request workflow`;
+        return { ref: `refs/pull/${number}/merge`, sha: merge, headBranch: headRef, headRef, baseRef };
+      }
+      case 'pull_request_target': {
+        const baseRef = pull?.base?.ref ?? branch;
+        const loc = await at(`refs/heads/${baseRef}`);
+        return typeof loc === 'string' ? loc : { ...loc, headRef: pull?.head?.ref ?? '', baseRef };
+      }
+      case 'create':
+        return at(`refs/${payload.ref_type === 'tag' ? 'tags' : 'heads'}/${String(payload.ref ?? '')}`);
+      case 'release':
+        return at(`refs/tags/${String((payload.release as { tag_name?: string } | undefined)?.tag_name ?? '')}`);
+      default:
+        return at(`refs/heads/${branch}`);
+    }
+  }
+
+  /**
+   * `triggerOnWebhooks`: queues `trigger` for a webhook the emulator emitted, in order;
+   * `idle()` waits for it. Failures are emulator bugs (`errors`).
+   */
+  onWebhook(event: string, payload: Record<string, unknown>): void {
+    if (!TRIGGER_EVENTS.has(event)) return;
+    const [owner, repo] = String((payload.repository as { full_name?: string } | undefined)?.full_name ?? '').split('/');
+    if (!owner || !repo) return;
+    const next = this.triggerChain.then(async () => {
+      try {
+        await this.trigger(owner, repo, event, payload);
+      } catch (err) {
+        this.errors.push(`trigger ${event}: ${(err as Error).stack ?? String(err)}`);
+      }
+    });
+    this.triggerChain = next;
+    const done = next.finally(() => this.active.delete(done));
+    this.active.add(done);
   }
 
   /** Runs (or re-runs) the run's current attempt in the background. */
@@ -295,6 +503,25 @@ function workflowName(path: string, text: string): string {
   }
 }
 
+function headCommitOf(commit: CommitInfo): Record<string, unknown> {
+  return {
+    id: commit.sha,
+    tree_id: commit.tree,
+    message: commit.message,
+    timestamp: commit.timestamp,
+    author: commit.author,
+    committer: commit.committer,
+  };
+}
+
+/** GitHub's display title of a run without `run-name`. */
+function defaultTitle(event: string, payload: Record<string, unknown>, commit: CommitInfo, workflowName: string): string {
+  if (event === 'push') return commit.message.split('\n')[0] ?? workflowName;
+  const pull = payload.pull_request as { title?: string } | undefined;
+  if ((event === 'pull_request' || event === 'pull_request_target') && pull?.title) return pull.title;
+  return workflowName;
+}
+
 function githubContext(
   host: ActionsHost,
   run: RunRecord,
@@ -309,14 +536,14 @@ function githubContext(
       actor: login,
       actor_id: String(run.actor.id ?? ''),
       api_url: host.apiUrl,
-      base_ref: '',
+      base_ref: run.baseRef ?? '',
       event,
       event_name: run.event,
       event_path: '',
       graphql_url: `${host.apiUrl}/graphql`,
-      head_ref: '',
+      head_ref: run.headRef ?? '',
       ref: run.ref,
-      ref_name: run.headBranch,
+      ref_name: refName(run.ref),
       ref_protected: false,
       ref_type: run.ref.startsWith('refs/tags/') ? 'tag' : 'branch',
       repository: `${run.owner}/${run.repo}`,

@@ -32,6 +32,12 @@ export interface RunnerOptions {
    * where a bare `tsx` does not resolve).
    */
   nodeArgs?: string[];
+  /**
+   * Start event-triggered runs for every webhook the emulator emits (`runner.trigger`),
+   * except events caused by a job's GITHUB_TOKEN, which are recorded in
+   * `runner.skippedTriggers` instead, as GitHub starts no workflow for them.
+   */
+  triggerOnWebhooks?: boolean;
 }
 
 export class StepFailure extends Error {}

@@ -1,0 +1,178 @@
+// Which workflows an event starts, and on which ref and commit — GitHub's rules from
+// "Events that trigger workflows", for the events the emulator emits: `on:` in its three
+// forms, `types:` against the payload's `action` (with GitHub's default types where an
+// event has them), `branches`/`branches-ignore`/`tags`/`tags-ignore` for push,
+// pull_request and pull_request_target, `workflows:` (and `branches`) for workflow_run.
+import { git } from './git.ts';
+
+/** Webhook events that can start a workflow (workflow_dispatch is the dispatch endpoint's). */
+export const TRIGGER_EVENTS = new Set([
+  'branch_protection_rule',
+  'check_run',
+  'check_suite',
+  'create',
+  'delete',
+  'deployment',
+  'deployment_status',
+  'discussion',
+  'discussion_comment',
+  'fork',
+  'gollum',
+  'issue_comment',
+  'issues',
+  'label',
+  'merge_group',
+  'milestone',
+  'page_build',
+  'public',
+  'pull_request',
+  'pull_request_review',
+  'pull_request_review_comment',
+  'push',
+  'registry_package',
+  'release',
+  'repository_dispatch',
+  'status',
+  'watch',
+  'workflow_run',
+]);
+
+/** The identity of a job's GITHUB_TOKEN: what it does starts no workflow. */
+export const GITHUB_TOKEN_LOGIN = 'github-actions[bot]';
+
+/** Events a GITHUB_TOKEN may cause and still start workflows (GitHub's exceptions). */
+export const TOKEN_EXEMPT = new Set(['workflow_dispatch', 'repository_dispatch', 'workflow_run']);
+
+/** GitHub does not chain workflow_run deeper than this. */
+export const MAX_WORKFLOW_RUN_DEPTH = 3;
+
+/** Activity types an event filters on when `types:` is not given (others: every type). */
+const DEFAULT_TYPES: Record<string, string[]> = {
+  pull_request: ['opened', 'synchronize', 'reopened'],
+  pull_request_target: ['opened', 'synchronize', 'reopened'],
+  workflow_run: ['requested', 'completed'],
+};
+
+type Obj = Record<string, unknown>;
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function list(v: unknown): string[] | undefined {
+  if (v === undefined || v === null) return undefined;
+  return Array.isArray(v) ? v.map(String) : [String(v)];
+}
+
+/** The `on:` entry for an event: undefined when the workflow does not listen to it, `{}` for the short forms. */
+export function eventSpec(on: unknown, event: string): Obj | undefined {
+  if (typeof on === 'string') return on === event ? {} : undefined;
+  if (Array.isArray(on)) return on.map(String).includes(event) ? {} : undefined;
+  if (!isObj(on) || !(event in on)) return undefined;
+  const spec = on[event];
+  return isObj(spec) ? spec : {};
+}
+
+/** A branch/tag filter pattern as a regex: `*` stops at `/`, `**` does not, `?` and `+` as in GitHub's syntax. */
+export function globRegex(pattern: string): RegExp {
+  let out = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '*' && pattern[i + 1] === '*') {
+      out += '.*';
+      i++;
+    } else if (c === '*') out += '[^/]*';
+    else if (c === '?' || c === '+') out += c; // zero or one / one or more of the preceding character
+    else if (c === '[') {
+      const end = pattern.indexOf(']', i);
+      if (end < 0) out += '\\[';
+      else {
+        out += pattern.slice(i, end + 1);
+        i = end;
+      }
+    } else out += c.replace(/[.^$|(){}\\]/g, '\\$&');
+  }
+  return new RegExp(`^${out}$`);
+}
+
+/** Positive patterns include, `!patterns` exclude again; the last match wins. */
+export function matchesFilter(patterns: string[], name: string): boolean {
+  let matched = false;
+  for (const p of patterns) {
+    if (p.startsWith('!')) {
+      if (globRegex(p.slice(1)).test(name)) matched = false;
+    } else if (globRegex(p).test(name)) matched = true;
+  }
+  return matched;
+}
+
+function passesRefFilters(spec: Obj, kind: 'branch' | 'tag', name: string, tagsAllowed: boolean): boolean {
+  const branches = list(spec.branches);
+  const branchesIgnore = list(spec['branches-ignore']);
+  const tags = tagsAllowed ? list(spec.tags) : undefined;
+  const tagsIgnore = tagsAllowed ? list(spec['tags-ignore']) : undefined;
+  const anyBranch = branches !== undefined || branchesIgnore !== undefined;
+  const anyTag = tags !== undefined || tagsIgnore !== undefined;
+  // Filters on one kind of ref only: the other kind does not start the workflow.
+  if (kind === 'branch' && !anyBranch && anyTag) return false;
+  if (kind === 'tag' && !anyTag && anyBranch) return false;
+  const [include, ignore] = kind === 'branch' ? [branches, branchesIgnore] : [tags, tagsIgnore];
+  if (include !== undefined) return matchesFilter(include, name);
+  if (ignore !== undefined) return !ignore.some((p) => globRegex(p).test(name));
+  return true;
+}
+
+/**
+ * Whether a workflow's `on:` starts it for this event and payload (`workflow_run`'s
+ * `workflows:` compares with the triggering run's workflow name).
+ */
+export function workflowListens(on: unknown, event: string, payload: Obj): boolean {
+  const spec = eventSpec(on, event);
+  if (spec === undefined) return false;
+  const action = typeof payload.action === 'string' ? payload.action : undefined;
+  const types = list(spec.types) ?? DEFAULT_TYPES[event];
+  if (types !== undefined && action !== undefined && !types.includes(action)) return false;
+  switch (event) {
+    case 'push': {
+      const ref = String(payload.ref ?? '');
+      if (ref.startsWith('refs/tags/')) return passesRefFilters(spec, 'tag', ref.slice('refs/tags/'.length), true);
+      return passesRefFilters(spec, 'branch', ref.replace(/^refs\/heads\//, ''), true);
+    }
+    case 'pull_request':
+    case 'pull_request_target': {
+      const base = (payload.pull_request as { base?: { ref?: string } } | undefined)?.base?.ref ?? '';
+      return passesRefFilters(spec, 'branch', base, false);
+    }
+    case 'workflow_run': {
+      const run = (payload.workflow_run ?? {}) as { name?: string; head_branch?: string | null };
+      const workflows = list(spec.workflows);
+      if (workflows === undefined || !workflows.includes(String(run.name ?? ''))) return false;
+      return passesRefFilters(spec, 'branch', String(run.head_branch ?? ''), false);
+    }
+    default:
+      return true;
+  }
+}
+
+/** `refs/heads/main` → `main`, `refs/pull/3/merge` → `3/merge`, as GITHUB_REF_NAME. */
+export function refName(ref: string): string {
+  return ref.replace(/^refs\/(heads|tags|pull)\//, '');
+}
+
+/**
+ * The test merge commit GitHub keeps at `refs/pull/<n>/merge` (and the head at
+ * `refs/pull/<n>/head`): undefined when the pull request does not merge cleanly, in which
+ * case GitHub starts no `pull_request` workflow either.
+ */
+export async function pullMergeCommit(gitDir: string, number: number, baseSha: string, headSha: string): Promise<string | undefined> {
+  let tree: string;
+  try {
+    tree = (await git(['--git-dir', gitDir, 'merge-tree', '--write-tree', baseSha, headSha])).split('\n')[0]!.trim();
+  } catch {
+    return undefined;
+  }
+  const sha = (await git(['--git-dir', gitDir, 'commit-tree', tree, '-p', baseSha, '-p', headSha, '-m', `Merge ${headSha} into ${baseSha}`])).trim();
+  await git(['--git-dir', gitDir, 'update-ref', `refs/pull/${number}/head`, headSha]);
+  await git(['--git-dir', gitDir, 'update-ref', `refs/pull/${number}/merge`, sha]);
+  return sha;
+}
