@@ -5,6 +5,7 @@
 // app can be "killed" after its n-th API request (every later request fails, as in a
 // dead process) and a fresh one started on the same port, with the failed deliveries
 // redelivered in order.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -68,6 +69,8 @@ export interface Harness {
   record(number: number): Promise<string>;
   /** Every comment body on thread `number`, oldest first. */
   comments(number: number): Promise<string[]>;
+  /** Per webhook the app took: when it arrived and when each API call made for it was issued (ms). */
+  timings: Array<{ receivedAt: number; calls: number[] }>;
   /** The fake agents' invocations (README: FAKE_AGENT_LOG), oldest first. */
   agentCalls(): Array<{ name: string; prompt: string; invocation: number }>;
   close(): Promise<void>;
@@ -109,6 +112,8 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
   await emu.createRepo('acme', 'widgets', { 'README.md': '# widgets\n', '.github/workflows/baton-worker.yml': readFileSync(WORKER_YML, 'utf8'), ...o.files });
   for (const [login, role] of Object.entries(o.roles ?? { alice: "admin" as const })) emu.store.setRole('acme', 'widgets', login, role);
 
+  const timings: Array<{ receivedAt: number; calls: number[] }> = [];
+  const delivery = new AsyncLocalStorage<{ receivedAt: number; calls: number[] }>();
   let budget = Infinity;
   let dead = false;
   let port = 0;
@@ -125,6 +130,7 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
       }
       budget--;
       state.requests++;
+      delivery.getStore()?.calls.push(performance.now());
       return fetch(input, init);
     };
     const probot = new Probot({
@@ -145,7 +151,9 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
         res.writeHead(503).end();
         return;
       }
-      void middleware(req, res, () => res.writeHead(404).end());
+      const timing = { receivedAt: performance.now(), calls: [] as number[] };
+      timings.push(timing);
+      void delivery.run(timing, () => middleware(req, res, () => res.writeHead(404).end()));
     });
     await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
@@ -216,6 +224,7 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
       }
     },
     settle,
+    timings,
     async waitFor(what, ready) {
       for (let i = 0; i < 1500; i++) {
         if (await ready()) return;
