@@ -10,7 +10,7 @@ import type { JobRef, WorkerFailed, WorkerFinished, MergeCompleted, MergeConflic
 import { emitCancelWorker, failStep, stopRun } from './lifecycle.ts';
 import { fixBranch, jobKey, stepBranch, workerRunName } from './naming.ts';
 import { REVIEW_OUTPUTS_SCHEMA, outputsError } from './outputs.ts';
-import { renderText } from './scope.ts';
+import { renderPrompt, renderText } from './scope.ts';
 import { fixPrompt, reviewPrompt } from './prompts.ts';
 import { handlerFor } from './steps/index.ts';
 import type { JobState, Json } from './types.ts';
@@ -145,7 +145,7 @@ function backendOf(d: Draft, name: string): AgentSpec | null {
 function buildWork(d: Draft, step: Step, def: Step, job: JobState): Work {
   const scope = job.index === null ? {} : { item: job.item, index: job.index };
   if (job.kind === 'review' && step.kind === 'review') {
-    const extra = step.prompt === undefined ? { ok: true as const, value: '' } : renderText(d, step.prompt);
+    const extra = step.prompt === undefined ? { ok: true as const, value: '' } : renderPrompt(d, step.prompt);
     if (!extra.ok) return { ok: false, error: `prompt: ${extra.error}` };
     return { ok: true, agent: step.agent, backend: backendOf(d, step.agent), prompt: reviewPrompt(d, extra.value), command: null };
   }
@@ -158,7 +158,7 @@ function buildWork(d: Draft, step: Step, def: Step, job: JobState): Work {
     }
     if (def.kind !== 'agent') return { ok: false, error: `its fix step \`${def.id}\` is not an agent or run step` };
     // The original task gives the fixer context; a fan-out prompt (reading `item`) has none to give.
-    const task = renderText(d, def.prompt);
+    const task = renderPrompt(d, def.prompt);
     return {
       ok: true,
       agent: def.agent,
@@ -168,7 +168,7 @@ function buildWork(d: Draft, step: Step, def: Step, job: JobState): Work {
     };
   }
   if (def.kind === 'agent') {
-    const prompt = renderText(d, def.prompt, scope);
+    const prompt = renderPrompt(d, def.prompt, scope);
     if (!prompt.ok) return { ok: false, error: `prompt: ${prompt.error}` };
     return { ok: true, agent: def.agent, backend: backendOf(d, def.agent), prompt: prompt.value, command: null };
   }

@@ -13,6 +13,7 @@ import {
   stringify,
   type ExpressionContext,
 } from '../manifest/expressions.ts';
+import { fenceUntrusted } from '../agents/untrusted.ts';
 import type { Draft } from './draft.ts';
 import type { Json } from './types.ts';
 
@@ -146,7 +147,11 @@ function lookup(ctx: ExpressionContext, path: string[]): Json {
 export function evaluatePlain(template: string, ctx: ExpressionContext): { value: Json } | undefined {
   const plan = planOf(template);
   if (!plan) return undefined;
-  if (plan.whole) return { value: lookup(ctx, plan.parts[1] as string[]) };
+  if (plan.whole) {
+    const value = lookup(ctx, plan.parts[1] as string[]);
+    // The evaluator goes through JSON, where -0 is 0; the shortcut must agree.
+    return { value: Object.is(value, -0) ? 0 : value };
+  }
   let out = '';
   for (const part of plan.parts) out += typeof part === 'string' ? part : stringify(lookup(ctx, part));
   return { value: out };
@@ -172,6 +177,30 @@ export function renderText(d: Draft, template: string, extra: ItemScope = {}): R
   if (!r.ok) return r;
   const v = r.value;
   return { ok: true, value: v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v) };
+}
+
+// `${{ issue.body }}` / `${{ pr.body }}` in a prompt: text anyone who can open an issue wrote.
+const UNTRUSTED_BODY = /\$\{\{\s*(issue|pr)\.body\s*\}\}/g;
+
+/**
+ * A prompt for an agent: like renderText, but the issue's or PR's body goes in fenced and
+ * labelled as untrusted data (DESIGN §4, trigger security), so a body that says "ignore
+ * your instructions" reads as a quotation, not as an instruction.
+ */
+export function renderPrompt(d: Draft, template: string, extra: ItemScope = {}): Rendered<string> {
+  const sources: string[] = [];
+  const marked = template.replace(UNTRUSTED_BODY, (_m, what: string) => {
+    sources.push(what);
+    return `\uE000${sources.length - 1}\uE000`;
+  });
+  const r = renderText(d, marked, extra);
+  if (!r.ok || !sources.length) return r;
+  const value = r.value.replace(/\uE000(\d+)\uE000/g, (_m, n: string) => {
+    const what = sources[Number(n)]!;
+    const body = renderText(d, `\${{ ${what}.body }}`);
+    return fenceUntrusted(`${what}.body`, body.ok ? body.value : '');
+  });
+  return { ok: true, value };
 }
 
 /** Evaluates an `if:` condition. */
