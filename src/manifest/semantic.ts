@@ -187,6 +187,12 @@ function checkExpressions(wf: Workflow, ids: Set<string>, report: Report): void 
         }
         for (const ref of references(expr)) {
           const [ctx, name, part, ...rest] = ref.path;
+          if ((ctx === 'issue' || ctx === 'pr') && field.pointer.endsWith('/run') && name !== 'number') {
+            where(
+              `step ${q(s.id)} puts ${q(ref.path.join('.'))} into a shell command, where text like \`$(curl …)\` would run; pass it through \`env:\` (\`env: { TITLE: \${{ ${ref.path.join('.')} }} }\`) and use "$TITLE" instead`,
+            );
+            continue;
+          }
           if (ctx === 'inputs' && name !== undefined && !wf.inputs[name]) {
             where(`step ${q(s.id)} reads ${q('inputs.' + name)}, which is not declared under \`inputs\`; inputs are: ${listOf(inputNames)}${didYouMean(name, inputNames)}`);
           }

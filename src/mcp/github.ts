@@ -101,7 +101,7 @@ export class GitHubRuns {
         ignored.push(`comment ${c.html_url} by @${c.user?.login ?? 'unknown'} holds a baton state block but is not from ${this.botLogin}; ignored`);
         continue;
       }
-      const r = readStateBlock(body);
+      const r = readStateBlock(body, this.env.BATON_STATE_SECRET || undefined);
       if (!r.ok) {
         ignored.push(`comment ${c.html_url}: ${r.problem}`);
         continue;

@@ -5,7 +5,6 @@ import { writeStateBlock } from '../../src/record/state-block.ts';
 import { RECORD_MARKER } from '../../src/record/render.ts';
 import { parseRunId, parseWorkerRunName, runIdOfBranch, runIdOfPullBody, stepLabel } from '../../src/hosts/github/run-id.ts';
 import { parseAnswers } from '../../src/hosts/github/translate.ts';
-import { gitRefOfStepBranch } from '../../src/hosts/github/apply.ts';
 
 describe('github host translations', () => {
   it('derives the thread and attempt from run ids, branches, run-names and PR footers', () => {
@@ -16,7 +15,6 @@ describe('github host translations', () => {
     expect(parseWorkerRunName('baton fix-issue-42-1 plan #1')).toMatchObject({ slot: '0' });
     expect(stepLabel('review', 'fix-1')).toBe('review[fix-1]');
     expect(runIdOfPullBody('x\n---\nOpened by baton run `fix-7-2` (workflow `fix`).')).toBe('fix-7-2');
-    expect(gitRefOfStepBranch('fix-7-2', 'baton/fix-7-2/implement-0')).toBe('baton/steps/fix-7-2/implement-0');
   });
 
   it('reads numbered answers, else the whole reply answers the first open question', () => {

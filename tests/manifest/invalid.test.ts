@@ -136,6 +136,12 @@ const cases: Case[] = [
     yaml: `inputs:\n  scope: { type: string }\nsteps:\n  - id: a\n    run: echo \${{ inputs.scop }} # <-\n`,
     message: 'step `a` reads `inputs.scop`, which is not declared under `inputs`; inputs are: scope; did you mean `scope`?',
   },
+  {
+    name: 'issue text in a shell command',
+    yaml: `steps:\n  - id: a\n    run: echo "\${{ issue.title }}" # <-\n`,
+    message: 'step `a` puts `issue.title` into a shell command, where text like `$(curl …)` would run; pass it through `env:`',
+    column: 16,
+  },
   { name: 'item outside a fan-out', yaml: `steps:\n  - id: a\n    run: echo \${{ item }} # <-\n`, message: /`item` is only available in steps with `for-each`/ },
   {
     name: 'item in the for-each expression itself',

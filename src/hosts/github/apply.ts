@@ -70,18 +70,7 @@ function jobOf(state: RunState, ref: WorkerRunName): JobState | undefined {
 
 function branchOf(state: RunState, ref: WorkerRunName, job: JobState): string | null {
   if (job.kind === 'review') return null;
-  const named = job.kind === 'fix' ? fixBranch(state.runId, ref.step, Number(ref.slot.slice('fix-'.length))) : stepBranch(state.runId, ref.step, job.index);
-  return gitRefOfStepBranch(state.runId, named);
-}
-
-/**
- * Git cannot hold `baton/<run>` and `baton/<run>/<step>` at once (a ref cannot be both a
- * file and a directory), so step branches live under `baton/steps/<run>/…` on GitHub. Run
- * ids always end in `-<n>-<n>`, so no run is ever called `steps`.
- */
-export function gitRefOfStepBranch(runId: string, branch: string): string {
-  const prefix = `baton/${runId}/`;
-  return branch.startsWith(prefix) ? `baton/steps/${runId}/${branch.slice(prefix.length)}` : branch;
+  return job.kind === 'fix' ? fixBranch(state.runId, ref.step, Number(ref.slot.slice('fix-'.length))) : stepBranch(state.runId, ref.step, job.index);
 }
 
 async function downloadResult(gh: RepoContext, runId: number): Promise<ResultBundle | undefined> {
