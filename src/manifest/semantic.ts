@@ -22,12 +22,15 @@ export interface Report {
 /** Words after `/baton` that mean something of their own. */
 export const BUILTIN_COMMANDS = ['status', 'retry', 'cancel', 'approve', 'help', 'plan'];
 
-/** What each step kind exposes as `steps.<id>.outputs`, beyond a declared `outputs` schema. */
-const KIND_OUTPUTS: Partial<Record<Step['kind'], string[]>> = {
-  ask: ['answers'],
-  review: ['approved', 'summary', 'comments'],
-  checks: ['passed', 'failed'],
-  approve: ['approved_by'],
+/**
+ * What each step kind exposes as `steps.<id>.outputs`, beyond a declared `outputs` schema.
+ * The engine produces exactly these (a test holds the two together).
+ */
+export const KIND_OUTPUTS: Partial<Record<Step['kind'], string[]>> = {
+  ask: ['answers', 'answeredBy'],
+  review: ['approved', 'summary', 'comments', 'rounds', 'by'],
+  checks: ['sha', 'checks', 'rounds'],
+  approve: ['approvedBy'],
   'pull-request': ['number', 'url'],
 };
 

@@ -128,6 +128,8 @@ function statusText(state: RunState, workflow: Workflow, id: string, s: StepStat
       if (step.kind === 'pull-request' && state.pr) return `#${state.pr.number}`;
       if (s.fanOut) return `${s.jobs.length} item${s.jobs.length === 1 ? '' : 's'} done`;
       if (s.gate && s.gate.round) return `passed after ${s.gate.round} fix round${s.gate.round === 1 ? '' : 's'}`;
+      const approvedBy = (s.outputs as { approvedBy?: unknown } | null)?.approvedBy;
+      if (step.kind === 'approve' && typeof approvedBy === 'string') return `approved by @${approvedBy}`;
       return s.note ?? 'done';
     }
     default:

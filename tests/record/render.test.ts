@@ -94,3 +94,21 @@ describe('status comment', () => {
     expect(() => renderRecord(run.state, wf1)).toThrow(RecordTooLargeError);
   });
 });
+
+describe('status comment rows', () => {
+  it('says who approved an approve step', () => {
+    const wf: Workflow = {
+      name: 'gated',
+      on: { labels: [], commands: ['gated'], roles: ['write'], bots: [] },
+      inputs: {},
+      agents: {},
+      budget: {},
+      steps: [{ id: 'gate', name: 'Gate', kind: 'approve', roles: ['write'], message: 'Ship it?', needs: [], retries: 0, writes: false, env: {} }],
+    };
+    const run = new Run(wf);
+    run.start();
+    expect(renderRecord(run.state, wf)).toContain('| 🔄 | Gate | Ship it? |');
+    run.send({ type: 'approval.given', actor: 'root', permission: 'admin' });
+    expect(renderRecord(run.state, wf)).toContain('| ✅ | Gate | approved by @root |');
+  });
+});
