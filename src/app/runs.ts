@@ -9,6 +9,7 @@ import type { RepoContext } from '../hosts/github/client.ts';
 import { findWorkerRun } from '../hosts/github/dispatch.ts';
 import { GitHubHost } from '../hosts/github/host.ts';
 import { byName, loadManifests } from '../hosts/github/manifests.ts';
+import { loadOutputs } from '../hosts/github/outputs.ts';
 import { RunMemories, type RunMemory } from '../hosts/github/memory.ts';
 import { makeRunId, parseRunId } from '../hosts/github/run-id.ts';
 import { postOnce, readThread, type ThreadRead } from '../hosts/github/thread.ts';
@@ -96,7 +97,9 @@ export class RunService {
       log.warn(`no trusted record of run ${runId} on #${parsed.thread}; the event is ignored`);
       return undefined;
     }
-    return { state: found.state, commentId: found.commentId, body: found.body, warm: false, checksKnown: false, checkRuns: new Map(), markers: read.markers };
+    // Outputs kept in check runs come back whole: the engine always sees full outputs.
+    const state = await loadOutputs(gh, this.memories.outputs, found.state);
+    return { state, commentId: found.commentId, body: found.body, warm: false, checksKnown: false, checkRuns: new Map(), markers: read.markers };
   }
 
   private async workflowOf(gh: RepoContext, state: RunState): Promise<Workflow> {
@@ -113,7 +116,7 @@ export class RunService {
     const runId = memory.state.runId;
     try {
       const workflow = known ?? (await this.workflowOf(gh, memory.state));
-      const host = new GitHubHost(gh, memory, this.memories.commits, this.now);
+      const host = new GitHubHost(gh, memory, this.memories.commits, this.now, this.memories.outputs);
       const events = await source(memory, workflow);
       if (events.length) await drive(host, workflow, memory.state, events);
       // A worker that never reports (its webhook lost, its job stuck) must not hang the run:

@@ -4,6 +4,7 @@
 import { toMermaid } from '../manifest/graph.ts';
 import type { Workflow } from '../manifest/types.ts';
 import type { RunState, StepState } from '../engine/index.ts';
+import { externalize, isOutputRef, type Externalized } from './externalize.ts';
 import { cell, duration, usd } from './format.ts';
 import { writeStateBlock } from './state-block.ts';
 
@@ -50,6 +51,22 @@ export function renderRecord(state: RunState, workflow: Workflow, opts: RenderOp
   throw new RecordTooLargeError(
     `the status comment of run ${state.runId} would be ${brief.length} characters, over GitHub's ${MAX_COMMENT_CHARS}; large outputs must be moved out of the state`,
   );
+}
+
+/** Length of the body renderRecord would write (Infinity when it would refuse). */
+export function recordLength(state: RunState, workflow: Workflow, opts: RenderOptions = {}): number {
+  const full = compose(state, workflow, opts, 'full');
+  if (full.length <= MAX_COMMENT_CHARS) return full.length;
+  const brief = compose(state, workflow, opts, 'brief');
+  return brief.length <= MAX_COMMENT_CHARS ? brief.length : Infinity;
+}
+
+/**
+ * The state to render, with the fewest, largest outputs moved out when the record would
+ * not fit otherwise (DESIGN §4), and the blobs the host must store before writing it.
+ */
+export function fitRecord(state: RunState, workflow: Workflow, opts: RenderOptions = {}, id?: (blob: { sha256: string; step: string }) => string): Externalized {
+  return externalize(state, { limit: MAX_COMMENT_CHARS, measure: (s) => recordLength(s, workflow, opts), ...(id ? { id } : {}) });
 }
 
 function stepOf(state: RunState, id: string): StepState | undefined {
@@ -130,7 +147,8 @@ function statusText(state: RunState, workflow: Workflow, id: string, s: StepStat
       if (s.gate && s.gate.round) return `passed after ${s.gate.round} fix round${s.gate.round === 1 ? '' : 's'}`;
       const approvedBy = (s.outputs as { approvedBy?: unknown } | null)?.approvedBy;
       if (step.kind === 'approve' && typeof approvedBy === 'string') return `approved by @${approvedBy}`;
-      return s.note ?? 'done';
+      if (s.note !== null) return s.note;
+      return isOutputRef(s.outputs) ? 'done (output kept in the check run)' : 'done';
     }
     default:
       return s.reason ? `${s.status}: ${s.reason}` : s.status;

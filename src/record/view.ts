@@ -2,6 +2,10 @@
 // few facts whether the state came from a local record or from a status comment.
 import type { Json, RunState } from '../engine/index.ts';
 import type { Workflow } from '../manifest/types.ts';
+import { isOutputRef } from './externalize.ts';
+
+/** What a view shows for an output kept outside the status comment (not fetched here). */
+export const OUTPUT_KEPT_TEXT = '(output kept in the check run)';
 
 /** What a run waits for from a person: an `ask` step's open questions or an `approve` step. */
 export interface Waiting {
@@ -75,8 +79,13 @@ export function viewOfState(state: RunState, workflow?: Workflow): RunView {
       attempt: Math.max(0, ...s.jobs.map((j) => j.attempt)),
       startedAt: s.startedAt,
       finishedAt: s.finishedAt,
-      outputs: s.outputs,
+      outputs: shown(s.outputs),
     })),
     waiting: waitingFor(state, workflow),
   };
+}
+
+function shown(outputs: Json): Json {
+  if (isOutputRef(outputs)) return OUTPUT_KEPT_TEXT;
+  return Array.isArray(outputs) ? outputs.map((o) => (isOutputRef(o) ? OUTPUT_KEPT_TEXT : o)) : outputs;
 }

@@ -7,6 +7,7 @@ import type { JobState, RunEvent, RunState } from '../../engine/index.ts';
 import { fixBranch, stepBranch } from '../../engine/index.ts';
 import { messageOf, statusOf, type RepoContext } from './client.ts';
 import type { CommitCache } from './memory.ts';
+import { MAX_CHECK_TEXT, tooLargeMessage } from './outputs.ts';
 import type { WorkerRunName } from './run-id.ts';
 
 export interface CompletedWorkerRun {
@@ -58,7 +59,13 @@ export async function collectWorkerResult(
     }
   }
   const usage = r.usage;
-  if (r.status === 'succeeded') return [{ type: 'worker.finished', ...base, outputs: r.outputs, commit, usage }];
+  if (r.status === 'succeeded') {
+    // An output is kept whole or not at all: one too large for a check run's text (where
+    // large outputs go, DESIGN §4) fails the attempt and says why, rather than be lost.
+    const chars = JSON.stringify(r.outputs).length;
+    if (chars > MAX_CHECK_TEXT) return [{ type: 'worker.failed', ...base, reason: 'crashed', error: tooLargeMessage(ref.step, chars), checkpoint: commit, usage }];
+    return [{ type: 'worker.finished', ...base, outputs: r.outputs, commit, usage }];
+  }
   if (r.status === 'invalid-output') return [{ type: 'worker.failed', ...base, reason: 'crashed', error: r.error ?? 'the agent gave no valid result', checkpoint: commit, usage }];
   return [{ type: 'worker.failed', ...base, reason: r.status, error: r.error ?? `the agent ${r.status}`, checkpoint: commit, usage }];
 }

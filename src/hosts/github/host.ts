@@ -7,13 +7,15 @@
 import type { Command, RunEvent, RunState } from '../../engine/index.ts';
 import type { HostPort } from '../driver.ts';
 import type { Workflow } from '../../manifest/types.ts';
-import { renderRecord } from '../../record/render.ts';
+import { relabel } from '../../record/externalize.ts';
+import { fitRecord, RecordTooLargeError, renderRecord, type RenderOptions } from '../../record/render.ts';
 import { setBranch } from './apply.ts';
 import { statusOf, type RepoContext } from './client.ts';
 import { cancelWorker, dispatchWorker } from './dispatch.ts';
 import { upsertCheckRun } from './checks.ts';
 import type { CommitCache, RunMemory } from './memory.ts';
 import { mergeStepBranch } from './merge.ts';
+import { OutputStore, storeOutputs } from './outputs.ts';
 import { ensurePullRequest, postReview } from './pull-request.ts';
 import { postOnce, writeRecord } from './thread.ts';
 
@@ -23,6 +25,7 @@ export class GitHubHost implements HostPort {
     readonly memory: RunMemory,
     private readonly commits: CommitCache,
     private readonly now: () => number = Date.now,
+    private readonly outputs: OutputStore = new OutputStore(),
   ) {}
 
   async save(state: RunState): Promise<void> {
@@ -33,10 +36,27 @@ export class GitHubHost implements HostPort {
   async flush(workflow: Workflow): Promise<void> {
     const state = this.memory.state;
     if (state.status === 'idle') return; // a refused start leaves no record
-    const body = renderRecord(state, workflow, this.gh.stateSecret ? { secret: this.gh.stateSecret } : {});
+    const body = await this.render(state, workflow);
     const id = await writeRecord(this.gh, state, this.memory.commentId, this.memory.body, body);
     this.memory.commentId = id;
     this.memory.body = body;
+  }
+
+  /**
+   * The status comment's body. When it would be too long, the largest outputs are stored
+   * in check runs first and the state written keeps references (the state in memory, what
+   * the engine sees, stays whole). Check runs are not comment edits: the budget holds.
+   */
+  private async render(state: RunState, workflow: Workflow): Promise<string> {
+    const opts: RenderOptions = this.gh.stateSecret ? { secret: this.gh.stateSecret } : {};
+    try {
+      return renderRecord(state, workflow, opts);
+    } catch (err) {
+      if (!(err instanceof RecordTooLargeError)) throw err;
+    }
+    const fitted = fitRecord(state, workflow, opts);
+    const ids = await storeOutputs(this.gh, this.outputs, this.memory, state, fitted.blobs);
+    return renderRecord(relabel(fitted.state, ids), workflow, opts);
   }
 
   async execute(command: Command, state: RunState): Promise<RunEvent[]> {

@@ -2,6 +2,7 @@
 // requests: everything here can be rebuilt from GitHub, which is what happens after a
 // restart (`warm` is false then, and each effect is looked up before it is repeated).
 import type { RunState } from '../../engine/index.ts';
+import { OutputStore } from './outputs.ts';
 
 export interface RunMemory {
   state: RunState;
@@ -37,6 +38,8 @@ export class CommitCache {
 export class RunMemories {
   private readonly runs = new Map<string, RunMemory>();
   readonly commits = new CommitCache();
+  /** Outputs kept in check runs, stored or read by this process. */
+  readonly outputs = new OutputStore();
 
   key(owner: string, repo: string, runId: string): string {
     return `${owner}/${repo}#${runId}`.toLowerCase();
