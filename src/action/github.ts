@@ -7,15 +7,10 @@ import type { GitHubClient, RepoContext } from '../hosts/github/client.ts';
 import type { Log } from '../app/runs.ts';
 import * as core from '@actions/core';
 
-export interface GitHubSetup {
+/** The App's RepoContext, with a token and API URL in place of an authenticated client. */
+export interface GitHubSetup extends Omit<RepoContext, 'octokit'> {
   token: string;
   apiUrl: string;
-  owner: string;
-  repo: string;
-  defaultBranch: string;
-  botLogin: string;
-  workerWorkflow: string;
-  stateSecret?: string;
 }
 
 const RETRIES = 3;
