@@ -2,7 +2,7 @@
 // (in the background, never blocking a tool call), with no terminal: a run that needs
 // an answer stops and waits for `baton_answer`. Nothing is ever written to stdout here,
 // which carries the MCP protocol.
-import { userInfo } from 'node:os';
+import { localActor } from '../hosts/local/actor.ts';
 import { findWorkflowFiles, validateFiles } from '../manifest/validate.ts';
 import { repoRoot } from '../hosts/local/git.ts';
 import { LocalRun, type RunOptions } from '../hosts/local/run.ts';
@@ -12,14 +12,6 @@ import { findWorkflow, listWorkflows, loadWorkflow, REPO_WORKFLOWS } from '../ho
 import type { Json, RunEvent } from '../engine/index.ts';
 import { ToolError } from './target.ts';
 import type { RunView } from './summary.ts';
-
-const actor = (): string => {
-  try {
-    return userInfo().username || 'local';
-  } catch {
-    return 'local';
-  }
-};
 
 export class LocalRuns {
   /** Runs this server is driving right now, by `<repo>\0<run>`. */
@@ -92,18 +84,18 @@ export class LocalRuns {
   }
 
   async answer(path: string, runId: string, answers: string[]): Promise<RunView> {
-    return this.continueWith(path, runId, (run) => answerEvent(run.state, run.workflow, answers, actor()));
+    return this.continueWith(path, runId, (run) => answerEvent(run.state, run.workflow, answers, localActor()));
   }
 
   async approve(path: string, runId: string): Promise<RunView> {
-    return this.continueWith(path, runId, (run) => approveEvent(run.state, run.workflow, actor()));
+    return this.continueWith(path, runId, (run) => approveEvent(run.state, run.workflow, localActor()));
   }
 
   async cancel(path: string, runId: string): Promise<RunView> {
     const store = openStore(path, runId);
     const mine = this.active.get(`${store.repo}\0${runId}`);
     if (mine) {
-      mine.run.interrupt(cancelEvent(mine.run.state, actor()));
+      mine.run.interrupt(cancelEvent(mine.run.state, localActor()));
       await mine.done;
       return this.view(store);
     }
@@ -116,7 +108,7 @@ export class LocalRuns {
     }
     const run = await LocalRun.resume(store, this.options(), false);
     if (run.state.status === 'running') {
-      await run.feed([cancelEvent(run.state, actor())]);
+      await run.feed([cancelEvent(run.state, localActor())]);
       await run.loop();
     }
     store.unlock();

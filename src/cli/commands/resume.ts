@@ -1,6 +1,6 @@
 // `baton resume|answer|approve <run> …`: continue a local run from its events.
 import { parseArgs } from 'node:util';
-import { userInfo } from 'node:os';
+import { localActor } from '../../hosts/local/actor.ts';
 import type { RunEvent } from '../../engine/index.ts';
 import { LocalRun } from '../../hosts/local/run.ts';
 import { answerEvent, approveEvent, openStore } from '../../hosts/local/session.ts';
@@ -37,14 +37,6 @@ ${common}`;
 
 type Kind = 'resume' | 'answer' | 'approve';
 
-function actor(): string {
-  try {
-    return userInfo().username || 'local';
-  } catch {
-    return 'local';
-  }
-}
-
 async function continueRun(kind: Kind, args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: { repo: { type: 'string' }, json: { type: 'boolean' } }, allowPositionals: true, strict: true });
   const [runId, ...rest] = positionals;
@@ -63,8 +55,8 @@ async function continueRun(kind: Kind, args: string[], io: CliIO): Promise<numbe
     }
     const run = await LocalRun.resume(store, opts, false);
     let extra: RunEvent | null = null;
-    if (kind === 'answer') extra = answerEvent(run.state, run.workflow, rest, actor());
-    if (kind === 'approve') extra = approveEvent(run.state, run.workflow, actor());
+    if (kind === 'answer') extra = answerEvent(run.state, run.workflow, rest, localActor());
+    if (kind === 'approve') extra = approveEvent(run.state, run.workflow, localActor());
     await run.redo();
     if (extra) await run.feed([extra]);
     return await driveToStop(run, io, flags, progress);

@@ -1,6 +1,6 @@
 // `baton status [<run>]`, `baton list`, `baton cancel <run>` for local runs.
 import { parseArgs } from 'node:util';
-import { userInfo } from 'node:os';
+import { localActor } from '../../hosts/local/actor.ts';
 import { LocalRun } from '../../hosts/local/run.ts';
 import { cancelEvent, latestRunId, openStore, readRun, summarize, type RunSummary } from '../../hosts/local/session.ts';
 import { listRunIds, RunStore } from '../../hosts/local/store.ts';
@@ -103,7 +103,7 @@ export async function cancelCommand(args: string[], io: CliIO): Promise<number> 
       const { opts } = runOptions(io, flags);
       const run = await LocalRun.resume(store, opts, false);
       if (run.state.status === 'running') {
-        await run.feed([cancelEvent(run.state, userInfo().username || 'local')]);
+        await run.feed([cancelEvent(run.state, localActor())]);
         await run.loop();
       }
       store.unlock();

@@ -1,10 +1,9 @@
 // A local run from start to a stop: feed events (recorded first), let the engine decide,
 // carry out its commands, run local checks, ask people on the terminal when there is one,
 // and stop when the run is finished or waits for an answer nobody here can give.
+import { localActor } from './actor.ts';
 import { basename } from 'node:path';
-import { userInfo } from 'node:os';
-import { isTerminal, replay, type Command, runBranch, type Json, type RunEvent, type RunRequested, type RunState } from '../../engine/index.ts';
-import { emptyState } from '../../engine/index.ts';
+import { emptyState, isTerminal, replay, type Command, runBranch, type Json, type RunEvent, type RunRequested, type RunState } from '../../engine/index.ts';
 import type { LoadedWorkflow, Workflow } from '../../manifest/types.ts';
 import { drive } from '../driver.ts';
 import { checksToRun, runChecks } from './checks.ts';
@@ -34,14 +33,6 @@ export interface StartRequest {
   inputs: Record<string, Json>;
   issue?: Json;
 }
-
-const whoami = (): string => {
-  try {
-    return userInfo().username || 'local';
-  } catch {
-    return 'local';
-  }
-};
 
 export class LocalRun {
   readonly host: LocalHost;
@@ -91,7 +82,7 @@ export class LocalRun {
       repo: { name: basename(repo), full_name: basename(repo), default_branch: baseBranch },
       baseBranch,
       baseSha,
-      actor: whoami(),
+      actor: localActor(),
       permission: 'admin',
     };
     opts.say(`run ${store.runId} started on branch ${runBranch(store.runId)} (record: .baton/runs/${store.runId}/)`);
@@ -187,7 +178,7 @@ export class LocalRun {
 
   private async askHere(waits: Waiting[]): Promise<RunEvent[]> {
     const w = waits[0]!;
-    const actor = whoami();
+    const actor = localActor();
     const at = Date.now();
     if (w.kind === 'ask') {
       const answers: (string | null)[] = w.questions.map(() => null);
