@@ -2,18 +2,10 @@
 // harness): requests and comment edits per agent step from the emulator's request log, and
 // how long after a webhook arrives the app has issued every API call it makes for it.
 import { median } from '../measure.ts';
-import { appRequests, startHarness } from '../../tests/app/harness.ts';
+import { appRequests, chainWorkflow, startHarness } from '../../tests/app/harness.ts';
 import type { Figure } from './figure.ts';
 
-const CHAIN = `name: chain
-on: { labels: ["baton:chain"] }
-agents: { coder: { uses: claude-code } }
-steps:
-  - { id: a, agent: coder, prompt: "a" }
-  - { id: b, agent: coder, prompt: "b" }
-  - { id: c, agent: coder, prompt: "c" }
-  - { id: d, agent: coder, prompt: "d" }
-`;
+const CHAIN = chainWorkflow(4);
 const RUNS = 3;
 
 interface ChainRun {

@@ -268,3 +268,9 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
 export function appRequests(emu: Emulator): typeof emu.requestLog {
   return emu.requestLog.filter((r) => r.identity.startsWith('installation:') || r.identity === 'app');
 }
+
+/** A workflow of `steps` agent steps in a row (a, b, c, …): the shape requests per step are counted on. */
+export function chainWorkflow(steps: number): string {
+  const ids = Array.from({ length: steps }, (_, i) => String.fromCharCode(97 + i));
+  return ['name: chain', 'on: { labels: ["baton:chain"] }', 'agents: { coder: { uses: claude-code } }', 'steps:', ...ids.map((id) => `  - { id: ${id}, agent: coder, prompt: "${id}" }`), ''].join('\n');
+}

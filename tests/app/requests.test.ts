@@ -3,16 +3,9 @@
 // `b` up to (not including) the dispatch of step `c` — dispatch, result applied, merged,
 // checks and record updated.
 import { afterEach, describe, expect, it } from 'vitest';
-import { appRequests, startHarness, type Harness } from './harness.ts';
+import { appRequests, chainWorkflow, startHarness, type Harness } from './harness.ts';
 
-const CHAIN = `name: chain
-on: { labels: ["baton:chain"] }
-agents: { coder: { uses: claude-code } }
-steps:
-  - { id: a, agent: coder, prompt: "a" }
-  - { id: b, agent: coder, prompt: "b" }
-  - { id: c, agent: coder, prompt: "c" }
-`;
+const CHAIN = chainWorkflow(3);
 
 let h: Harness | undefined;
 afterEach(async () => {
