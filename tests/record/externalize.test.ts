@@ -17,20 +17,11 @@ import {
 import { MAX_COMMENT_CHARS, RecordTooLargeError, fitRecord, renderRecord } from '../../src/record/render.ts';
 import { readStateBlock } from '../../src/record/state-block.ts';
 import { viewOfState } from '../../src/record/view.ts';
+import { run as runStep, workflow } from '../engine/builder.ts';
 import { Run } from '../engine/harness.ts';
 
 function chain(n: number): Workflow {
-  const steps = Array.from({ length: n }, (_, i) => ({
-    id: `s${i}`,
-    name: `Step ${i}`,
-    kind: 'run' as const,
-    run: 'make',
-    needs: i ? [`s${i - 1}`] : [],
-    retries: 0,
-    writes: true,
-    env: {},
-  }));
-  return { name: 'big', on: { labels: [], commands: ['big'], roles: ['admin'], bots: [] }, inputs: {}, agents: {}, budget: {}, steps };
+  return workflow(Array.from({ length: n }, (_, i) => runStep(`s${i}`, { name: `Step ${i}`, run: 'make' })), { name: 'big' });
 }
 
 /** Random text: it does not compress, as real agent summaries barely do in 2k pieces. */

@@ -4,6 +4,7 @@ import { loadWorkflowFile, LIBRARY_DIR } from '../../src/manifest/load.ts';
 import type { Workflow } from '../../src/manifest/types.ts';
 import { MAX_COMMENT_CHARS, RecordTooLargeError, renderRecord } from '../../src/record/render.ts';
 import { readStateBlock } from '../../src/record/state-block.ts';
+import { run as step, workflow } from '../engine/builder.ts';
 import { Run } from '../engine/harness.ts';
 
 function libraryWorkflow(name: string): Workflow {
@@ -56,17 +57,7 @@ describe('status comment', () => {
   });
 
   it('stays within GitHub\'s comment limit for a 200-step run', () => {
-    const steps = Array.from({ length: 200 }, (_, i) => ({
-      id: `s${i}`,
-      name: `Step number ${i} with a descriptive name`,
-      kind: 'run' as const,
-      run: 'make',
-      needs: i ? [`s${i - 1}`] : [],
-      retries: 0,
-      writes: true,
-      env: {},
-    }));
-    const big: Workflow = { name: 'big', on: { labels: [], commands: ['big'], roles: ['admin'], bots: [] }, inputs: {}, agents: {}, budget: {}, steps };
+    const big = workflow(Array.from({ length: 200 }, (_, i) => step(`s${i}`, { name: `Step number ${i} with a descriptive name`, run: 'make' })), { name: 'big' });
     const run = new Run(big);
     run.start();
     for (let i = 0; i < 200; i++) run.complete(`s${i}`, { note: 'x'.repeat(40) });
