@@ -1,6 +1,6 @@
 // The run engine's public surface.
 export { decide, type Decision } from './decide.ts';
-export { emptyState, isTerminal } from './state.ts';
+export { emptyState, isTerminal, stepState } from './state.ts';
 export { replay, assertManifestUnchanged, ManifestChangedError, type Replayed } from './replay.ts';
 export {
   encodeState,

@@ -79,12 +79,8 @@ export function newJob(slot: string, kind: JobKind, index: number | null, item: 
   };
 }
 
-/** Jobs that occupy a runner right now. */
-export const isJobRunning = (job: JobState): boolean => job.status === 'running';
-
-/** Jobs not yet finished one way or the other. */
-export const isJobOpen = (job: JobState): boolean =>
-  job.status === 'queued' || job.status === 'running' || job.status === 'merge-queued' || job.status === 'merging';
+/** A step's state by id (hosts and the record read it; the engine itself uses Draft.step). */
+export const stepState = (state: RunState, id: string): StepState | undefined => state.steps.find((s) => s.id === id);
 
 // Copies with every field written in one fixed order: all step (and job) objects then
 // share one hidden class, which keeps property reads monomorphic and decide() fast.

@@ -13,7 +13,7 @@ import {
   references,
 } from './expressions.ts';
 import { ancestors, findCycle } from './graph.ts';
-import type { JsonSchema, Step, Workflow } from './types.ts';
+import { stepById, type JsonSchema, type Step, type Workflow } from './types.ts';
 
 export interface Report {
   (pointer: string, message: string, opts?: { key?: boolean; warning?: boolean; expression?: number }): void;
@@ -90,7 +90,7 @@ function checkFixTargets(wf: Workflow, ids: Set<string>, report: Report): void {
   wf.steps.forEach((s, i) => {
     if ((s.kind !== 'review' && s.kind !== 'checks') || s.fix === undefined) return;
     const pointer = `/steps/${i}/${s.kind}/fix`;
-    const target = wf.steps.find((t) => t.id === s.fix);
+    const target = stepById(wf, s.fix);
     if (!target || !ids.has(s.fix)) {
       report(pointer, `step ${q(s.id)} sends fixes to ${q(s.fix)}, which is not a step of this workflow; steps are: ${listOf([...ids])}${didYouMean(s.fix, [...ids])}`);
     } else if ((target.kind !== 'agent' && target.kind !== 'run') || !target.writes) {
@@ -216,7 +216,7 @@ function checkExpressions(wf: Workflow, ids: Set<string>, report: Report): void 
 }
 
 function checkOutputName(wf: Workflow, stepId: string, key: string, readerId: string, where: (m: string) => void): void {
-  const step = wf.steps.find((t) => t.id === stepId)!;
+  const step = stepById(wf, stepId)!;
   let known: string[] | undefined = KIND_OUTPUTS[step.kind];
   if ((step.kind === 'agent' || step.kind === 'run') && step.outputs !== undefined) known = declaredProperties(step.outputs);
   if (!known || known.includes(key)) return;
@@ -282,7 +282,7 @@ function checkForEach(wf: Workflow, report: Report): void {
     if (ctx === 'inputs' && name && wf.inputs[name]) {
       report(pointer, `\`for-each\` of step ${q(s.id)} reads input ${q(name)}, which is a ${wf.inputs[name]!.type}, not a list; use \`fromJSON(inputs.${name})\` if it holds a JSON list`);
     } else if (ctx === 'steps' && name && part === 'outputs') {
-      const step = wf.steps.find((t) => t.id === name);
+      const step = stepById(wf, name);
       const schema = step && (step.kind === 'agent' || step.kind === 'run') ? step.outputs : undefined;
       if (schema === undefined) return;
       const type = schemaTypeAt(schema, rest);

@@ -51,8 +51,3 @@ export function findRecords(comments: readonly ThreadComment[], botLogin: string
   }
   return { records, ignored };
 }
-
-/** The trusted record of one run, if the thread holds it. */
-export function findRecord(comments: readonly ThreadComment[], runId: string, botLogin: string, secret?: string): FoundRecord | undefined {
-  return findRecords(comments, botLogin, secret).records.find((r) => r.state.runId === runId);
-}

@@ -2,8 +2,8 @@
 // hidden state the next event continues from. Rendering is a pure function of the state,
 // so re-rendering after a redelivered event produces the same body (and no edit).
 import { toMermaid } from '../manifest/graph.ts';
-import type { Workflow } from '../manifest/types.ts';
-import type { RunState, StepState } from '../engine/index.ts';
+import { stepById, type Workflow } from '../manifest/types.ts';
+import { stepState, type RunState, type StepState } from '../engine/index.ts';
 import { externalize, isOutputRef, type Externalized } from './externalize.ts';
 import { cell, duration, usd } from './format.ts';
 import { writeStateBlock } from './state-block.ts';
@@ -69,10 +69,6 @@ export function fitRecord(state: RunState, workflow: Workflow, opts: RenderOptio
   return externalize(state, { limit: MAX_COMMENT_CHARS, measure: (s) => recordLength(s, workflow, opts), ...(id ? { id } : {}) });
 }
 
-function stepOf(state: RunState, id: string): StepState | undefined {
-  return state.steps.find((s) => s.id === id);
-}
-
 function compose(state: RunState, workflow: Workflow, opts: RenderOptions, mode: 'full' | 'brief'): string {
   const parts = [RECORD_MARKER, title(state, workflow), '', table(state, workflow, opts, mode)];
   if (mode === 'full') parts.push('', '```mermaid', diagram(state, workflow), '```');
@@ -87,7 +83,7 @@ function compose(state: RunState, workflow: Workflow, opts: RenderOptions, mode:
 
 function title(state: RunState, workflow: Workflow): string {
   const total = workflow.steps.length;
-  const done = workflow.steps.filter((s) => ['succeeded', 'skipped'].includes(stepOf(state, s.id)?.status ?? '')).length;
+  const done = workflow.steps.filter((s) => ['succeeded', 'skipped'].includes(stepState(state, s.id)?.status ?? '')).length;
   const words: Record<RunState['status'], string> = {
     idle: 'starting',
     running: `running (${done} of ${total} steps done)`,
@@ -102,7 +98,7 @@ function title(state: RunState, workflow: Workflow): string {
 function table(state: RunState, workflow: Workflow, opts: RenderOptions, mode: 'full' | 'brief'): string {
   const rows = ['| | step | status | attempt | time | links |', '|---|---|---|---|---|---|'];
   for (const step of workflow.steps) {
-    const s = stepOf(state, step.id);
+    const s = stepState(state, step.id);
     if (!s) continue;
     const attempt = Math.max(0, ...s.jobs.map((j) => j.attempt));
     const end = s.finishedAt ?? (s.status === 'running' ? state.clock : null);
@@ -115,10 +111,10 @@ function table(state: RunState, workflow: Workflow, opts: RenderOptions, mode: '
 }
 
 function statusText(state: RunState, workflow: Workflow, id: string, s: StepState): string {
-  const step = workflow.steps.find((x) => x.id === id)!;
+  const step = stepById(workflow, id)!;
   switch (s.status) {
     case 'waiting': {
-      const pending = step.needs.filter((n) => !['succeeded', 'skipped'].includes(stepOf(state, n)?.status ?? ''));
+      const pending = step.needs.filter((n) => !['succeeded', 'skipped'].includes(stepState(state, n)?.status ?? ''));
       return pending.length ? `waiting for ${pending.join(', ')}` : 'waiting';
     }
     case 'running': {
@@ -168,7 +164,7 @@ function linksOf(id: string, s: StepState, opts: RenderOptions): string {
 function diagram(state: RunState, workflow: Workflow): string {
   const classes: Record<string, string[]> = { done: [], running: [], failed: [], waiting: [], skipped: [] };
   for (const step of workflow.steps) {
-    const s = stepOf(state, step.id);
+    const s = stepState(state, step.id);
     if (!s) continue;
     if (s.status === 'succeeded') classes.done!.push(step.id);
     else if (s.status === 'running') (s.ask ? classes.waiting! : classes.running!).push(step.id);
@@ -181,7 +177,7 @@ function diagram(state: RunState, workflow: Workflow): string {
 function openQuestions(state: RunState, workflow: Workflow): string | undefined {
   const lines: string[] = [];
   for (const step of workflow.steps) {
-    const s = stepOf(state, step.id);
+    const s = stepState(state, step.id);
     const ask = s?.ask;
     if (!ask || s.status !== 'running') continue;
     ask.questions.forEach((q, i) => {

@@ -1,7 +1,7 @@
 // A run as people and agents ask about it (`baton status`, MCP `baton_get_run`): the same
 // few facts whether the state came from a local record or from a status comment.
 import type { Json, RunState } from '../engine/index.ts';
-import type { Workflow } from '../manifest/types.ts';
+import { stepById, type Workflow } from '../manifest/types.ts';
 import { isOutputRef } from './externalize.ts';
 
 /** What a view shows for an output kept outside the status comment (not fetched here). */
@@ -54,7 +54,7 @@ export function waitingFor(state: RunState, workflow?: Workflow): Waiting[] {
     if (st.ask) {
       const open = st.ask.answers.flatMap((a, i) => (a === null ? [i] : []));
       if (open.length) out.push({ step: st.id, kind: 'ask', questions: st.ask.questions, open, message: null });
-    } else if (workflow?.steps.find((s) => s.id === st.id)?.kind === 'approve') {
+    } else if ((workflow && stepById(workflow, st.id)?.kind) === 'approve') {
       out.push({ step: st.id, kind: 'approve', questions: [], open: [], message: st.note });
     }
   }

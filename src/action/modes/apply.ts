@@ -6,6 +6,7 @@
 import * as core from '@actions/core';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { stepState } from '../../engine/index.ts';
 import { InvalidResultError, readResultDir, type ResultBundle } from '../../agents/result.ts';
 import { collectWorkerResult } from '../../hosts/github/apply.ts';
 import { parseWorkerRunName, type WorkerRunName } from '../../hosts/github/run-id.ts';
@@ -69,6 +70,6 @@ export async function applyMode(inputs: Inputs): Promise<void> {
     actionLog,
   );
   if (!state) throw new Error(`run ${ref.runId} has no trusted status comment on #${ref.runId.replace(/^.*-(\d+)-\d+$/, '$1')}: nothing to apply to`);
-  const step = state.steps.find((s) => s.id === ref.step);
+  const step = stepState(state, ref.step);
   core.info(`baton apply: run ${state.runId} is ${state.status}; step ${ref.step} is ${step?.status ?? 'unknown'}`);
 }

@@ -4,7 +4,7 @@
 // (tree on the base commit's tree → commit with the base as parent → ref under baton/).
 import { InvalidResultError, RESULT_ARTIFACT, readResultZip, type ResultBundle } from '../../agents/result.ts';
 import type { JobState, RunEvent, RunState } from '../../engine/index.ts';
-import { fixBranch, stepBranch } from '../../engine/index.ts';
+import { fixBranch, stepBranch, stepState } from '../../engine/index.ts';
 import { messageOf, statusOf, type RepoContext } from './client.ts';
 import type { CommitCache } from './memory.ts';
 import { MAX_CHECK_TEXT, tooLargeMessage } from './outputs.ts';
@@ -71,7 +71,7 @@ export async function collectWorkerResult(
 }
 
 function jobOf(state: RunState, ref: WorkerRunName): JobState | undefined {
-  const job = state.steps.find((s) => s.id === ref.step)?.jobs.find((j) => j.slot === ref.slot);
+  const job = stepState(state, ref.step)?.jobs.find((j) => j.slot === ref.slot);
   return job && job.attempt === ref.attempt ? job : undefined;
 }
 

@@ -3,7 +3,7 @@
 // conclusion (its output the summary a fix round gets).
 import { join } from 'node:path';
 import { runProcess } from '../../agents/process.ts';
-import type { CheckResult, RunEvent, RunState } from '../../engine/index.ts';
+import { stepState, type CheckResult, type RunEvent, type RunState } from '../../engine/index.ts';
 import type { ChecksStep, Workflow } from '../../manifest/types.ts';
 import { addWorktree, removeWorktree } from './git.ts';
 import { worktreesDir } from './store.ts';
@@ -16,7 +16,7 @@ export function checksToRun(state: RunState, workflow: Workflow): ChecksStep[] {
   const seen = state.checks[state.head]?.results ?? {};
   return workflow.steps.filter((s): s is ChecksStep => {
     if (s.kind !== 'checks') return false;
-    const st = state.steps.find((x) => x.id === s.id);
+    const st = stepState(state, s.id);
     if (st?.status !== 'running' || st.gate?.phase !== 'waiting-checks') return false;
     return namesOf(s).some((n) => seen[n]?.conclusion == null);
   });
