@@ -165,6 +165,11 @@ export function refName(ref: string): string {
  * case GitHub starts no `pull_request` workflow either.
  */
 export async function pullMergeCommit(gitDir: string, number: number, baseSha: string, headSha: string): Promise<string | undefined> {
+  // GitHub recomputes the merge commit only when the head or the base moves: a second event on
+  // an unchanged pull request (labeled, edited) runs on the same commit.
+  const kept = await git(['--git-dir', gitDir, 'rev-parse', '--verify', '--quiet', `refs/pull/${number}/merge^1`, `refs/pull/${number}/merge^2`, `refs/pull/${number}/merge`]).catch(() => '');
+  const [keptBase, keptHead, keptMerge] = kept.split('\n').map((l) => l.trim());
+  if (keptBase === baseSha && keptHead === headSha && keptMerge) return keptMerge;
   let tree: string;
   try {
     tree = (await git(['--git-dir', gitDir, 'merge-tree', '--write-tree', baseSha, headSha])).split('\n')[0]!.trim();
