@@ -2,7 +2,7 @@
  * `npm run demo`: one baton run from label to pull request, on this machine, with no
  * account, network or API key.
  *
- *   npm run demo [-- --markdown FILE] [--log-level info] [--throttle] [--timeout SECONDS]
+ *   npm run demo [-- --markdown FILE] [--log-level info] [--real-pacing] [--timeout SECONDS]
  *
  * Starts the GitHub emulator (tests/emulator) with its Actions runner, where
  * `uses: baton-dev/baton@v1` is this checkout's bundled Action; starts the baton App as
@@ -35,7 +35,8 @@ const ANSWER = 'Yes: drop the spaces at both ends and turn each run of spaces in
 export interface DemoOptions {
   markdown?: string;
   logLevel?: StackOptions['logLevel'];
-  throttle?: boolean;
+  /** GitHub's real pacing of writes (time scale 1) instead of the demo's compressed one. */
+  realPacing?: boolean;
   timeoutSeconds?: number;
   out?: (line: string) => void;
 }
@@ -77,7 +78,7 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoSummary> {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
-    stack = await startStack({ root: ROOT, ...(opts.logLevel ? { logLevel: opts.logLevel } : {}), throttle: opts.throttle ?? false });
+    stack = await startStack({ root: ROOT, ...(opts.logLevel ? { logLevel: opts.logLevel } : {}), ...(opts.realPacing ? { timeScale: 1 } : {}) });
     const { emu, runner } = stack;
     out(bold('baton demo') + dim(` — GitHub emulator at ${emu.url}, baton App at ${stack.appUrl} (Probot, signed webhooks)`));
     view.line(`emulator with an Actions runner: ${dim('uses: baton-dev/baton@v1')} runs this checkout's dist/action.js`);
@@ -227,14 +228,14 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     options: {
       markdown: { type: 'string' },
       'log-level': { type: 'string' },
-      throttle: { type: 'boolean', default: false },
+      'real-pacing': { type: 'boolean', default: false },
       timeout: { type: 'string' },
     },
   });
   const summary = await runDemo({
     ...(values.markdown ? { markdown: values.markdown } : {}),
     ...(values['log-level'] ? { logLevel: values['log-level'] as StackOptions['logLevel'] } : {}),
-    throttle: values.throttle,
+    realPacing: values['real-pacing'],
     ...(values.timeout ? { timeoutSeconds: Number(values.timeout) } : {}),
   });
   process.exit(summary.ok ? 0 : 1);

@@ -12,17 +12,20 @@ import type { RunService } from '../../src/app/runs.ts';
 import { withActions, type ActionsRunner } from '../../tests/emulator/actions/index.ts';
 import { startEmulator, type Emulator } from '../../tests/emulator/emulator.ts';
 
+/** A tenth of GitHub's pacing: the demo's story in seconds, on the path production takes. */
+export const DEMO_TIME_SCALE = 0.1;
+
 export interface StackOptions {
   /** This checkout: where `uses: baton-dev/baton@…` finds action.yml. */
   root: string;
   /** Probot's LOG_LEVEL for the App (default `error`). */
   logLevel?: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
   /**
-   * Keep Octokit's client-side throttle (one write a second, three seconds between writes
-   * that notify people). GitHub needs it; the emulator has no rate limits, and with it the
-   * demo takes minutes instead of seconds. Off by default.
+   * The time scale of the App's Octokit (batonOctokit): its throttling and retries always run,
+   * as on GitHub (one write a second, three seconds between writes that notify people);
+   * below 1 their intervals shrink. Default DEMO_TIME_SCALE; 1 is GitHub's real pacing.
    */
-  throttle?: boolean;
+  timeScale?: number;
 }
 
 export interface Stack {
@@ -73,7 +76,7 @@ export async function startStack(o: StackOptions): Promise<Stack> {
     // As src/app/main.ts: run(batonApp(), { Octokit: batonOctokit() }), with the env given here.
     server = await run(batonApp({ onReady: (r) => (runs = r) }), {
       env,
-      Octokit: o.throttle ? batonOctokit() : batonOctokit({ throttle: { enabled: false } }),
+      Octokit: batonOctokit({ timeScale: o.timeScale ?? DEMO_TIME_SCALE }),
     });
     // Probot's run() exits the process on Ctrl-C; the demo cleans up first.
     for (const l of process.listeners('SIGINT')) if (!before.has(l)) process.off('SIGINT', l);

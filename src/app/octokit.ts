@@ -1,18 +1,53 @@
 // The Octokit the app runs with: Probot's, whose throttling plugin as `run()` configures it
 // only logs a secondary rate limit and gives up — the webhook's work is then lost, since
 // GitHub does not redeliver. Here a secondary limit is waited out and retried (a few times).
+import Bottleneck from 'bottleneck';
 import { ProbotOctokit } from 'probot';
 
 export const SECONDARY_LIMIT_RETRIES = 3;
 
-export function batonOctokit(extra: Record<string, unknown> = {}): typeof ProbotOctokit {
-  return ProbotOctokit.defaults((options: Record<string, unknown>) => ({
-    ...options,
+/**
+ * The pacing @octokit/plugin-throttling (v11) applies per installation, in milliseconds: writes one
+ * at a time a second apart, writes that notify people (comments, pull requests, reviews) three
+ * seconds apart, searches two. Written down here so that a scaled copy keeps the same shape.
+ */
+export const GITHUB_PACING_MS = { write: 1000, notifications: 3000, search: 2000, retryAfterBase: 1000 } as const;
+
+export interface BatonOctokitOptions {
+  /**
+   * 1 (default) is production: the plugins' own pacing and waits. Below 1, every interval and
+   * every wait (write spacing, retry-after, retry backoff) is multiplied by it — time compressed,
+   * nothing switched off — so tests and demos take the path production takes, only faster.
+   */
+  timeScale?: number;
+}
+
+/** Bottleneck groups shaped like the throttling plugin's own, with every interval scaled. */
+function scaledGroups(scale: number): Record<string, unknown> {
+  const ms = (n: number) => Math.max(1, Math.round(n * scale));
+  return {
+    global: new Bottleneck.Group({ id: 'baton-global', maxConcurrent: 10 }),
+    auth: new Bottleneck.Group({ id: 'baton-auth', maxConcurrent: 1 }),
+    write: new Bottleneck.Group({ id: 'baton-write', maxConcurrent: 1, minTime: ms(GITHUB_PACING_MS.write) }),
+    notifications: new Bottleneck.Group({ id: 'baton-notifications', maxConcurrent: 1, minTime: ms(GITHUB_PACING_MS.notifications) }),
+    search: new Bottleneck.Group({ id: 'baton-search', maxConcurrent: 1, minTime: ms(GITHUB_PACING_MS.search) }),
+    retryAfterBaseValue: GITHUB_PACING_MS.retryAfterBase * scale,
+  };
+}
+
+export function batonOctokit(options: BatonOctokitOptions = {}): typeof ProbotOctokit {
+  const scale = options.timeScale ?? 1;
+  if (!(scale > 0 && scale <= 1)) throw new Error(`timeScale must be in (0, 1], got ${scale}`);
+  // Groups are made once per Octokit class, as the plugin makes its own once per process: every
+  // installation's client shares them (keyed by installation), so pacing holds across events.
+  const groups = scale === 1 ? {} : scaledGroups(scale);
+  return ProbotOctokit.defaults((instance: Record<string, unknown>) => ({
+    ...instance,
     throttle: {
-      ...(options.throttle as object | undefined),
+      ...(instance.throttle as object | undefined),
+      ...groups,
       onSecondaryRateLimit: (_after: number, _request: unknown, _octokit: unknown, retryCount: number) => retryCount < SECONDARY_LIMIT_RETRIES,
-      ...(extra.throttle as object | undefined),
     },
-    ...(extra.retry ? { retry: extra.retry } : {}),
+    ...(scale === 1 ? {} : { retry: { ...(instance.retry as object | undefined), retryAfterBaseValue: GITHUB_PACING_MS.retryAfterBase * scale } }),
   }));
 }

@@ -1,10 +1,12 @@
 // The app under test as a real HTTP server, wired to the emulator: signed webhooks in,
 // OpenAPI-checked requests out, worker jobs run by the emulator's Actions runner with the
-// real worker — the bundled Action (`uses: baton-dev/baton@v1`, mode agent) driving the
-// fake agent CLIs, steered per step (`agents` below, see fixtures/agents/). The
-// app can be "killed" after its n-th API request (every later request fails, as in a
-// dead process) and a fresh one started on the same port, with the failed deliveries
-// redelivered in order.
+// real worker — the worker workflow `baton init --mode app` writes, whose bundled Action
+// (`uses: baton-dev/baton@v1`, mode agent) drives the fake agent CLIs, steered per step
+// (`agents` below, see fixtures/agents/). The app's Octokit is the one `npm start` builds
+// (throttling, retries), with time compressed. The app can be "killed" after its n-th API
+// request (every later request fails, as in a dead process) and a fresh one started on the
+// same port, with the failed deliveries redelivered in order. Closing the harness fails the
+// test when a delivery was finally answered with anything but a 2xx or the app logged an error.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,17 +16,32 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Octokit } from '@octokit/rest';
-import { Probot, ProbotOctokit, createNodeMiddleware } from 'probot';
-import Bottleneck from 'bottleneck';
+import { pino } from 'pino';
+import { Probot, createNodeMiddleware } from 'probot';
 import { batonApp } from '../../src/app/app.ts';
 import { batonOctokit } from '../../src/app/octokit.ts';
 import type { RunService } from '../../src/app/runs.ts';
 import { startEmulator, type Emulator } from '../emulator/emulator.ts';
+import type { Delivery } from '../emulator/webhooks.ts';
 import { withActions } from '../emulator/actions/index.ts';
 import type { ActionsRunner } from '../emulator/actions/index.ts';
+import { initFiles } from '../actions-only/harness.ts';
+
+/** The worker workflow `baton init --mode app` writes for the library's fix-issue (claude-code and codex). */
+export async function initWorkerWorkflow(): Promise<string> {
+  const files = await initFiles(['--mode', 'app', '--workflows', 'fix-issue']);
+  const worker = files['.github/workflows/baton-worker.yml'];
+  if (worker === undefined) throw new Error('baton init --mode app wrote no .github/workflows/baton-worker.yml');
+  return worker;
+}
+
+/**
+ * How much faster than GitHub's pacing the app's Octokit runs by default (writes 1 s apart
+ * become 10 ms apart, a retry-after of 60 s becomes 0.6 s). `timeScale: 1` is real time.
+ */
+export const TEST_TIME_SCALE = 0.01;
 
 const here = fileURLToPath(new URL('.', import.meta.url));
-export const WORKER_YML = join(here, 'fixtures', 'baton-worker.yml');
 /** The project root: what `uses: baton-dev/baton@v1` runs (action.yml → dist/action.js). */
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FAKE_AGENTS = join(PROJECT_ROOT, 'tests', 'fixtures', 'fake-agents');
@@ -36,6 +53,17 @@ const ROUTED_AGENTS = join(here, 'fixtures', 'agents');
  * → the behaviours of tests/fixtures/fake-agents/README.md, one per invocation of the CLI
  * (attempts and re-prompts each take the next; the last one repeats).
  */
+/** One delivery as the app saw it, in performance.now() milliseconds. */
+export interface DeliveryTiming {
+  receivedAt: number;
+  /** When the app answered it (GitHub waits 10 s for that). */
+  answeredAt?: number;
+  /** When each API call made for it was issued. */
+  calls: number[];
+  /** Each call's issue and completion: the emulator's latency is doneAt - issuedAt. */
+  callSpans: Array<{ issuedAt: number; doneAt: number }>;
+}
+
 export type AgentScript = Record<string, Array<Record<string, unknown>>>;
 const SECRET = 'app-test-secret';
 
@@ -69,10 +97,14 @@ export interface Harness {
   record(number: number): Promise<string>;
   /** Every comment body on thread `number`, oldest first. */
   comments(number: number): Promise<string[]>;
-  /** Per webhook the app took: when it arrived and when each API call made for it was issued (ms). */
-  timings: Array<{ receivedAt: number; calls: number[] }>;
+  /** Per webhook the app took: when it arrived, was answered, and each API call made for it (ms). */
+  timings: DeliveryTiming[];
   /** The fake agents' invocations (README: FAKE_AGENT_LOG), oldest first. */
   agentCalls(): Array<{ name: string; prompt: string; invocation: number }>;
+  /** Deliveries whose last attempt was not answered with a 2xx (close() fails the test on any). */
+  deliveryFailures(): string[];
+  /** Errors the live app logged (close() fails the test on any); a test that provokes one empties it. */
+  appErrors: string[];
   close(): Promise<void>;
 }
 
@@ -84,12 +116,8 @@ export interface HarnessOptions {
   now?: () => number;
   /** Length of a `timeout-minutes` minute on the runner (default 60000). */
   minuteMs?: number;
-  /**
-   * The app's Octokit as in production (`batonOctokit`: retries, throttling, secondary limits
-   * waited out), with its waits and the spacing of writes shrunk to milliseconds.
-   * Default: retries and throttling off, so that every request in the log is the app's own.
-   */
-  resilient?: boolean;
+  /** The app's Octokit's time scale (batonOctokit): default TEST_TIME_SCALE; 1 is GitHub's real pacing. */
+  timeScale?: number;
 }
 
 /** Writes the steering files the routed fake agents read; returns their folder. */
@@ -109,19 +137,26 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
     ...(o.minuteMs ? { minuteMs: o.minuteMs } : {}),
   });
   const emu = await startEmulator({ webhookSecret: SECRET, appPublicKey: publicKey, plugins: [actions.plugin] });
-  await emu.createRepo('acme', 'widgets', { 'README.md': '# widgets\n', '.github/workflows/baton-worker.yml': readFileSync(WORKER_YML, 'utf8'), ...o.files });
+  await emu.createRepo('acme', 'widgets', { 'README.md': '# widgets\n', '.github/workflows/baton-worker.yml': await initWorkerWorkflow(), ...o.files });
   for (const [login, role] of Object.entries(o.roles ?? { alice: "admin" as const })) emu.store.setRole('acme', 'widgets', login, role);
 
-  const timings: Array<{ receivedAt: number; calls: number[] }> = [];
-  const delivery = new AsyncLocalStorage<{ receivedAt: number; calls: number[] }>();
+  const timings: DeliveryTiming[] = [];
+  const delivery = new AsyncLocalStorage<DeliveryTiming>();
   let budget = Infinity;
   let dead = false;
   let port = 0;
   let server: Server | undefined;
+  /** What a live app logged at error level or above (a handler that threw, a lost delivery). */
+  const appErrors: string[] = [];
 
   const boot = async (): Promise<AppUnderTest> => {
     let runs: RunService | undefined;
     const state = { requests: 0, dead: false };
+    // Errors of a killed app are the kill itself, not findings.
+    const log = pino({ level: 'warn' }, { write: (line: string) => {
+      const entry = JSON.parse(line) as { level: number; msg?: string; err?: { message?: string } };
+      if (entry.level >= 50 && !state.dead && !dead) appErrors.push(`${entry.msg ?? ''} ${entry.err?.message ?? ''}`.trim());
+    } });
     const fetchHook: typeof fetch = async (input, init) => {
       if (state.dead || dead) throw new Killed('the app was killed');
       if (budget <= 0) {
@@ -130,20 +165,24 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
       }
       budget--;
       state.requests++;
-      delivery.getStore()?.calls.push(performance.now());
-      return fetch(input, init);
+      const timing = delivery.getStore();
+      const issuedAt = performance.now();
+      timing?.calls.push(issuedAt);
+      try {
+        return await fetch(input, init);
+      } finally {
+        timing?.callSpans.push({ issuedAt, doneAt: performance.now() });
+      }
     };
     const probot = new Probot({
       appId: 1,
       privateKey,
       secret: SECRET,
       baseUrl: `${emu.url}/api/v3`,
-      logLevel: 'fatal',
+      log,
       request: { fetch: fetchHook },
-      // Probot re-enables throttling over a plain option: a function spreads ours last.
-      Octokit: o.resilient
-        ? batonOctokit({ throttle: { retryAfterBaseValue: 5, write: new Bottleneck.Group({ maxConcurrent: 1, minTime: 0 }), global: new Bottleneck.Group({ maxConcurrent: 10, minTime: 0 }) }, retry: { retryAfterBaseValue: 5 } })
-        : ProbotOctokit.defaults((options: Record<string, unknown>) => ({ ...options, throttle: { enabled: false }, retry: { enabled: false } })),
+      // As src/app/main.ts builds it, only faster.
+      Octokit: batonOctokit({ timeScale: o.timeScale ?? TEST_TIME_SCALE }),
     });
     const middleware = await createNodeMiddleware(batonApp({ onReady: (r) => (runs = r), ...(o.now ? { now: o.now } : {}) }), { probot, webhooksPath: '/' });
     server = createServer((req, res) => {
@@ -151,8 +190,9 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
         res.writeHead(503).end();
         return;
       }
-      const timing = { receivedAt: performance.now(), calls: [] as number[] };
+      const timing: DeliveryTiming = { receivedAt: performance.now(), calls: [], callSpans: [] };
       timings.push(timing);
+      res.on('finish', () => (timing.answeredAt = performance.now()));
       void delivery.run(timing, () => middleware(req, res, () => res.writeHead(404).end()));
     });
     await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
@@ -190,6 +230,15 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
     throw new Error('the app, the emulator and the runner did not settle');
   };
 
+  /** Deliveries whose last attempt was answered with anything but a 2xx, as `event.action id: status`. */
+  const deliveryFailures = (): string[] => {
+    const last = new Map<string, Delivery>();
+    for (const d of emu.webhooks.deliveries) if (!d.dropped) last.set(d.id, d);
+    return [...last.values()]
+      .filter((d) => d.error !== undefined || (d.status !== undefined && (d.status < 200 || d.status >= 300)))
+      .map((d) => `${d.event}${d.action ? `.${d.action}` : ''} ${d.id}: ${d.error ?? d.status}`);
+  };
+
   const h: Harness = {
     emu,
     runner: actions.runner,
@@ -205,6 +254,8 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
     },
     async restart() {
       await app.close();
+      // Deliveries in flight when the app died fail now, not after the redelivery list is made.
+      await emu.webhooks.idle();
       budget = Infinity;
       dead = false;
       app = await boot();
@@ -255,10 +306,18 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
       background.add(work);
       void work.finally(() => background.delete(work));
     },
+    deliveryFailures,
+    appErrors,
     async close() {
       await app.close();
       await emu.close();
       rmSync(steer, { recursive: true, force: true });
+      // GitHub does not redeliver: a delivery whose last answer was not a 2xx is lost work.
+      const failures = deliveryFailures();
+      if (failures.length) throw new Error(`deliveries the app did not take (answered with anything but a 2xx):\n${failures.join('\n')}`);
+      if (appErrors.length) throw new Error(`the app logged errors:\n${appErrors.join('\n')}`);
+      // A request of the app's that broke GitHub's description fails the test even if the app coped.
+      emu.assertNoViolations();
     },
   } as Harness;
   return h;

@@ -23,6 +23,11 @@ afterEach(() => {
 });
 afterAll(async () => emu.close());
 
+/** The deliberate malformed requests of a test were each recorded as a violation (and taken off the list). */
+function expectMalformed(...routes: string[]) {
+  expect(emu.violations.splice(0)).toEqual(routes.map((r) => expect.stringContaining(`malformed request ${r} by `)));
+}
+
 /** Sends a request the typed client would not let us write (invalid on purpose). */
 function raw(octokit: Octokit, route: string, params: Record<string, unknown>) {
   return octokit.request(route, params);
@@ -82,6 +87,7 @@ describe('issues, comments, labels, reactions', () => {
     const { status: code, data } = await status(raw(app, 'POST /repos/{owner}/{repo}/issues', { owner, repo, body: 'no title' }));
     expect(code).toBe(422);
     expect(data).toMatchObject({ message: expect.stringContaining('"title" wasn\'t supplied'), errors: [{ field: 'title', code: 'missing_field' }] });
+    expectMalformed('POST /repos/{owner}/{repo}/issues');
   });
 
   it('answers 404 for an unknown or malformed issue number', async () => {
@@ -149,6 +155,7 @@ describe('issues, comments, labels, reactions', () => {
     expect((await app.reactions.listForIssueComment({ owner, repo, comment_id: comment.id })).data[0]).toMatchObject({ content: '+1', user: { login: 'baton[bot]' } });
     const bad = await status(raw(app, 'POST /repos/{owner}/{repo}/issues/{issue_number}/reactions', { owner, repo, issue_number: issue.number, content: 'party' }));
     expect(bad.status).toBe(422);
+    expectMalformed('POST /repos/{owner}/{repo}/issues/{issue_number}/reactions');
   });
 });
 
@@ -176,6 +183,7 @@ describe('check runs and statuses', () => {
     const sha = (await app.git.getRef({ owner, repo, ref: 'heads/main' })).data.object.sha;
     const big = await status(app.checks.create({ owner, repo, name: 'x', head_sha: sha, output: { title: 't', summary: 's'.repeat(65536) } }));
     expect(big).toMatchObject({ status: 422, data: { errors: [{ field: 'output.summary' }] } });
+    expectMalformed('POST /repos/{owner}/{repo}/check-runs');
   });
 
   it('creates statuses and combines them per context', async () => {
@@ -189,6 +197,7 @@ describe('check runs and statuses', () => {
     expect((await app.repos.listCommitStatusesForRef({ owner, repo, ref: sha })).data).toHaveLength(3);
     const bad = await status(raw(app, 'POST /repos/{owner}/{repo}/statuses/{sha}', { owner, repo, sha, state: 'great' }));
     expect(bad.status).toBe(422);
+    expectMalformed('POST /repos/{owner}/{repo}/statuses/{sha}');
   });
 });
 

@@ -68,7 +68,10 @@ export interface Emulator {
   openapi: OpenApi;
   /** One entry per API request, in order. */
   requestLog: RequestLogEntry[];
-  /** Responses and webhook payloads that broke GitHub's schemas: emulator bugs. */
+  /**
+   * Responses and webhook payloads that broke GitHub's schemas (emulator bugs), and requests
+   * that broke them (bugs of their sender, refused as GitHub refuses them).
+   */
   violations: string[];
   /** Throws when `violations` is not empty. */
   assertNoViolations(): void;
@@ -119,7 +122,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     requestLog: [],
     violations,
     assertNoViolations() {
-      if (violations.length > 0) throw new Error(`the emulator broke GitHub's schemas:\n${violations.join('\n')}`);
+      if (violations.length > 0) throw new Error(`requests or answers broke GitHub's schemas:\n${violations.join('\n')}`);
     },
     async createRepo(owner, name, files, createOptions = {}) {
       if (store.repo(owner, name) !== undefined) throw new Error(`repository ${owner}/${name} exists`);

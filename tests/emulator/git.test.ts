@@ -125,6 +125,7 @@ describe('git data', () => {
     const route: string = 'POST /repos/{owner}/{repo}/git/trees';
     const bad = await status(octokit.request(route, { owner, repo, tree: 'nope' }));
     expect(bad).toMatchObject({ status: 422, data: { message: expect.stringContaining('Invalid request') } });
+    expect(emu.violations.splice(0)).toEqual([expect.stringContaining('malformed request POST /repos/{owner}/{repo}/git/trees by installation:')]);
     const noParents = await status(octokit.request('POST /repos/{owner}/{repo}/git/commits', { owner, repo, message: 'm', tree: 'b'.repeat(40) }));
     expect(noParents).toMatchObject({ status: 422, data: { message: 'Tree SHA does not exist' } });
   });

@@ -33,7 +33,7 @@ describe('reliability: deliveries and the API', () => {
   }, 60_000);
 
   it('5% of API calls fail with a 502 or a secondary rate limit (seeded): retried and waited out, the run ends the same', async () => {
-    h = await flowHarness({ resilient: true });
+    h = await flowHarness();
     h.emu.faults.seed(5);
     h.emu.faults.add({ kind: 'server-error', route: '*', probability: 0.025, status: 502 });
     h.emu.faults.add({ kind: 'secondary-rate-limit', route: '*', probability: 0.025, retryAfter: 1 });

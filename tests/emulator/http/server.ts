@@ -150,19 +150,30 @@ async function serve(
     return fault;
   }
 
+  // A request that breaks GitHub's description is a bug of its sender: GitHub refuses it, and
+  // so does the emulator, and it is recorded as a violation so that the test fails even when
+  // the sender took the refusal in stride.
+  const malformed = (why: string): void => {
+    emulator.violations.push(`malformed request ${key} by ${identity.label}: ${why}`);
+  };
   const paramError = checkParams(openapi, op, params, query);
-  if (paramError !== null) throw paramError;
+  if (paramError !== null) {
+    if (paramError.status !== 404) malformed(paramError.message);
+    throw paramError;
+  }
 
   let body: unknown;
   if (text.trim() !== '') {
     try {
       body = JSON.parse(text);
     } catch {
+      malformed('the body is not JSON');
       throw new HttpError(400, 'Problems parsing JSON');
     }
   }
   const problem = openapi.checkRequestBody(op, body);
   if (problem !== null) {
+    malformed(problem.message);
     throw new HttpError(422, problem.message, {
       documentation_url: op.documentationUrl,
       errors: problem.errors.map((e) => ({
