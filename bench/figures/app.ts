@@ -50,7 +50,7 @@ const runs = (): Promise<ChainRun[]> => (cached ??= (async () => {
   return all;
 })());
 
-function p95(values: number[]): number {
+export function p95(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.95) - 1)]!;
 }
