@@ -42,6 +42,10 @@ export function findRecords(comments: readonly ThreadComment[], botLogin: string
       ignored.push({ commentId: c.id, author: c.author, problem: `written by @${c.author}, not by ${botLogin}` });
       continue;
     }
+    if (c.body.trimStart().split(/\r?\n/, 1)[0]!.trim() !== RECORD_MARKER) {
+      ignored.push({ commentId: c.id, author: c.author, problem: 'the record marker is not the first line of the comment' });
+      continue;
+    }
     const read = readStateBlock(c.body, secret);
     if (!read.ok) {
       ignored.push({ commentId: c.id, author: c.author, problem: read.problem });

@@ -6,6 +6,7 @@ import { stepById, type Workflow } from '../manifest/types.ts';
 import { stepState, type RunState, type StepState } from '../engine/index.ts';
 import { externalize, isOutputRef, type Externalized } from './externalize.ts';
 import { cell, duration, usd } from './format.ts';
+import { inert } from './inert.ts';
 import { writeStateBlock } from './state-block.ts';
 
 /** GitHub refuses comment bodies longer than this. */
@@ -69,16 +70,21 @@ export function fitRecord(state: RunState, workflow: Workflow, opts: RenderOptio
   return externalize(state, { limit: MAX_COMMENT_CHARS, measure: (s) => recordLength(s, workflow, opts), ...(id ? { id } : {}) });
 }
 
+/**
+ * The record's layout is fixed: its marker the first line, its state block the last, and in
+ * between only inert text (questions, failure reasons and step notes quote people and agents),
+ * so nothing rendered can be taken for either. The diagram is made of the manifest's step ids.
+ */
 function compose(state: RunState, workflow: Workflow, opts: RenderOptions, mode: 'full' | 'brief'): string {
-  const parts = [RECORD_MARKER, title(state, workflow), '', table(state, workflow, opts, mode)];
-  if (mode === 'full') parts.push('', '```mermaid', diagram(state, workflow), '```');
+  const head = [title(state, workflow), '', table(state, workflow, opts, mode)];
+  const tail: string[] = [];
   const questions = openQuestions(state, workflow);
-  if (questions) parts.push('', questions);
-  if (state.reason && state.status !== 'running') parts.push('', `**${state.status === 'failed' ? 'Failed' : 'Stopped'}:** ${state.reason}`);
-  parts.push('', budgetLine(state, workflow));
-  parts.push(state.status === 'running' ? '`/baton status` · `/baton cancel` · `/baton retry <step>`' : '`/baton retry <step>` · `/baton help`');
-  parts.push(writeStateBlock(state, opts.secret));
-  return parts.join('\n');
+  if (questions) tail.push('', questions);
+  if (state.reason && state.status !== 'running') tail.push('', `**${state.status === 'failed' ? 'Failed' : 'Stopped'}:** ${state.reason}`);
+  tail.push('', budgetLine(state, workflow));
+  tail.push(state.status === 'running' ? '`/baton status` · `/baton cancel` · `/baton retry <step>`' : '`/baton retry <step>` · `/baton help`');
+  const diagramLines = mode === 'full' ? ['', '```mermaid', diagram(state, workflow), '```'] : [];
+  return [RECORD_MARKER, inert(head.join('\n')), ...diagramLines, inert(tail.join('\n')), writeStateBlock(state, opts.secret)].join('\n');
 }
 
 function title(state: RunState, workflow: Workflow): string {

@@ -6,7 +6,8 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { decodeCompact, encodeCompact, type RunState } from '../engine/index.ts';
 
-const BLOCK = /<!-- baton:state v(\d+) (sha256|hmac-sha256)=([0-9a-f]{64}) (\S+) -->/;
+const BLOCK = /^<!-- baton:state v(\d+) (sha256|hmac-sha256)=([0-9a-f]{64}) (\S+) -->$/;
+const OPENER = '<!-- baton:state ';
 
 export function digest(payload: string, secret?: string): { algo: 'sha256' | 'hmac-sha256'; hex: string } {
   if (secret) return { algo: 'hmac-sha256', hex: createHmac('sha256', secret).update(payload).digest('hex') };
@@ -22,12 +23,21 @@ export function writeStateBlock(state: RunState, secret?: string): string {
 export type StateBlockResult = { ok: true; state: RunState } | { ok: false; problem: string };
 
 export function hasStateBlock(body: string): boolean {
-  return body.includes('<!-- baton:state ');
+  return body.includes(OPENER);
 }
 
+/**
+ * The state is read from one place only: the body's last line, and the body holds no other
+ * state block. Text above it cannot supply a block of its own (baton renders it inert, and a
+ * second block makes the whole comment untrusted rather than choosing one).
+ */
 export function readStateBlock(body: string, secret?: string): StateBlockResult {
-  const m = BLOCK.exec(body);
-  if (!m) return { ok: false, problem: 'no baton state block' };
+  const lines = body.trimEnd().split(/\r?\n/);
+  const count = body.split(OPENER).length - 1;
+  if (count === 0) return { ok: false, problem: 'no baton state block' };
+  if (count > 1) return { ok: false, problem: `${count} state blocks in one comment (a record has exactly one, on its last line)` };
+  const m = BLOCK.exec(lines.at(-1)!.trim());
+  if (!m) return { ok: false, problem: 'the state block is not the last line of the comment' };
   const [, version, algo, hex, payload] = m as unknown as [string, string, string, string, string];
   if (version !== '1') return { ok: false, problem: `state block version ${version} is not supported` };
   const expected = digest(payload, secret);

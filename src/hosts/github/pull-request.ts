@@ -1,19 +1,22 @@
 // The run's pull request, from the run branch: opened once, updated when its title or
 // body changed. baton never merges it.
 import type { EnsurePullRequest, PostReview, RunEvent } from '../../engine/index.ts';
+import { inert, markerComment } from '../../record/inert.ts';
 import { messageOf, statusOf, type RepoContext } from './client.ts';
 
 export async function ensurePullRequest(gh: RepoContext, cmd: EnsurePullRequest, at: number): Promise<RunEvent[]> {
   const o = { owner: gh.owner, repo: gh.repo };
+  // The body quotes the issue and agents' notes: inert, as in every body baton's bot writes.
+  const body = inert(cmd.body);
   try {
     const open = await gh.octokit.request('GET /repos/{owner}/{repo}/pulls', { ...o, head: `${gh.owner}:${cmd.head}`, state: 'open', per_page: 10 });
     let pr = open.data.find((p) => p.head.ref === cmd.head);
     if (pr) {
-      if (pr.title !== cmd.title || (pr.body ?? '') !== cmd.body) {
-        pr = (await gh.octokit.request('PATCH /repos/{owner}/{repo}/pulls/{pull_number}', { ...o, pull_number: pr.number, title: cmd.title, body: cmd.body })).data as typeof pr;
+      if (pr.title !== cmd.title || (pr.body ?? '') !== body) {
+        pr = (await gh.octokit.request('PATCH /repos/{owner}/{repo}/pulls/{pull_number}', { ...o, pull_number: pr.number, title: cmd.title, body })).data as typeof pr;
       }
     } else {
-      pr = (await gh.octokit.request('POST /repos/{owner}/{repo}/pulls', { ...o, head: cmd.head, base: cmd.base, title: cmd.title, body: cmd.body, draft: cmd.draft })).data as unknown as typeof pr;
+      pr = (await gh.octokit.request('POST /repos/{owner}/{repo}/pulls', { ...o, head: cmd.head, base: cmd.base, title: cmd.title, body, draft: cmd.draft })).data as unknown as typeof pr;
       if (cmd.labels.length) await gh.octokit.request('POST /repos/{owner}/{repo}/issues/{issue_number}/labels', { ...o, issue_number: pr!.number, labels: cmd.labels });
     }
     return [{ type: 'pull-request.ensured', key: `${cmd.key}/ensured`, at, step: cmd.step, number: pr!.number, url: pr!.html_url }];
@@ -32,16 +35,21 @@ export async function ensurePullRequest(gh: RepoContext, cmd: EnsurePullRequest,
 export async function postReview(gh: RepoContext, cmd: PostReview, known: Set<string>, lookFirst: boolean): Promise<void> {
   const o = { owner: gh.owner, repo: gh.repo, pull_number: cmd.prNumber };
   const marker = `baton:review ${cmd.key}`;
+  const tail = markerComment(marker);
   if (known.has(marker)) return;
   if (lookFirst) {
     const reviews = await gh.octokit.paginate('GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews', { ...o, per_page: 100 });
-    if (reviews.some((r) => (r.body ?? '').includes(marker))) return void known.add(marker);
+    // Only baton's own review, ending in the marker, says it was posted: anyone can quote a marker.
+    const ours = (r: (typeof reviews)[number]) => r.user?.login.toLowerCase() === gh.botLogin.toLowerCase() && (r.body ?? '').trimEnd().endsWith(tail);
+    if (reviews.some(ours)) return void known.add(marker);
   }
   const verdict = cmd.approved ? '✅ **Approved** by the reviewer agent.' : '🔁 **Changes requested** by the reviewer agent.';
-  const body = `${verdict}\n\n${cmd.body}\n<!-- ${marker} -->`;
-  const inline = cmd.comments.filter((c) => c.path && c.line).map((c) => ({ path: c.path!, line: c.line!, side: 'RIGHT' as const, body: c.body }));
+  const body = `${verdict}\n\n${inert(cmd.body)}\n${tail}`;
+  const inline = cmd.comments.filter((c) => c.path && c.line).map((c) => ({ path: c.path!, line: c.line!, side: 'RIGHT' as const, body: inert(c.body) }));
   const loose = cmd.comments.filter((c) => !(c.path && c.line));
-  const withLoose = (extra: typeof cmd.comments) => (extra.length ? `${body}\n\n${extra.map((c) => `- ${c.path ? `\`${c.path}${c.line ? `:${c.line}` : ''}\`: ` : ''}${c.body}`).join('\n')}` : body);
+  // Loose comments go above the marker, which stays the last line.
+  const withLoose = (extra: typeof cmd.comments) =>
+    extra.length ? `${verdict}\n\n${inert(cmd.body)}\n\n${inert(extra.map((c) => `- ${c.path ? `\`${c.path}${c.line ? `:${c.line}` : ''}\`: ` : ''}${c.body}`).join('\n'))}\n${tail}` : body;
   try {
     await gh.octokit.request('POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews', { ...o, event: 'COMMENT', body: withLoose(loose), comments: inline });
   } catch (err) {

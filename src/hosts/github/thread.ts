@@ -3,6 +3,7 @@
 // habit), so a redelivered event costs no edit.
 import type { RunState } from '../../engine/index.ts';
 import { findRecords, type FoundRecord, type IgnoredRecord, type ThreadComment } from '../../record/find.ts';
+import { inert, markerComment } from '../../record/inert.ts';
 import type { RepoContext } from './client.ts';
 
 export interface ThreadRead {
@@ -13,7 +14,8 @@ export interface ThreadRead {
   markers: Set<string>;
 }
 
-const MARKER = /<!-- (baton:(?:questions|reply|review) [^ ]+) -->/g;
+/** A marker counts only as the last line of one of baton's own comments, where postOnce puts it. */
+const MARKER = /\n<!-- (baton:(?:questions|reply|review) [^\s<>]+) -->\s*$/;
 
 export async function readThread(gh: RepoContext, number: number): Promise<ThreadRead> {
   const raw = await gh.octokit.paginate('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', {
@@ -27,7 +29,8 @@ export async function readThread(gh: RepoContext, number: number): Promise<Threa
   const markers = new Set<string>();
   for (const c of comments) {
     if (c.author.toLowerCase() !== gh.botLogin.toLowerCase()) continue;
-    for (const m of c.body.matchAll(MARKER)) markers.add(m[1]!);
+    const m = MARKER.exec(c.body);
+    if (m) markers.add(m[1]!);
   }
   return { comments, records, ignored, markers };
 }
@@ -51,14 +54,18 @@ export async function writeRecord(gh: RepoContext, state: RunState, commentId: n
   return Number(res.data.id);
 }
 
-/** Posts a comment carrying a marker, unless a comment with that marker is known to exist. */
+/**
+ * Posts a comment carrying a marker, unless a comment with that marker is known to exist. The
+ * text may quote people and agents: it is made inert, so that it can never carry a marker or a
+ * state block of its own into a comment written by baton's bot.
+ */
 export async function postOnce(gh: RepoContext, number: number, marker: string, text: string, known: Set<string>): Promise<void> {
   if (known.has(marker)) return;
   await gh.octokit.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', {
     owner: gh.owner,
     repo: gh.repo,
     issue_number: number,
-    body: `${text}\n<!-- ${marker} -->`,
+    body: `${inert(text)}\n${markerComment(marker)}`,
   });
   known.add(marker);
 }
