@@ -13,6 +13,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { unzipSync } from 'fflate';
 import type { Json } from '../manifest/expressions.ts';
+import { touchesGitDir } from './git-path.ts';
 
 export const RESULT_VERSION = 1;
 export const RESULT_ARTIFACT = 'baton-result';
@@ -148,11 +149,18 @@ export function parseResult(raw: string): WorkerResult {
   } as WorkerResult;
 }
 
-/** A repository-relative path that cannot escape the checkout or touch git's own files. */
+/**
+ * A repository-relative path that cannot escape the checkout or touch git's own files: no
+ * `..`, no absolute path, no backslash or control character, and no component git would take
+ * for `.git` (in any spelling git itself refuses: see git-path.ts), at any depth.
+ */
 export function checkPath(path: string): string {
   const parts = path.split('/');
-  if (path === '' || path.startsWith('/') || path.includes('\\') || parts.some((p) => p === '..' || p === '.' || p === '') || parts[0] === '.git') {
-    throw new InvalidResultError(`refusing the path ${JSON.stringify(path)}: changes must stay inside the repository and out of .git`);
-  }
+  const refuse = (why: string): never => {
+    throw new InvalidResultError(`refusing the path ${JSON.stringify(path)}: ${why}`);
+  };
+  // eslint-disable-next-line no-control-regex
+  if (path === '' || path.startsWith('/') || path.includes('\\') || /[\u0000-\u001f\u007f]/.test(path) || parts.some((p) => p === '..' || p === '.' || p === '')) refuse('changes must stay inside the repository');
+  if (touchesGitDir(path)) refuse("changes must stay out of git's own directory (.git, in any spelling git accepts)");
   return path;
 }

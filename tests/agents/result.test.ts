@@ -52,10 +52,19 @@ describe('worker result artifact', () => {
   });
 
   it('refuses paths that escape the checkout or touch .git', () => {
-    for (const path of ['../x', '/etc/passwd', '.git/config', 'a/../../b', 'a\\b']) {
+    const gitSpellings = ['.git/config', 'sub/.git/config', '.GIT/config', '.Git/hooks/pre-commit', '.git./config', '.git . /config', 'a/.git::$INDEX_ALLOCATION/config', 'GIT~1/config', 'x/git~2/hooks/post-checkout', '.g\u200cit/config', '\ufeff.git/config'];
+    for (const path of ['../x', '/etc/passwd', 'a/../../b', 'a\\b', 'a\u0000b', ...gitSpellings]) {
       const bad = { ...result, changes: [{ path, status: 'deleted', mode: '100644' }] };
       writeFileSync(join(dir, 'result.json'), JSON.stringify(bad));
       expect(() => readResultDir(dir), path).toThrow(InvalidResultError);
+    }
+  });
+
+  it('keeps paths that only look like .git', () => {
+    for (const path of ['.github/x.yml', 'a/.gitignore', '.gitattributes', 'git/x', 'gitx~1/y', 'docs/.git-blame-ignore-revs']) {
+      const ok = { ...result, changes: [{ path, status: 'deleted', mode: '100644' }] };
+      writeFileSync(join(dir, 'result.json'), JSON.stringify(ok));
+      expect(() => readResultDir(dir), path).not.toThrow();
     }
   });
 
