@@ -9,6 +9,7 @@ import { decide } from '../../src/engine/decide.ts';
 import type { RunEvent } from '../../src/engine/events.ts';
 import { decodeCompact, encodeCompact, isTerminal, replay } from '../../src/engine/index.ts';
 import { emptyState } from '../../src/engine/state.ts';
+import { isAllowed } from '../../src/engine/roles.ts';
 import type { Json, RunState } from '../../src/engine/types.ts';
 import type { Workflow } from '../../src/manifest/types.ts';
 import { agent, approve, ask, checks, pullRequest, review, run, workflow } from './builder.ts';
@@ -119,6 +120,19 @@ interface World {
 }
 
 const pick = <T>(xs: readonly T[], n: number): T | undefined => (xs.length === 0 ? undefined : xs[n % xs.length]);
+const m0 = (n: number): number => Math.floor(n / 7) % 5;
+
+/** The state without what every event changes (its key, the clock): what a command could change. */
+function significant(state: RunState): string {
+  return JSON.stringify({ ...state, appliedKeys: [], clock: 0 });
+}
+
+/** Events that people send, with the roles the workflow asks of them (undefined: not a person's command). */
+function requiredRoles(wf: Workflow, event: RunEvent): readonly string[] | undefined {
+  if (event.type === 'cancel.requested' || event.type === 'retry.requested' || event.type === 'questions.answered') return wf.on.roles;
+  if (event.type === 'approval.given') return wf.steps.find((s) => s.kind === 'approve' && s.roles.length) && wf.steps.filter((s) => s.kind === 'approve').length === 1 ? (wf.steps.find((s) => s.kind === 'approve') as { roles: string[] }).roles : undefined;
+  return undefined;
+}
 
 /** An event the world could produce now (answering some command, or a person acting). */
 function produce(w: World, kind: number, n: number, flag: boolean): RunEvent | undefined {
@@ -160,7 +174,7 @@ function produce(w: World, kind: number, n: number, flag: boolean): RunEvent | u
     case 6: {
       const q = pick(w.commands.filter((c) => c.type === 'post-questions'), n);
       if (!q || q.type !== 'post-questions') return undefined;
-      return { type: 'questions.answered', key, at, step: q.step, answers: q.questions.map(() => 'yes'), actor: 'ann', permission: flag ? 'write' : 'read' };
+      return { type: 'questions.answered', key, at, step: q.step, answers: q.questions.map(() => 'yes'), actor: 'ann', permission: flag ? 'write' : (['read', 'none', 'triage'] as const)[n % 3]! };
     }
     case 7: {
       const p = pick(w.commands.filter((c) => c.type === 'ensure-pull-request'), n);
@@ -168,14 +182,14 @@ function produce(w: World, kind: number, n: number, flag: boolean): RunEvent | u
       return flag ? { type: 'pull-request.ensured', key, at, step: p.step, number: 5, url: 'u' } : { type: 'pull-request.failed', key, at, step: p.step, error: '502' };
     }
     case 8:
-      return { type: 'approval.given', key, at, actor: 'ann', permission: flag ? 'admin' : 'write' };
+      return { type: 'approval.given', key, at, actor: 'ann', permission: (['admin', 'write', 'read', 'none'] as const)[n % 4]! };
     case 9:
-      return { type: 'review.submitted', key, at, actor: 'rev', permission: 'write', state: flag ? 'approved' : 'changes_requested', body: 'b', comments: [] };
+      return { type: 'review.submitted', key, at, actor: 'rev', permission: n % 3 === 0 ? 'read' : 'write', state: flag ? 'approved' : 'changes_requested', body: 'b', comments: [] };
     case 10:
       return n % 4 === 0 ? { type: 'cancel.requested', key, at, actor: 'ann', permission: flag ? 'write' : 'read' } : undefined;
     case 11: {
       const step = pick(w.wf.steps, n);
-      return step ? { type: 'retry.requested', key, at, step: step.id, actor: 'ann', permission: 'write' } : undefined;
+      return step ? { type: 'retry.requested', key, at, step: step.id, actor: 'ann', permission: (['write', 'admin', 'read', 'triage', 'none'] as const)[m0(n)]! } : undefined;
     }
     default:
       return undefined;
@@ -190,6 +204,25 @@ function deliver(w: World, event: RunEvent): void {
   deepFreeze(before);
   const { state, commands } = decide(before, event, w.wf);
   expect(JSON.stringify(before)).toBe(snapshot);
+
+  // Safety: a command from someone without the role changes nothing that time alone would not.
+  const roles = requiredRoles(w.wf, event);
+  if (roles && 'permission' in event && !isAllowed(event.permission, roles as never) && !seen) {
+    const timeOnly = decide(before, { type: 'time.passed', key: event.key, at: event.at }, w.wf);
+    expect(significant(state)).toBe(significant(timeOnly.state));
+    expect(commands.filter((c) => c.type === 'dispatch-worker')).toEqual(timeOnly.commands.filter((c) => c.type === 'dispatch-worker'));
+  }
+  // Safety: a gate passes only on a qualifying act of a person with the role.
+  for (const def of w.wf.steps) {
+    const was = before.steps.find((st) => st.id === def.id)?.status;
+    const now = state.steps.find((st) => st.id === def.id)?.status;
+    if (was !== 'running' || now !== 'succeeded') continue;
+    if (def.kind === 'approve') {
+      expect(event.type).toBe('approval.given');
+      if (event.type === 'approval.given') expect(isAllowed(event.permission, def.roles)).toBe(true);
+    }
+    if (def.kind === 'ask' && event.type === 'questions.answered') expect(isAllowed(event.permission, w.wf.on.roles)).toBe(true);
+  }
 
   if (seen) {
     // Idempotency: a redelivered key changes nothing and commands nothing.

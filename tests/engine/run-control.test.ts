@@ -161,6 +161,19 @@ describe('/baton retry', () => {
     expect(r.dispatches().map((d) => d.key)).toEqual(['r1/a/0/1', 'r1/b/0/1', 'r1/a/0/2', 'r1/b/0/2']);
   });
 
+  it('refuses a retry from someone without the workflow\'s role: nothing re-runs, the reply names the role', () => {
+    const r = new Run(workflow([agent('a'), agent('b')]));
+    r.start();
+    r.complete('a');
+    r.fail('b');
+    for (const permission of ['read', 'triage', 'none'] as const) {
+      r.send({ type: 'retry.requested', step: 'b', actor: 'eve', permission });
+      expect(r.of('reply')[0]!.body).toBe(`@eve, retrying a step needs \`write\` permission (or higher); yours is \`${permission}\`.`);
+    }
+    expect(r.state.status).toBe('failed');
+    expect(r.dispatches().map((d) => d.key)).toEqual(['r1/a/0/1', 'r1/b/0/1']);
+  });
+
   it('refuses to retry a step that has not finished, or that does not exist', () => {
     const r = new Run(workflow([agent('a'), agent('b')]));
     r.start();
