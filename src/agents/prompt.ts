@@ -4,7 +4,7 @@
 // quote code: it is fenced as data.
 import type { DispatchWorker } from '../engine/commands.ts';
 import type { Feedback } from '../engine/types.ts';
-import { fenceUntrusted } from './untrusted.ts';
+import { fenceUntrusted } from '../engine/untrusted.ts';
 
 /** Keeps what goes into a prompt from a log to a size an agent can read. */
 const MAX_FEEDBACK_TEXT = 20_000;

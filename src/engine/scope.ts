@@ -13,7 +13,7 @@ import {
   stringify,
   type ExpressionContext,
 } from '../manifest/expressions.ts';
-import { fenceUntrusted } from '../agents/untrusted.ts';
+import { fenceUntrusted, labelAgentOutput } from './untrusted.ts';
 import type { Draft } from './draft.ts';
 import type { Json } from './types.ts';
 
@@ -36,8 +36,10 @@ function readsOf(template: string): Reads {
   const sources = t.includes('${{') ? findSegments(t).map((s) => s.source) : [t];
   for (const source of sources) {
     for (const ref of references(parseExpression(source))) {
-      roots.add(ref.path[0]!);
-      if (ref.path[0] !== 'steps') continue;
+      // Context names compare without case (`ISSUE.body` is `issue.body`), as in GitHub Actions.
+      const root = ref.path[0]!.toLowerCase();
+      roots.add(root);
+      if (root !== 'steps') continue;
       if (ref.path[1] === undefined) all = true;
       else ids.add(ref.path[1]);
     }
@@ -83,7 +85,8 @@ function contextFor(d: Draft, template: string, extra: ItemScope): ExpressionCon
         break;
       case 'steps': {
         const steps: Record<string, Json> = {};
-        const list = reads.steps === 'all' ? s.steps : [...reads.steps].map((id) => d.findStep(id));
+        // Step names compare without case in expressions, as every other name does.
+        const list = reads.steps === 'all' ? s.steps : [...reads.steps].map((id) => d.findStep(id) ?? s.steps.find((st) => st.id.toLowerCase() === id.toLowerCase()));
         for (const st of list) if (st) steps[st.id] = { outputs: st.outputs, status: st.status };
         ctx.steps = steps;
         break;
@@ -179,28 +182,71 @@ export function renderText(d: Draft, template: string, extra: ItemScope = {}): R
   return { ok: true, value: v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v) };
 }
 
-// `${{ issue.body }}` / `${{ pr.body }}` in a prompt: text anyone who can open an issue wrote.
-const UNTRUSTED_BODY = /\$\{\{\s*(issue|pr)\.body\s*\}\}/g;
+/** Fields of an issue or PR that no one can write free text into. */
+const SAFE_THREAD_FIELDS = new Set(['number', 'url', 'html_url']);
+
+type Taint = 'trusted' | 'agent' | 'untrusted';
+
+/** Step kinds whose outputs people with the role gave (answers, approvals): not an agent's. */
+const PEOPLE_STEPS = new Set(['ask', 'approve']);
 
 /**
- * A prompt for an agent: like renderText, but the issue's or PR's body goes in fenced and
- * labelled as untrusted data (DESIGN §4, trigger security), so a body that says "ignore
- * your instructions" reads as a quotation, not as an instruction.
+ * Where the value of an expression comes from, by what it reads (names compare without case,
+ * as the evaluator's do): issue and PR text is anyone's (`issue.body`, `issue.Title`,
+ * `toJSON(issue)`, `pr.head.label`…; only the number and URL are not); the outputs of agent
+ * and run steps, and `item`, are an agent's; inputs (given by a person with the role), answers
+ * and approvals, a step's status, `repo`, `run` and `index` are trusted.
+ */
+function taintOf(d: Draft, source: string): { taint: Taint; label: string } {
+  let taint: Taint = 'trusted';
+  let label = '';
+  for (const ref of references(parseExpression(source))) {
+    const [root, field, part] = ref.path.map((p) => p.toLowerCase());
+    if ((root === 'issue' || root === 'pr') && !(field !== undefined && ref.path.length === 2 && SAFE_THREAD_FIELDS.has(field))) {
+      return { taint: 'untrusted', label: ref.path.join('.').toLowerCase() };
+    }
+    const byAgent =
+      root === 'item' ||
+      (root === 'steps' && (field === undefined || ((part === undefined || part === 'outputs') && !PEOPLE_STEPS.has(d.workflow.steps.find((s) => s.id.toLowerCase() === field)?.kind ?? ''))));
+    if (byAgent && taint === 'trusted') {
+      taint = 'agent';
+      label = root === 'item' ? 'item' : ref.path.slice(0, 2).join('.');
+    }
+  }
+  return { taint, label };
+}
+
+/**
+ * A prompt for an agent: like renderText, but each `${{ }}` is rendered on its own and its
+ * value placed according to where it comes from — issue and PR text fenced and labelled as
+ * untrusted data, an agent's output labelled as such, trusted values as they are — whatever
+ * the spelling of the expression (DESIGN §4, trigger security).
  */
 export function renderPrompt(d: Draft, template: string, extra: ItemScope = {}): Rendered<string> {
-  const sources: string[] = [];
-  const marked = template.replace(UNTRUSTED_BODY, (_m, what: string) => {
-    sources.push(what);
-    return `\uE000${sources.length - 1}\uE000`;
-  });
-  const r = renderText(d, marked, extra);
-  if (!r.ok || !sources.length) return r;
-  const value = r.value.replace(/\uE000(\d+)\uE000/g, (_m, n: string) => {
-    const what = sources[Number(n)]!;
-    const body = renderText(d, `\${{ ${what}.body }}`);
-    return fenceUntrusted(`${what}.body`, body.ok ? body.value : '');
-  });
-  return { ok: true, value };
+  if (!template.includes('${{')) return { ok: true, value: template };
+  let segments;
+  try {
+    segments = findSegments(template);
+  } catch (err) {
+    return { ok: false, error: describeExpressionError(err) };
+  }
+  let out = '';
+  let last = 0;
+  for (const seg of segments) {
+    out += template.slice(last, seg.start);
+    last = seg.end;
+    const r = render(d, template.slice(seg.start, seg.end), extra);
+    if (!r.ok) return r;
+    const text = stringify(r.value);
+    let taint: { taint: Taint; label: string };
+    try {
+      taint = taintOf(d, seg.source);
+    } catch (err) {
+      return { ok: false, error: describeExpressionError(err) };
+    }
+    out += text === '' || taint.taint === 'trusted' ? text : taint.taint === 'untrusted' ? fenceUntrusted(taint.label, text) : labelAgentOutput(taint.label, text);
+  }
+  return { ok: true, value: out + template.slice(last) };
 }
 
 /** Evaluates an `if:` condition. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { extractResult } from '../../src/agents/extract.ts';
-import { fenceUntrusted, sanitizeUntrusted } from '../../src/agents/untrusted.ts';
+import { fenceUntrusted, sanitizeUntrusted } from '../../src/engine/untrusted.ts';
 
 describe('untrusted text', () => {
   it('drops HTML comments and invisible characters a reviewer cannot see', () => {

@@ -58,6 +58,7 @@ describe('plain-path templates', () => {
     );
     r.start();
     r.finish('a', { list: ['x', 'y'] });
-    expect(r.dispatch('b').prompt).toBe('["x","y"] / x+y');
+    // Both spellings read the step's outputs, whose case does not matter: both labelled as an agent's.
+    expect(r.dispatch('b').prompt).toBe('<agent-output source="steps.A">["x","y"]</agent-output> / <agent-output source="steps.a">x+y</agent-output>');
   });
 });

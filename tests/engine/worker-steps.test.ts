@@ -85,8 +85,8 @@ describe('for-each', () => {
     r.finish('plan', { tasks: ['t0', 't1', 't2', 't3'] });
     const first = r.dispatches().filter((d) => d.step === 'impl');
     expect(first.map((d) => [d.index, d.item, d.prompt, d.branch, d.key])).toEqual([
-      [0, 't0', 'Implement #0: t0', 'baton/steps/r1/impl-0', 'r1/impl/0/1'],
-      [1, 't1', 'Implement #1: t1', 'baton/steps/r1/impl-1', 'r1/impl/1/1'],
+      [0, 't0', 'Implement #0: <agent-output source="item">t0</agent-output>', 'baton/steps/r1/impl-0', 'r1/impl/0/1'],
+      [1, 't1', 'Implement #1: <agent-output source="item">t1</agent-output>', 'baton/steps/r1/impl-1', 'r1/impl/1/1'],
     ]);
     r.finish('impl', null, { slot: '1' });
     // item 1 waits to merge; its runner is free, so item 2 starts
@@ -248,7 +248,7 @@ describe('worker commands', () => {
       runName: 'baton r1 a #1',
       agent: 'coder',
       backend: { uses: 'claude-code', model: 'm', timeoutMinutes: 30, env: {} },
-      prompt: 'Fix #42: Crash on save',
+      prompt: 'Fix #42: <untrusted-data source="issue.title">Crash on save</untrusted-data>',
       command: null,
       outputsSchema: null,
       base: 'base0',

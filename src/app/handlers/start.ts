@@ -1,7 +1,7 @@
 // Starting a run from a label or a `/baton <workflow>` comment: the workflow comes from
 // the default branch; the starter's permission is looked up; the engine decides whether
 // it is enough (and answers a refusal naming the role).
-import { sanitizeUntrusted } from '../../agents/untrusted.ts';
+import { sanitizeUntrusted } from '../../engine/untrusted.ts';
 import type { Json } from '../../engine/index.ts';
 import type { Workflow } from '../../manifest/types.ts';
 import type { RepoContext } from '../../hosts/github/client.ts';
