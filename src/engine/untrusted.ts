@@ -7,7 +7,7 @@
 
 // Zero-width and formatting characters, bidi controls, variation selectors, and Unicode tag
 // characters (which can spell out hidden ASCII instructions).
-const INVISIBLE = /[\u00AD\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFE00-\uFE0F\uFEFF]|[\u{E0000}-\u{E007F}]|[\u{E0100}-\u{E01EF}]/gu;
+const INVISIBLE = /[\u00AD\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFEFF]|[\u{E0000}-\u{E007F}]|\p{Variation_Selector}/gu;
 const HTML_COMMENT = /<!--[\s\S]*?(?:-->|$)/g;
 // Markdown's comment idiom: a link reference definition nothing links to (`[//]: # (hidden)`).
 const HIDDEN_MARKDOWN = /^[ \t]{0,3}\[[^\]\n]*\]:[ \t]*#.*$/gm;
