@@ -4,6 +4,7 @@
  * statuses and reviews. Plain records; shapes.ts turns them into GitHub's JSON.
  * Git objects and refs are never copied here: they live in the bare repository.
  */
+import { batonAppManifest } from './app-manifest.ts';
 import type { Permissions } from './auth.ts';
 
 export type Role = 'admin' | 'maintain' | 'write' | 'triage' | 'read' | 'none';
@@ -192,16 +193,7 @@ export class Store {
   private lastId = 1000;
 
   constructor() {
-    const permissions: Permissions = {
-      actions: 'write',
-      checks: 'write',
-      contents: 'write',
-      issues: 'write',
-      metadata: 'read',
-      pull_requests: 'write',
-      statuses: 'write',
-      workflows: 'write',
-    };
+    const manifest = batonAppManifest();
     this.app = {
       id: 1,
       slug: 'baton',
@@ -209,8 +201,8 @@ export class Store {
       clientId: 'Iv1.0000000000000001',
       owner: 'acme',
       botLogin: 'baton[bot]',
-      permissions,
-      events: ['check_run', 'check_suite', 'issue_comment', 'issues', 'pull_request', 'pull_request_review', 'push', 'status', 'workflow_job', 'workflow_run'],
+      permissions: manifest.permissions,
+      events: manifest.events,
       createdAt: now(),
     };
     this.user(this.app.botLogin, 'Bot');
