@@ -160,8 +160,22 @@ export interface Status {
   updatedAt: string;
 }
 
+/** The owner's GitHub plan: decides plan-gated features such as draft pull requests. */
+export type Plan = 'free' | 'pro' | 'team' | 'enterprise';
+
+export type Visibility = 'public' | 'private';
+
+/**
+ * Defaults for a new repository: public, on the Free plan. Public because the emulator's
+ * anonymous reads (clones, raw GETs) model a public repository; Free because it is the
+ * plan with the fewest features, so a test that needs a paid feature must say so.
+ */
+export const REPO_DEFAULTS: { visibility: Visibility; plan: Plan } = { visibility: 'public', plan: 'free' };
+
 export interface Repo {
   id: number;
+  visibility: Visibility;
+  plan: Plan;
   owner: string;
   name: string;
   fullName: string;
@@ -248,11 +262,13 @@ export class Store {
     return undefined;
   }
 
-  addRepo(owner: string, name: string, gitDir: string, defaultBranch: string): Repo {
+  addRepo(owner: string, name: string, gitDir: string, defaultBranch: string, options: Partial<typeof REPO_DEFAULTS> = {}): Repo {
     this.user(owner, 'Organization');
     const createdAt = now();
     const repo: Repo = {
       id: this.nextId(),
+      visibility: options.visibility ?? REPO_DEFAULTS.visibility,
+      plan: options.plan ?? REPO_DEFAULTS.plan,
       owner,
       name,
       fullName: `${owner}/${name}`,
