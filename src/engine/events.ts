@@ -120,6 +120,8 @@ export interface PullRequestEnsured extends EventBase {
   step: string;
   number: number;
   url: string;
+  /** How the PR differs from what the step asked for, and why (a ready PR where drafts are refused). */
+  note?: string;
 }
 
 export interface PullRequestFailed extends EventBase {

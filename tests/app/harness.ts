@@ -19,7 +19,7 @@ import Bottleneck from 'bottleneck';
 import { batonApp } from '../../src/app/app.ts';
 import { batonOctokit } from '../../src/app/octokit.ts';
 import type { RunService } from '../../src/app/runs.ts';
-import { startEmulator, type Emulator } from '../emulator/emulator.ts';
+import { startEmulator, type CreateRepoOptions, type Emulator } from '../emulator/emulator.ts';
 import { withActions } from '../emulator/actions/index.ts';
 import type { ActionsRunner } from '../emulator/actions/index.ts';
 
@@ -90,6 +90,8 @@ export interface HarnessOptions {
    * Default: retries and throttling off, so that every request in the log is the app's own.
    */
   resilient?: boolean;
+  /** The repository's visibility and its owner's plan (default: public, Free). */
+  repo?: Pick<CreateRepoOptions, 'visibility' | 'plan'>;
 }
 
 /** Writes the steering files the routed fake agents read; returns their folder. */
@@ -109,7 +111,7 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
     ...(o.minuteMs ? { minuteMs: o.minuteMs } : {}),
   });
   const emu = await startEmulator({ webhookSecret: SECRET, appPublicKey: publicKey, plugins: [actions.plugin] });
-  await emu.createRepo('acme', 'widgets', { 'README.md': '# widgets\n', '.github/workflows/baton-worker.yml': readFileSync(WORKER_YML, 'utf8'), ...o.files });
+  await emu.createRepo('acme', 'widgets', { 'README.md': '# widgets\n', '.github/workflows/baton-worker.yml': readFileSync(WORKER_YML, 'utf8'), ...o.files }, o.repo);
   for (const [login, role] of Object.entries(o.roles ?? { alice: "admin" as const })) emu.store.setRole('acme', 'widgets', login, role);
 
   const timings: Array<{ receivedAt: number; calls: number[] }> = [];

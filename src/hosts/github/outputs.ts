@@ -7,8 +7,16 @@ import { internalize, sha256Of, type OutputBlob, type OutputRef } from '../../re
 import type { RepoContext } from './client.ts';
 import type { RunMemory } from './memory.ts';
 
-/** GitHub's limit for a check run's `output.text`. */
-export const MAX_CHECK_TEXT = 65_535;
+/**
+ * GitHub's limit for a check run's `output.text` and `output.summary`: 65,535 bytes of
+ * UTF-8, not characters (github/docs#35252), so CJK text or emoji reach it far sooner.
+ */
+export const MAX_CHECK_TEXT_BYTES = 65_535;
+
+/** How GitHub measures a check run's text. */
+export function checkTextBytes(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
 
 /** What the app has stored or read, per process: a running app pays once per blob. */
 export class OutputStore {
@@ -33,8 +41,8 @@ export class OutputStore {
 export class OutputTooLargeError extends Error {}
 
 /** The refusal for one output too large for a check run's text. */
-export function tooLargeMessage(step: string, chars: number): string {
-  return `the outputs of step \`${step}\` are ${chars} characters as JSON; baton keeps at most ${MAX_CHECK_TEXT} per output (the text of a check run): return a shorter result and put large content in files`;
+export function tooLargeMessage(step: string, bytes: number): string {
+  return `the outputs of step \`${step}\` are ${bytes} bytes as JSON (UTF-8); baton keeps at most ${MAX_CHECK_TEXT_BYTES} bytes per output (the text of a check run): return a shorter result and put large content in files`;
 }
 
 export function outputsCheckName(workflow: string, step: string): string {
@@ -48,7 +56,8 @@ export async function storeOutputs(gh: RepoContext, store: OutputStore, memory: 
   for (const blob of blobs) {
     let id = store.idOf(gh, state.runId, blob.sha256);
     if (id === undefined) {
-      if (blob.json.length > MAX_CHECK_TEXT) throw new OutputTooLargeError(`run ${state.runId}: ${tooLargeMessage(blob.step, blob.json.length)}`);
+      const bytes = checkTextBytes(blob.json);
+      if (bytes > MAX_CHECK_TEXT_BYTES) throw new OutputTooLargeError(`run ${state.runId}: ${tooLargeMessage(blob.step, bytes)}`);
       const name = outputsCheckName(state.workflow, blob.step);
       const externalId = `${state.runId}/${blob.step}/outputs/${blob.sha256.slice(0, 16)}`;
       if (!memory.checksKnown) {
@@ -68,7 +77,7 @@ export async function storeOutputs(gh: RepoContext, store: OutputStore, memory: 
           completed_at: new Date().toISOString(),
           output: {
             title: `Outputs of ${blob.step}`,
-            summary: `The outputs of step \`${blob.step}\` of run \`${state.runId}\` (${blob.json.length} characters of JSON, sha256 \`${blob.sha256}\`), kept here because the status comment has no room for them.`,
+            summary: `The outputs of step \`${blob.step}\` of run \`${state.runId}\` (${checkTextBytes(blob.json)} bytes of JSON, sha256 \`${blob.sha256}\`), kept here because the status comment has no room for them.`,
             text: blob.json,
           },
         } as never);
