@@ -83,6 +83,12 @@ export interface MergeConflicted extends EventBase, JobRef {
   files: string[];
 }
 
+/** The host refused the merge for good (a ruleset, a protected branch): the attempt fails with why. */
+export interface MergeRefused extends EventBase, JobRef {
+  type: 'merge.refused';
+  error: string;
+}
+
 /** Someone replied to the questions of an `ask` step. */
 export interface QuestionsAnswered extends EventBase, Actor {
   type: 'questions.answered';
@@ -153,6 +159,7 @@ export type RunEvent =
   | WorkerFailed
   | MergeCompleted
   | MergeConflicted
+  | MergeRefused
   | QuestionsAnswered
   | ReviewSubmitted
   | ChecksReported

@@ -5,7 +5,7 @@
 import { InvalidResultError, RESULT_ARTIFACT, readResultZip, type ResultBundle } from '../../agents/result.ts';
 import type { JobState, RunEvent, RunState } from '../../engine/index.ts';
 import { fixBranch, stepBranch, stepState } from '../../engine/index.ts';
-import { messageOf, statusOf, type RepoContext } from './client.ts';
+import { messageOf, refusedForGood, statusOf, type RepoContext } from './client.ts';
 import type { CommitCache } from './memory.ts';
 import { MAX_CHECK_TEXT_BYTES, tooLargeMessage } from './outputs.ts';
 import type { WorkerRunName } from './run-id.ts';
@@ -146,10 +146,9 @@ async function commitChanges(gh: RepoContext, commits: CommitCache, bundle: Resu
  * rethrown, so the event is retried.
  */
 function refusalOf(err: unknown, bundle: ResultBundle, branch: string): unknown {
+  if (!refusedForGood(err)) return err;
   const status = statusOf(err);
-  if (status === undefined || status < 400 || status >= 500 || status === 401 || status === 429) return err;
   const why = messageOf(err);
-  if (status === 403 && /rate limit/i.test(why)) return err;
   const workflows = bundle.result.changes.map((c) => c.path).filter((p) => p.startsWith(`${WORKFLOWS_DIR}/`));
   if (status === 403 && workflows.length) {
     return new AttemptError(

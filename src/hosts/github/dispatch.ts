@@ -4,7 +4,7 @@
 // a step attempt is never dispatched twice.
 import type { CancelWorker, DispatchWorker, RunEvent } from '../../engine/index.ts';
 import { encodeTask, MAX_TASK_INPUT, TaskTooLargeError } from '../../agents/task.ts';
-import { messageOf, statusOf, type RepoContext } from './client.ts';
+import { messageOf, refusedForGood, statusOf, type RepoContext } from './client.ts';
 import { stepLabel } from './run-id.ts';
 
 export interface FoundWorkerRun {
@@ -74,10 +74,9 @@ export async function dispatchWorker(gh: RepoContext, cmd: DispatchWorker, at: n
       },
     ];
   } catch (err) {
-    const status = statusOf(err);
     // 4xx: the worker workflow is missing or refuses the inputs; retrying will not help.
-    if (status !== undefined && status >= 400 && status < 500 && status !== 429) {
-      return refused(`dispatching .github/workflows/${gh.workerWorkflow} on ${gh.defaultBranch} failed (${status}): ${messageOf(err)}`);
+    if (refusedForGood(err)) {
+      return refused(`dispatching .github/workflows/${gh.workerWorkflow} on ${gh.defaultBranch} failed (${statusOf(err)}): ${messageOf(err)}`);
     }
     throw err;
   }
