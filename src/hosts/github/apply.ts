@@ -7,7 +7,8 @@ import type { JobState, RunEvent, RunState } from '../../engine/index.ts';
 import { fixBranch, stepBranch, stepState } from '../../engine/index.ts';
 import { messageOf, refusedForGood, statusOf, type RepoContext } from './client.ts';
 import type { CommitCache } from './memory.ts';
-import { MAX_CHECK_TEXT_BYTES, tooLargeMessage } from './outputs.ts';
+import { checkTextBytes, MAX_CHECK_TEXT_BYTES } from './limits.ts';
+import { tooLargeMessage } from './outputs.ts';
 import type { WorkerRunName } from './run-id.ts';
 
 /** GitHub guards this directory: writing it needs the `workflows` permission. */
@@ -65,7 +66,7 @@ export async function collectWorkerResult(
   if (r.status === 'succeeded') {
     // An output is kept whole or not at all: one too large for a check run's text (where
     // large outputs go, DESIGN §4) fails the attempt and says why, rather than be lost.
-    const bytes = Buffer.byteLength(JSON.stringify(r.outputs), 'utf8');
+    const bytes = checkTextBytes(JSON.stringify(r.outputs));
     if (bytes > MAX_CHECK_TEXT_BYTES) return [{ type: 'worker.failed', ...base, reason: 'crashed', error: tooLargeMessage(ref.step, bytes), checkpoint: commit, usage }];
     return [{ type: 'worker.finished', ...base, outputs: r.outputs, commit, usage }];
   }

@@ -5,18 +5,8 @@
 import type { RunState } from '../../engine/index.ts';
 import { internalize, sha256Of, type OutputBlob, type OutputRef } from '../../record/externalize.ts';
 import type { RepoContext } from './client.ts';
+import { checkTextBytes, MAX_CHECK_TEXT_BYTES } from './limits.ts';
 import type { RunMemory } from './memory.ts';
-
-/**
- * GitHub's limit for a check run's `output.text` and `output.summary`: 65,535 bytes of
- * UTF-8, not characters (github/docs#35252), so CJK text or emoji reach it far sooner.
- */
-export const MAX_CHECK_TEXT_BYTES = 65_535;
-
-/** How GitHub measures a check run's text. */
-export function checkTextBytes(text: string): number {
-  return Buffer.byteLength(text, 'utf8');
-}
 
 /** What the app has stored or read, per process: a running app pays once per blob. */
 export class OutputStore {
