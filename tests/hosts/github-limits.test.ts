@@ -9,10 +9,10 @@ describe('fitCheckText', () => {
     expect(fitCheckText(exact)).toBe(exact);
   });
 
-  it.each([
+  it.each<[string, string]>([
     ['CJK (3 bytes each)', '漢'.repeat(30_000)],
     // Emoji after 0–3 ASCII letters: one of them puts a surrogate pair across the cut.
-    ...[0, 1, 2, 3].map((pad) => [`emoji (surrogate pairs, 4 bytes each) after ${pad} letters`, 'a'.repeat(pad) + '🚀'.repeat(20_000)] as const),
+    ...[0, 1, 2, 3].map((pad) => [`emoji (surrogate pairs, 4 bytes each) after ${pad} letters`, 'a'.repeat(pad) + '🚀'.repeat(20_000)] as [string, string]),
     ['typographic quotes among ASCII', '“quoted” text '.repeat(6_000)],
   ])('cuts %s under the limit in bytes, says so, and leaves no broken character', (_, text) => {
     expect(text.length).toBeLessThan(MAX_CHECK_TEXT_BYTES * 2);
