@@ -31,6 +31,15 @@ steps:
     pull-request: { title: "Hello for #\${{ issue.number }}", draft: true }
 `;
 
+const ASK = `name: asky
+on: { labels: ["baton:ask"] }
+agents: { coder: { uses: claude-code } }
+steps:
+  - { id: a, agent: coder, prompt: "ask a long question", outputs: { type: object, required: [q], properties: { q: { type: string } } } }
+  - id: ask
+    ask: { questions: ["\${{ steps.a.outputs.q }}"] }
+`;
+
 async function labelled(h: Harness, label: string): Promise<number> {
   const alice = h.as('alice');
   const issue = (await alice.rest.issues.create({ ...o, title: `Try ${label}`, body: 'Please.' })).data;
@@ -57,6 +66,20 @@ describe('app: writes GitHub refuses', () => {
     expect(failedDeliveries(h.emu)).toEqual([]);
     // Nothing of the attempt reached a branch, and no PR was opened.
     expect((await h.as('alice').rest.pulls.list({ ...o, state: 'all' })).data).toEqual([]);
+    h.emu.assertNoViolations();
+  }, 60_000);
+
+  it('cuts a question comment longer than GitHub allows, keeping its marker, and waits for answers', async () => {
+    // 65,466 characters of question (an output under 65,535 bytes): with the thread's formatting, over GitHub's 65,536 for a comment.
+    h = await startHarness({ files: { '.agents/workflows/asky.yml': ASK }, agents: { a: [{ output: { q: `Which of these? ${'x'.repeat(65_450)}` } }] } });
+    const n = await labelled(h, 'baton:ask');
+    await h.settle();
+    const comments = await h.comments(n);
+    const question = comments.find((c) => c.includes('<!-- baton:questions '));
+    expect(question).toContain("cut to GitHub's limit of 65536 characters for a comment");
+    expect(question!.length).toBeLessThanOrEqual(65_536);
+    expect(await h.record(n)).toContain('waiting for answers (0 of 1)');
+    expect(failedDeliveries(h.emu)).toEqual([]);
     h.emu.assertNoViolations();
   }, 60_000);
 

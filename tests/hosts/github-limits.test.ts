@@ -1,6 +1,6 @@
 // Check run texts are cut to GitHub's limit in bytes, at a character boundary.
 import { describe, expect, it } from 'vitest';
-import { checkTextBytes, fitCheckText, MAX_CHECK_TEXT_BYTES } from '../../src/hosts/github/limits.ts';
+import { checkTextBytes, fitCheckText, fitComment, MAX_CHECK_TEXT_BYTES } from '../../src/hosts/github/limits.ts';
 
 describe('fitCheckText', () => {
   it('keeps a text that fits whole, up to the last byte', () => {
@@ -22,5 +22,24 @@ describe('fitCheckText', () => {
     expect(fitted).toMatch(/cut to GitHub's limit of 65535 bytes/);
     expect(Buffer.from(fitted, 'utf8').toString('utf8')).toBe(fitted); // no lone surrogate
     expect(text.startsWith(fitted.slice(0, fitted.indexOf('\n\n…')))).toBe(true);
+  });
+});
+
+describe('fitComment', () => {
+  const marker = '\n<!-- baton:questions r1/ask/1 -->';
+
+  it('keeps a body that fits whole, marker included', () => {
+    expect(fitComment('short', marker)).toBe(`short${marker}`);
+    const exact = 'x'.repeat(65_536 - marker.length);
+    expect(fitComment(exact, marker)).toBe(exact + marker);
+  });
+
+  it('cuts the text of a longer body to 65,536 characters, says so, and keeps the marker whole', () => {
+    for (const text of ['x'.repeat(70_000), 'a' + '🚀'.repeat(40_000)]) {
+      const body = fitComment(text, marker);
+      expect(body.length).toBeLessThanOrEqual(65_536);
+      expect(body.endsWith(`(cut to GitHub's limit of 65536 characters for a comment)${marker}`)).toBe(true);
+      expect(Buffer.from(body, 'utf8').toString('utf8')).toBe(body);
+    }
   });
 });

@@ -1,6 +1,7 @@
 // GitHub's size limits, in GitHub's units. A request over one is refused with 422, and a
 // refused write in an event handler would fail that event and every later one: baton
 // measures as GitHub does and keeps under the limit.
+import { MAX_COMMENT_CHARS } from '../../record/render.ts';
 
 /**
  * A check run's `output.summary` and `output.text`: 65,535 bytes of UTF-8 each, not
@@ -28,8 +29,22 @@ export function fitCheckText(text: string): string {
     if (checkTextBytes(text.slice(0, mid)) <= budget) lo = mid;
     else hi = mid - 1;
   }
-  // Never split a surrogate pair (an emoji): a lone half is not valid UTF-8.
-  const code = text.charCodeAt(lo - 1);
-  if (lo > 0 && code >= 0xd800 && code <= 0xdbff) lo -= 1;
-  return text.slice(0, lo) + CUT_NOTE;
+  return cut(text, lo) + CUT_NOTE;
+}
+
+/** The first `n` UTF-16 units of `text`, one fewer rather than half an emoji (a lone surrogate is not valid UTF-8). */
+function cut(text: string, n: number): string {
+  const code = text.charCodeAt(n - 1);
+  return text.slice(0, n > 0 && code >= 0xd800 && code <= 0xdbff ? n - 1 : n);
+}
+
+/**
+ * A comment body within GitHub's 65,536 characters: `text` whole, or cut with a note, then
+ * `tail` (a marker baton finds its comments by) always whole. Counted in UTF-16 units,
+ * never fewer than GitHub's characters, so a body that fits here fits there.
+ */
+export function fitComment(text: string, tail = ''): string {
+  if (text.length + tail.length <= MAX_COMMENT_CHARS) return text + tail;
+  const note = `\n\n… (cut to GitHub's limit of ${MAX_COMMENT_CHARS} characters for a comment)`;
+  return cut(text, MAX_COMMENT_CHARS - tail.length - note.length) + note + tail;
 }

@@ -2,6 +2,7 @@
 // body changed. baton never merges it.
 import type { EnsurePullRequest, PostReview, RunEvent } from '../../engine/index.ts';
 import { messageOf, statusOf, type RepoContext } from './client.ts';
+import { fitComment } from './limits.ts';
 
 /**
  * GitHub refuses draft PRs in private repositories on plans without them (Free, Pro):
@@ -58,10 +59,12 @@ export async function postReview(gh: RepoContext, cmd: PostReview, known: Set<st
     if (reviews.some((r) => (r.body ?? '').includes(marker))) return void known.add(marker);
   }
   const verdict = cmd.approved ? '✅ **Approved** by the reviewer agent.' : '🔁 **Changes requested** by the reviewer agent.';
-  const body = `${verdict}\n\n${cmd.body}\n<!-- ${marker} -->`;
+  const text = `${verdict}\n\n${cmd.body}`;
   const inline = cmd.comments.filter((c) => c.path && c.line).map((c) => ({ path: c.path!, line: c.line!, side: 'RIGHT' as const, body: c.body }));
   const loose = cmd.comments.filter((c) => !(c.path && c.line));
-  const withLoose = (extra: typeof cmd.comments) => (extra.length ? `${body}\n\n${extra.map((c) => `- ${c.path ? `\`${c.path}${c.line ? `:${c.line}` : ''}\`: ` : ''}${c.body}`).join('\n')}` : body);
+  // The agent's text may be of any length: cut to GitHub's limit, the marker always kept.
+  const withLoose = (extra: typeof cmd.comments) =>
+    fitComment(extra.length ? `${text}\n\n${extra.map((c) => `- ${c.path ? `\`${c.path}${c.line ? `:${c.line}` : ''}\`: ` : ''}${c.body}`).join('\n')}` : text, `\n<!-- ${marker} -->`);
   try {
     await gh.octokit.request('POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews', { ...o, event: 'COMMENT', body: withLoose(loose), comments: inline });
   } catch (err) {

@@ -4,6 +4,7 @@
 import type { RunState } from '../../engine/index.ts';
 import { findRecords, type FoundRecord, type IgnoredRecord, type ThreadComment } from '../../record/find.ts';
 import type { RepoContext } from './client.ts';
+import { fitComment } from './limits.ts';
 
 export interface ThreadRead {
   comments: ThreadComment[];
@@ -51,14 +52,14 @@ export async function writeRecord(gh: RepoContext, state: RunState, commentId: n
   return Number(res.data.id);
 }
 
-/** Posts a comment carrying a marker, unless a comment with that marker is known to exist. */
+/** Posts a comment carrying a marker, unless a comment with that marker is known to exist. Text beyond GitHub's limit is cut, the marker kept. */
 export async function postOnce(gh: RepoContext, number: number, marker: string, text: string, known: Set<string>): Promise<void> {
   if (known.has(marker)) return;
   await gh.octokit.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', {
     owner: gh.owner,
     repo: gh.repo,
     issue_number: number,
-    body: `${text}\n<!-- ${marker} -->`,
+    body: fitComment(text, `\n<!-- ${marker} -->`),
   });
   known.add(marker);
 }
