@@ -149,6 +149,12 @@ describe('dispatch inputs', () => {
 });
 
 describe('token permissions', () => {
+  it('never include `workflows`: a job cannot ask for it, and write-all does not grant it', () => {
+    // "permissions: workflows: write" is invalid syntax (stefanzweifel/git-auto-commit-action#322).
+    expect(() => parseWorkflowFile('p.yml', 'on: push\npermissions: { workflows: write }\njobs: { a: { runs-on: x, steps: [ { run: "true" } ] } }')).toThrow(/workflows is not a permission scope/);
+    expect(tokenPermissions('write-all', undefined).workflows).toBeUndefined();
+  });
+
   it('follows GitHub: the restricted default, named scopes only, metadata always', () => {
     expect(tokenPermissions(undefined, undefined)).toEqual({ metadata: 'read', contents: 'read', packages: 'read' });
     expect(tokenPermissions({ contents: 'write', 'pull-requests': 'write', 'id-token': 'write' }, { contents: 'read' })).toEqual({
