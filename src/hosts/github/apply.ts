@@ -154,7 +154,7 @@ function refusalOf(err: unknown, bundle: ResultBundle, branch: string): unknown 
   if (status === 403 && workflows.length) {
     return new AttemptError(
       `GitHub refused to write ${workflows.join(', ')}: the App has no \`workflows\` permission (${status} ${why}). ` +
-        'Agents may not create or change workflow files; ask for the change in the thread and make it yourself',
+        'Workflow files cannot be written by baton (an App needs the `workflows` permission, which baton does not ask for; a GITHUB_TOKEN can never have it): ask the agent to leave .github/workflows alone, and make that change yourself',
     );
   }
   return new AttemptError(`GitHub refused to write the worker's changes to ${branch} (${status} ${why})`);
