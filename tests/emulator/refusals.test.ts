@@ -133,6 +133,9 @@ describe('draft pull requests', () => {
 
   it('refuses a draft in a private repository on the Free plan with 422, allows a ready one', async () => {
     await emu.createRepo(owner, 'secret', undefined, { visibility: 'private', plan: 'free' });
+    // A private repository does not exist for anonymous readers.
+    expect(await refusal(new Octokit({ baseUrl: emu.apiUrl }).request('GET /repos/{owner}/{repo}', { owner, repo: 'secret' }))).toMatchObject({ status: 404 });
+    expect((await alice.request('GET /repos/{owner}/{repo}', { owner, repo: 'secret' })).data).toMatchObject({ private: true, visibility: 'private' });
     expect(await open('secret', true)).toEqual({ status: 422, message: 'Draft pull requests are not supported in this repository.', errors: undefined });
     expect(await open('secret', false)).toBe('ok');
   });
