@@ -11,7 +11,7 @@ export class TaskTooLargeError extends Error {
   override name = 'TaskTooLargeError';
 }
 
-/** GitHub refuses a workflow_dispatch whose inputs hold more than this many characters. */
+/** GitHub refuses a workflow_dispatch whose inputs hold more than this many characters, all inputs together. */
 export const MAX_TASK_INPUT = 65_535;
 
 export function encodeTask(task: DispatchWorker): string {

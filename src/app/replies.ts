@@ -3,6 +3,7 @@
 import { formatDiagnostic } from '../manifest/diagnostics.ts';
 import type { FileResult } from '../manifest/load.ts';
 import type { RepoContext } from '../hosts/github/client.ts';
+import { fitCheckText } from '../hosts/github/limits.ts';
 import { statusOf } from '../hosts/github/client.ts';
 import { readThread, postOnce } from '../hosts/github/thread.ts';
 
@@ -45,7 +46,7 @@ export async function reportBrokenManifest(gh: RepoContext, number: number, file
     conclusion: 'failure',
     output: {
       title: `${file.file}: ${errors.length} problem${errors.length === 1 ? '' : 's'}`,
-      summary: list,
+      summary: fitCheckText(list),
       annotations: errors.slice(0, 50).map((d) => ({
         path: d.file,
         start_line: d.line,

@@ -6,7 +6,10 @@ import type { CheckConclusion, CheckStatus } from './commands.ts';
 import type { Draft } from './draft.ts';
 import { aggregateCheckExternalId, aggregateCheckName, stepCheckExternalId, stepCheckName } from './naming.ts';
 
-/** GitHub's limit for a check run's summary. */
+/**
+ * A bound on a check run's summary in characters. GitHub counts bytes of UTF-8 (the engine
+ * knows no host's unit): the GitHub host cuts to its byte limit (hosts/github/limits.ts).
+ */
 const SUMMARY_LIMIT = 65_535;
 
 function clip(text: string): string {

@@ -66,7 +66,7 @@ export interface CancelWorker extends CommandBase {
   workflowRunId: number | null;
 }
 
-/** Merge a step branch into the run branch. Follow-up: merge.completed or merge.conflicted. */
+/** Merge a step branch into the run branch. Follow-up: merge.completed, merge.conflicted or merge.refused. */
 export interface MergeStepBranch extends CommandBase {
   type: 'merge-step-branch';
   step: string;

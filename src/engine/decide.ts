@@ -15,7 +15,7 @@ import {
 } from './control.ts';
 import { Draft } from './draft.ts';
 import type { RunEvent } from './events.ts';
-import { onMergeCompleted, onMergeConflicted, onWorkerDispatched, onWorkerFailed, onWorkerFinished, pumpMerges } from './jobs.ts';
+import { onMergeCompleted, onMergeFailed, onWorkerDispatched, onWorkerFailed, onWorkerFinished, pumpMerges } from './jobs.ts';
 import { advance } from './schedule.ts';
 import { startRun } from './start.ts';
 import { APPLIED_KEYS_LIMIT, type RunState } from './types.ts';
@@ -53,7 +53,8 @@ function apply(d: Draft, ev: RunEvent): void {
     case 'merge.completed':
       return onMergeCompleted(d, ev);
     case 'merge.conflicted':
-      return onMergeConflicted(d, ev);
+    case 'merge.refused':
+      return onMergeFailed(d, ev);
     case 'checks.reported':
       return onChecks(d, ev);
     case 'pull-request.ensured':

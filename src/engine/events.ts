@@ -83,6 +83,12 @@ export interface MergeConflicted extends EventBase, JobRef {
   files: string[];
 }
 
+/** The host refused the merge for good (a ruleset, a protected branch): the attempt fails with why. */
+export interface MergeRefused extends EventBase, JobRef {
+  type: 'merge.refused';
+  error: string;
+}
+
 /** Someone replied to the questions of an `ask` step. */
 export interface QuestionsAnswered extends EventBase, Actor {
   type: 'questions.answered';
@@ -120,6 +126,8 @@ export interface PullRequestEnsured extends EventBase {
   step: string;
   number: number;
   url: string;
+  /** How the PR differs from what the step asked for, and why (a ready PR where drafts are refused). */
+  note?: string;
 }
 
 export interface PullRequestFailed extends EventBase {
@@ -151,6 +159,7 @@ export type RunEvent =
   | WorkerFailed
   | MergeCompleted
   | MergeConflicted
+  | MergeRefused
   | QuestionsAnswered
   | ReviewSubmitted
   | ChecksReported

@@ -6,7 +6,7 @@ import { dispatchBlocked, addCost } from './budget.ts';
 import { closeStepCheck, openStepCheck } from './checks-runs.ts';
 import type { DispatchWorker } from './commands.ts';
 import type { Draft } from './draft.ts';
-import type { JobRef, WorkerFailed, WorkerFinished, MergeCompleted, MergeConflicted, WorkerDispatched } from './events.ts';
+import type { JobRef, WorkerFailed, WorkerFinished, MergeCompleted, MergeConflicted, MergeRefused, WorkerDispatched } from './events.ts';
 import { emitCancelWorker, failStep, stopRun } from './lifecycle.ts';
 import { fixBranch, jobKey, stepBranch, workerRunName } from './naming.ts';
 import { REVIEW_OUTPUTS_SCHEMA, outputsError } from './outputs.ts';
@@ -319,15 +319,18 @@ export function onMergeCompleted(d: Draft, ev: MergeCompleted): void {
   jobDone(d, ev.step, ev.slot, job.outputs);
 }
 
-export function onMergeConflicted(d: Draft, ev: MergeConflicted): void {
+/** The merge did not happen (a conflict, or the host refused it): the attempt fails, saying why. */
+export function onMergeFailed(d: Draft, ev: MergeConflicted | MergeRefused): void {
   if (!isMerging(d, ev)) return;
   d.state.merging = null;
   const job = currentJob(d, ev, 'merging');
   if (!job) return;
+  const conflict = ev.type === 'merge.conflicted';
   if (d.state.status !== 'running') {
-    d.setJob(ev.step, ev.slot, { status: 'failed', lastError: 'merge conflict' });
+    d.setJob(ev.step, ev.slot, { status: 'failed', lastError: conflict ? 'merge conflict' : ev.error });
     return;
   }
   // The retry starts from the new head, not from the conflicting commit.
-  attemptFailed(d, ev.step, ev.slot, `merge conflict with the run branch in ${ev.files.join(', ') || 'unknown files'}`, null);
+  const why = conflict ? `merge conflict with the run branch in ${ev.files.join(', ') || 'unknown files'}` : ev.error;
+  attemptFailed(d, ev.step, ev.slot, why, null);
 }

@@ -144,7 +144,7 @@ function statusText(state: RunState, workflow: Workflow, id: string, s: StepStat
     }
     case 'succeeded': {
       if (s.ask && s.ask.answeredBy.length) return `answered by ${[...new Set(s.ask.answeredBy)].map((u) => '@' + u).join(', ')}`;
-      if (step.kind === 'pull-request' && state.pr) return `#${state.pr.number}`;
+      if (step.kind === 'pull-request' && state.pr) return s.note ? `#${state.pr.number} (${s.note})` : `#${state.pr.number}`;
       if (s.fanOut) return `${s.jobs.length} item${s.jobs.length === 1 ? '' : 's'} done`;
       if (s.gate && s.gate.round) return `passed after ${s.gate.round} fix round${s.gate.round === 1 ? '' : 's'}`;
       const approvedBy = (s.outputs as { approvedBy?: unknown } | null)?.approvedBy;

@@ -86,4 +86,28 @@ describe('Actions-only mode on the emulator', () => {
     expect(h.runner.errors).toEqual([]);
     h.emu.assertNoViolations();
   }, 60_000);
+
+  it('fails the attempt of an agent that writes a workflow file (GITHUB_TOKEN has no workflows permission), saying why; every job succeeds', async () => {
+    const CI = `name: ci-edit
+on: { labels: ["baton:ci"] }
+agents: { coder: { uses: claude-code } }
+steps:
+  - { id: edit, agent: coder, prompt: "add a workflow", retries: 0 }
+  - id: pr
+    pull-request: { title: "CI" }
+`;
+    h = await startActionsOnly({ init: ['--mode', 'actions', '--workflows', 'fix-issue'], files: { '.agents/workflows/ci-edit.yml': CI }, agentScript: [{ write: { '.github/workflows/x.yml': 'on: push\njobs: {}\n' } }] });
+    const alice = h.as('alice');
+    const issue = (await alice.rest.issues.create({ ...o, title: 'Add CI', body: 'Please.' })).data;
+    await alice.rest.issues.addLabels({ ...o, issue_number: issue.number, labels: ['baton:ci'] });
+    await h.settle();
+    const record = (await alice.rest.issues.listComments({ ...o, issue_number: issue.number })).data.find((c) => c.user?.login === 'github-actions[bot]' && c.body?.includes('baton:record'))?.body ?? '';
+    expect(record).toContain(`run \`ci-edit-${issue.number}-1\` — failed`);
+    expect(record).toContain('GitHub refused to write .github/workflows/x.yml: the App has no `workflows` permission');
+    // The refusal is an attempt failure, not a crash: the apply job and baton.yml end well.
+    for (const r of h.runner.store.runs.values()) expect(r.conclusion, `${r.path}\n${h.runner.logs(r.id)}`).toBe('success');
+    expect((await alice.rest.pulls.list({ ...o, state: 'all' })).data).toEqual([]);
+    expect(h.runner.errors).toEqual([]);
+    h.emu.assertNoViolations();
+  }, 60_000);
 });

@@ -21,7 +21,7 @@ import { Probot, createNodeMiddleware } from 'probot';
 import { batonApp } from '../../src/app/app.ts';
 import { batonOctokit } from '../../src/app/octokit.ts';
 import type { RunService } from '../../src/app/runs.ts';
-import { startEmulator, type Emulator } from '../emulator/emulator.ts';
+import { startEmulator, type CreateRepoOptions, type Emulator } from '../emulator/emulator.ts';
 import type { Delivery } from '../emulator/webhooks.ts';
 import { withActions } from '../emulator/actions/index.ts';
 import type { ActionsRunner } from '../emulator/actions/index.ts';
@@ -118,6 +118,8 @@ export interface HarnessOptions {
   minuteMs?: number;
   /** The app's Octokit's time scale (batonOctokit): default TEST_TIME_SCALE; 1 is GitHub's real pacing. */
   timeScale?: number;
+  /** The repository's visibility and its owner's plan (default: public, Free). */
+  repo?: Pick<CreateRepoOptions, 'visibility' | 'plan'>;
 }
 
 /** Writes the steering files the routed fake agents read; returns their folder. */
@@ -137,7 +139,7 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
     ...(o.minuteMs ? { minuteMs: o.minuteMs } : {}),
   });
   const emu = await startEmulator({ webhookSecret: SECRET, appPublicKey: publicKey, plugins: [actions.plugin] });
-  await emu.createRepo('acme', 'widgets', { 'README.md': '# widgets\n', '.github/workflows/baton-worker.yml': await initWorkerWorkflow(), ...o.files });
+  await emu.createRepo('acme', 'widgets', { 'README.md': '# widgets\n', '.github/workflows/baton-worker.yml': await initWorkerWorkflow(), ...o.files }, o.repo);
   for (const [login, role] of Object.entries(o.roles ?? { alice: "admin" as const })) emu.store.setRole('acme', 'widgets', login, role);
 
   const timings: DeliveryTiming[] = [];

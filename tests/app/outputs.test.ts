@@ -90,8 +90,40 @@ describe('app: large step outputs', () => {
     await h.settle();
     const record = await h.record(n);
     expect(record).toContain('— failed');
-    expect(record).toContain('baton keeps at most 65535 per output');
+    expect(record).toContain('baton keeps at most 65535 bytes per output');
     expect(record.length).toBeLessThanOrEqual(MAX_COMMENT_CHARS);
+    h.emu.assertNoViolations();
+  }, 60_000);
+
+  it('cuts a step check run summary to GitHub\'s byte limit: outputs that fit as JSON but not pretty-printed do not wedge the run', async () => {
+    // 54,000 bytes as compact JSON (kept); pretty-printed in the step's check run summary,
+    // 60,000 characters (under 65,535) but 84,000 bytes (over).
+    h = await startHarness({ files: { '.agents/workflows/huge.yml': HUGE }, agents: { huge: [{ output: { items: Array.from({ length: 6_000 }, () => '漢字') } }] } });
+    const n = await labelled(h, 'baton:huge');
+    await h.settle();
+    const record = await h.record(n);
+    expect(record).toContain(`run \`huge-${n}-1\` — succeeded`);
+    const head = (await h.as('alice').rest.git.getRef({ ...o, ref: `heads/baton/huge-${n}-1` })).data.object.sha;
+    const checks = (await h.as('alice').rest.checks.listForRef({ ...o, ref: head })).data.check_runs;
+    const step = checks.find((c) => c.name === 'baton / huge / huge');
+    expect(step?.conclusion).toBe('success');
+    expect(step?.output.summary).toMatch(/cut to GitHub's limit of 65535 bytes/);
+    const failed = h.emu.webhooks.deliveries.filter((d) => !d.dropped && (d.error !== undefined || (d.status ?? 200) >= 300));
+    expect(failed).toEqual([]);
+    h.emu.assertNoViolations();
+  }, 60_000);
+
+  it('measures an output in bytes, as GitHub measures a check run text: CJK that fits in characters fails the step, no delivery fails', async () => {
+    // 40,000 characters (under 65,535) but 120,000 bytes of UTF-8 (over): GitHub would refuse
+    // it as a check run text, where the status comment has to put it.
+    h = await startHarness({ files: { '.agents/workflows/huge.yml': HUGE }, agents: { huge: [{ output: { summary: '漢'.repeat(40_000) } }] } });
+    const n = await labelled(h, 'baton:huge');
+    await h.settle();
+    const record = await h.record(n);
+    expect(record).toContain(`run \`huge-${n}-1\` — failed`);
+    expect(record).toMatch(/the outputs of step `huge` are 1200\d\d bytes as JSON \(UTF-8\); baton keeps at most 65535 bytes per output/);
+    const failed = h.emu.webhooks.deliveries.filter((d) => !d.dropped && (d.error !== undefined || (d.status ?? 200) >= 300));
+    expect(failed).toEqual([]);
     h.emu.assertNoViolations();
   }, 60_000);
 });

@@ -148,7 +148,8 @@ export class Auth {
       throw new HttpError(403, 'Resource not accessible by integration');
     }
     if (identity.kind === 'anonymous') {
-      // Repositories are public: anyone may read, nobody may write.
+      // Anyone may read a public repository, nobody may write; a private one does not exist for them.
+      if (params.owner !== undefined && params.repo !== undefined && this.store.repo(params.owner, params.repo)?.visibility === 'private') throw new HttpError(404, 'Not Found');
       if (method === 'GET' || method === 'HEAD') return;
       throw new HttpError(401, 'Requires authentication');
     }

@@ -25,7 +25,7 @@ import { openApi, type OpenApi } from './openapi/validator.ts';
 import { onPush, pushHookScript, type RefUpdate } from './push.ts';
 import { registerRoutes } from './routes/index.ts';
 import { Shapes } from './shapes.ts';
-import { Store, type Repo } from './store.ts';
+import { Store, type Plan, type Repo, type Visibility } from './store.ts';
 import { Webhooks } from './webhooks.ts';
 
 export interface EmulatorOptions {
@@ -47,6 +47,10 @@ export interface CreateRepoOptions {
   defaultBranch?: string;
   /** Message of the initial commit. */
   message?: string;
+  /** Default public (see REPO_DEFAULTS in store.ts). */
+  visibility?: Visibility;
+  /** The owner's plan; default free (see REPO_DEFAULTS in store.ts). */
+  plan?: Plan;
 }
 
 export interface Emulator {
@@ -133,7 +137,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       const hook = `#!/bin/sh\nexec "${process.execPath}" "${hookPath}" "${url}/_emulator/push/${owner}/${name}"\n`;
       await git.installHook(hook);
       repos.set(`${owner}/${name}`.toLowerCase(), git);
-      return store.addRepo(owner, name, dir, branch);
+      return store.addRepo(owner, name, dir, branch, {
+        ...(createOptions.visibility === undefined ? {} : { visibility: createOptions.visibility }),
+        ...(createOptions.plan === undefined ? {} : { plan: createOptions.plan }),
+      });
     },
     repo(owner, name) {
       const repo = store.repo(owner, name);

@@ -4,6 +4,7 @@
  * statuses and reviews. Plain records; shapes.ts turns them into GitHub's JSON.
  * Git objects and refs are never copied here: they live in the bare repository.
  */
+import { batonAppManifest } from './app-manifest.ts';
 import type { Permissions } from './auth.ts';
 
 export type Role = 'admin' | 'maintain' | 'write' | 'triage' | 'read' | 'none';
@@ -159,8 +160,22 @@ export interface Status {
   updatedAt: string;
 }
 
+/** The owner's GitHub plan: decides plan-gated features such as draft pull requests. */
+export type Plan = 'free' | 'pro' | 'team' | 'enterprise';
+
+export type Visibility = 'public' | 'private';
+
+/**
+ * Defaults for a new repository: public, on the Free plan. Public because the emulator's
+ * anonymous reads (clones, raw GETs) model a public repository; Free because it is the
+ * plan with the fewest features, so a test that needs a paid feature must say so.
+ */
+export const REPO_DEFAULTS: { visibility: Visibility; plan: Plan } = { visibility: 'public', plan: 'free' };
+
 export interface Repo {
   id: number;
+  visibility: Visibility;
+  plan: Plan;
   owner: string;
   name: string;
   fullName: string;
@@ -192,16 +207,7 @@ export class Store {
   private lastId = 1000;
 
   constructor() {
-    const permissions: Permissions = {
-      actions: 'write',
-      checks: 'write',
-      contents: 'write',
-      issues: 'write',
-      metadata: 'read',
-      pull_requests: 'write',
-      statuses: 'write',
-      workflows: 'write',
-    };
+    const manifest = batonAppManifest();
     this.app = {
       id: 1,
       slug: 'baton',
@@ -209,8 +215,8 @@ export class Store {
       clientId: 'Iv1.0000000000000001',
       owner: 'acme',
       botLogin: 'baton[bot]',
-      permissions,
-      events: ['check_run', 'check_suite', 'issue_comment', 'issues', 'pull_request', 'pull_request_review', 'push', 'status', 'workflow_job', 'workflow_run'],
+      permissions: manifest.permissions,
+      events: manifest.events,
       createdAt: now(),
     };
     this.user(this.app.botLogin, 'Bot');
@@ -256,11 +262,13 @@ export class Store {
     return undefined;
   }
 
-  addRepo(owner: string, name: string, gitDir: string, defaultBranch: string): Repo {
+  addRepo(owner: string, name: string, gitDir: string, defaultBranch: string, options: Partial<typeof REPO_DEFAULTS> = {}): Repo {
     this.user(owner, 'Organization');
     const createdAt = now();
     const repo: Repo = {
       id: this.nextId(),
+      visibility: options.visibility ?? REPO_DEFAULTS.visibility,
+      plan: options.plan ?? REPO_DEFAULTS.plan,
       owner,
       name,
       fullName: `${owner}/${name}`,

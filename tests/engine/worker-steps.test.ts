@@ -219,6 +219,16 @@ describe('retries, validation, timeouts', () => {
     expect(r.state.reason).toBe('step `a` failed: failed after 2 attempts: merge conflict with the run branch in src/x.ts, src/y.ts');
   });
 
+  it('fails the attempt of a merge the host refused, with its reason, and goes on', () => {
+    const r = new Run(workflow([agent('a', { retries: 0 })]));
+    r.start();
+    r.finish('a');
+    r.merge({ refused: 'GitHub refused to merge the step\'s commit into baton/r1 (422 Repository rule violations found)' });
+    expect(r.state.status).toBe('failed');
+    expect(r.state.reason).toBe("step `a` failed: failed after 1 attempt: GitHub refused to merge the step's commit into baton/r1 (422 Repository rule violations found)");
+    expect(r.state.merging).toBeNull();
+  });
+
   it('ignores results of attempts that are no longer current', () => {
     const r = new Run(workflow([agent('a', { retries: 1, writes: false })]));
     r.start();

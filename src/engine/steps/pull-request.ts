@@ -39,7 +39,9 @@ export function pullRequestEnsured(d: Draft, step: PullRequestStep, ev: PullRequ
   d.state.pr = { number: ev.number, url: ev.url };
   d.visible = true;
   if (d.state.status !== 'running' || d.step(step.id).status !== 'running') return;
-  succeedStep(d, step.id, { number: ev.number, url: ev.url }, `#${ev.number}`, ev.url);
+  // The note (if any) replaces the title shown while opening: the record says why the PR is not as asked.
+  d.setStep(step.id, { note: ev.note ?? null });
+  succeedStep(d, step.id, { number: ev.number, url: ev.url }, `#${ev.number}`, ev.note ? `${ev.url}\n\n${ev.note}` : ev.url);
   // Branch protection reads the aggregate check on the PR head.
   if (d.state.status === 'running') aggregateCheck(d);
 }

@@ -5,10 +5,14 @@
 import { InvalidResultError, RESULT_ARTIFACT, readResultZip, type ResultBundle } from '../../agents/result.ts';
 import type { JobState, RunEvent, RunState } from '../../engine/index.ts';
 import { fixBranch, stepBranch, stepState } from '../../engine/index.ts';
-import { messageOf, statusOf, type RepoContext } from './client.ts';
+import { messageOf, refusedForGood, statusOf, type RepoContext } from './client.ts';
 import type { CommitCache } from './memory.ts';
-import { MAX_CHECK_TEXT, tooLargeMessage } from './outputs.ts';
+import { checkTextBytes, MAX_CHECK_TEXT_BYTES } from './limits.ts';
+import { tooLargeMessage } from './outputs.ts';
 import type { WorkerRunName } from './run-id.ts';
+
+/** GitHub guards this directory: writing it needs the `workflows` permission. */
+const WORKFLOWS_DIR = '.github/workflows';
 
 export interface CompletedWorkerRun {
   id: number;
@@ -62,8 +66,8 @@ export async function collectWorkerResult(
   if (r.status === 'succeeded') {
     // An output is kept whole or not at all: one too large for a check run's text (where
     // large outputs go, DESIGN §4) fails the attempt and says why, rather than be lost.
-    const chars = JSON.stringify(r.outputs).length;
-    if (chars > MAX_CHECK_TEXT) return [{ type: 'worker.failed', ...base, reason: 'crashed', error: tooLargeMessage(ref.step, chars), checkpoint: commit, usage }];
+    const bytes = checkTextBytes(JSON.stringify(r.outputs));
+    if (bytes > MAX_CHECK_TEXT_BYTES) return [{ type: 'worker.failed', ...base, reason: 'crashed', error: tooLargeMessage(ref.step, bytes), checkpoint: commit, usage }];
     return [{ type: 'worker.finished', ...base, outputs: r.outputs, commit, usage }];
   }
   if (r.status === 'invalid-output') return [{ type: 'worker.failed', ...base, reason: 'crashed', error: r.error ?? 'the agent gave no valid result', checkpoint: commit, usage }];
@@ -124,12 +128,36 @@ async function commitChanges(gh: RepoContext, commits: CommitCache, bundle: Resu
     newTree = (await gh.octokit.request('POST /repos/{owner}/{repo}/git/trees', { ...o, base_tree: baseTree, tree })).data.sha;
   } catch (err) {
     if (statusOf(err) === 422) throw new AttemptError(`the worker's changes do not apply as a tree: ${messageOf(err)}`);
-    throw err;
+    throw refusalOf(err, bundle, branch);
   }
-  const commit = (await gh.octokit.request('POST /repos/{owner}/{repo}/git/commits', { ...o, message, tree: newTree, parents: [base] })).data.sha;
-  commits.remember(commit, newTree);
-  await setBranch(gh, branch, commit, true);
-  return commit;
+  try {
+    const commit = (await gh.octokit.request('POST /repos/{owner}/{repo}/git/commits', { ...o, message, tree: newTree, parents: [base] })).data.sha;
+    commits.remember(commit, newTree);
+    await setBranch(gh, branch, commit, true);
+    return commit;
+  } catch (err) {
+    throw refusalOf(err, bundle, branch);
+  }
+}
+
+/**
+ * A write GitHub refused for good (a 4xx that waiting does not cure) becomes an attempt
+ * failure saying what and why: workflow files without the `workflows` permission, a
+ * protected branch, a ruleset. Anything else (5xx, rate limits, expired credentials) is
+ * rethrown, so the event is retried.
+ */
+function refusalOf(err: unknown, bundle: ResultBundle, branch: string): unknown {
+  if (!refusedForGood(err)) return err;
+  const status = statusOf(err);
+  const why = messageOf(err);
+  const workflows = bundle.result.changes.map((c) => c.path).filter((p) => p.startsWith(`${WORKFLOWS_DIR}/`));
+  if (status === 403 && workflows.length) {
+    return new AttemptError(
+      `GitHub refused to write ${workflows.join(', ')}: the App has no \`workflows\` permission (${status} ${why}). ` +
+        'Workflow files cannot be written by baton (an App needs the `workflows` permission, which baton does not ask for; a GITHUB_TOKEN can never have it): ask the agent to leave .github/workflows alone, and make that change yourself',
+    );
+  }
+  return new AttemptError(`GitHub refused to write the worker's changes to ${branch} (${status} ${why})`);
 }
 
 /** Points `branch` (under baton/) at `sha`: create, or move when it exists. */
@@ -138,7 +166,8 @@ export async function setBranch(gh: RepoContext, branch: string, sha: string, fo
   try {
     await gh.octokit.request('POST /repos/{owner}/{repo}/git/refs', { owner: gh.owner, repo: gh.repo, ref: `refs/heads/${branch}`, sha });
   } catch (err) {
-    if (statusOf(err) !== 422) throw err; // 422: the branch exists (an earlier attempt)
+    // 422 "Reference already exists": an earlier attempt made it. Other 422s (rulesets) are refusals.
+    if (statusOf(err) !== 422 || !/already exists/i.test(messageOf(err))) throw err;
     await gh.octokit.request('PATCH /repos/{owner}/{repo}/git/refs/{ref}', { owner: gh.owner, repo: gh.repo, ref: `heads/${branch}`, sha, force });
   }
 }

@@ -3,6 +3,7 @@
 // after a restart it is looked up on the commit first, so none is created twice.
 import type { UpsertCheckRun } from '../../engine/index.ts';
 import type { RepoContext } from './client.ts';
+import { fitCheckText } from './limits.ts';
 import type { RunMemory } from './memory.ts';
 
 export async function upsertCheckRun(gh: RepoContext, memory: RunMemory, cmd: UpsertCheckRun): Promise<void> {
@@ -14,7 +15,8 @@ export async function upsertCheckRun(gh: RepoContext, memory: RunMemory, cmd: Up
     const found = res.data.check_runs.find((c) => c.external_id === cmd.externalId);
     id = found ? Number(found.id) : undefined;
   }
-  const output = { title: cmd.title.slice(0, 1000) || cmd.name, summary: cmd.summary || cmd.title || cmd.name };
+  // The summary holds step outputs and errors of any size: cut to fit, never refused.
+  const output = { title: cmd.title.slice(0, 1000) || cmd.name, summary: fitCheckText(cmd.summary || cmd.title || cmd.name) };
   const completed = cmd.status === 'completed';
   const fields = {
     status: cmd.status,

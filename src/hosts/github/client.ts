@@ -28,3 +28,13 @@ export function messageOf(err: unknown): string {
   const e = err as { message?: string; response?: { data?: { message?: string } } };
   return e?.response?.data?.message ?? e?.message ?? String(err);
 }
+
+/**
+ * Whether GitHub refused a request for good: a 4xx that waiting does not cure. Not 401
+ * (credentials are renewed), 429 or a 403 secondary rate limit (waited out, then retried).
+ */
+export function refusedForGood(err: unknown): boolean {
+  const status = statusOf(err);
+  if (status === undefined || status < 400 || status >= 500 || status === 401 || status === 429) return false;
+  return !(status === 403 && /rate limit/i.test(messageOf(err)));
+}

@@ -3,8 +3,8 @@
 // after a restart, the run is looked up by its run-name (`display_title` in the API):
 // a step attempt is never dispatched twice.
 import type { CancelWorker, DispatchWorker, RunEvent } from '../../engine/index.ts';
-import { encodeTask } from '../../agents/task.ts';
-import { messageOf, statusOf, type RepoContext } from './client.ts';
+import { encodeTask, MAX_TASK_INPUT, TaskTooLargeError } from '../../agents/task.ts';
+import { messageOf, refusedForGood, statusOf, type RepoContext } from './client.ts';
 import { stepLabel } from './run-id.ts';
 
 export interface FoundWorkerRun {
@@ -33,20 +33,33 @@ export async function dispatchWorker(gh: RepoContext, cmd: DispatchWorker, at: n
     const found = await findWorkerRun(gh, cmd.runName);
     if (found) return [{ type: 'worker.dispatched', key: `${cmd.key}/dispatched`, at, ...ref, workflowRunId: found.id, url: found.url }];
   }
+  const refused = (error: string): RunEvent[] => [{ type: 'worker.failed', key: `${cmd.key}/dispatch-failed`, at, ...ref, reason: 'dispatch-failed', error }];
+  let inputs: Record<string, string>;
+  try {
+    inputs = {
+      run: cmd.runId,
+      step: stepLabel(cmd.step, cmd.slot),
+      attempt: String(cmd.attempt),
+      index: cmd.index === null ? '' : String(cmd.index),
+      base: cmd.base,
+      task: encodeTask(cmd),
+    };
+  } catch (err) {
+    if (err instanceof TaskTooLargeError) return refused(err.message);
+    throw err;
+  }
+  // GitHub's limit is for all inputs together, so the task's own limit is not enough.
+  const size = JSON.stringify(inputs).length;
+  if (size > MAX_TASK_INPUT) {
+    return refused(`the inputs of the worker dispatch are ${size} characters together; GitHub takes at most ${MAX_TASK_INPUT} for all inputs of a workflow_dispatch (shorten what the prompt quotes)`);
+  }
   try {
     const res = await gh.octokit.request('POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches', {
       owner: gh.owner,
       repo: gh.repo,
       workflow_id: gh.workerWorkflow,
       ref: gh.defaultBranch,
-      inputs: {
-        run: cmd.runId,
-        step: stepLabel(cmd.step, cmd.slot),
-        attempt: String(cmd.attempt),
-        index: cmd.index === null ? '' : String(cmd.index),
-        base: cmd.base,
-        task: encodeTask(cmd),
-      },
+      inputs,
       return_run_details: true,
     } as never);
     const data = (res as { data?: { workflow_run_id?: number; html_url?: string } }).data ?? {};
@@ -61,19 +74,9 @@ export async function dispatchWorker(gh: RepoContext, cmd: DispatchWorker, at: n
       },
     ];
   } catch (err) {
-    const status = statusOf(err);
     // 4xx: the worker workflow is missing or refuses the inputs; retrying will not help.
-    if (status !== undefined && status >= 400 && status < 500 && status !== 429) {
-      return [
-        {
-          type: 'worker.failed',
-          key: `${cmd.key}/dispatch-failed`,
-          at,
-          ...ref,
-          reason: 'dispatch-failed',
-          error: `dispatching .github/workflows/${gh.workerWorkflow} on ${gh.defaultBranch} failed (${status}): ${messageOf(err)}`,
-        },
-      ];
+    if (refusedForGood(err)) {
+      return refused(`dispatching .github/workflows/${gh.workerWorkflow} on ${gh.defaultBranch} failed (${statusOf(err)}): ${messageOf(err)}`);
     }
     throw err;
   }

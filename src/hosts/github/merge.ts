@@ -2,7 +2,7 @@
 // commit's parent (one step after another) the merge is a fast-forward of the ref; else
 // the merges API makes a merge commit. A conflict names the files both sides touched.
 import type { MergeStepBranch, RunEvent } from '../../engine/index.ts';
-import { statusOf, type RepoContext } from './client.ts';
+import { messageOf, refusedForGood, statusOf, type RepoContext } from './client.ts';
 import type { CommitCache } from './memory.ts';
 
 export async function mergeStepBranch(gh: RepoContext, commits: CommitCache, cmd: MergeStepBranch, head: string, at: number): Promise<RunEvent[]> {
@@ -11,12 +11,17 @@ export async function mergeStepBranch(gh: RepoContext, commits: CommitCache, cmd
   const done = (sha: string): RunEvent[] => [{ type: 'merge.completed', key: `${cmd.key}/merged`, at, ...ref, head: sha }];
   if (!cmd.into.startsWith('baton/')) throw new Error(`refusing to merge into ${cmd.into}: baton writes only branches under baton/`);
   if (cmd.commit === head) return done(head);
+  // A write GitHub refuses for good (a ruleset, a protected branch) fails the attempt, saying why.
+  const refused = (err: unknown): RunEvent[] => {
+    if (!refusedForGood(err)) throw err;
+    return [{ type: 'merge.refused', key: `${cmd.key}/refused`, at, ...ref, error: `GitHub refused to merge the step's commit into ${cmd.into} (${statusOf(err)} ${messageOf(err)})` }];
+  };
   try {
     // Not forced: GitHub refuses unless it is a fast-forward, which is exactly the question.
     await gh.octokit.request('PATCH /repos/{owner}/{repo}/git/refs/{ref}', { ...o, ref: `heads/${cmd.into}`, sha: cmd.commit, force: false });
     return done(cmd.commit);
   } catch (err) {
-    if (statusOf(err) !== 422) throw err;
+    if (statusOf(err) !== 422 || !/fast forward/i.test(messageOf(err))) return refused(err);
   }
   try {
     const res = await gh.octokit.request('POST /repos/{owner}/{repo}/merges', { ...o, base: cmd.into, head: cmd.commit, commit_message: cmd.message });
@@ -28,7 +33,7 @@ export async function mergeStepBranch(gh: RepoContext, commits: CommitCache, cmd
     const now = await gh.octokit.request('GET /repos/{owner}/{repo}/git/ref/{ref}', { ...o, ref: `heads/${cmd.into}` });
     return done(now.data.object.sha);
   } catch (err) {
-    if (statusOf(err) !== 409) throw err;
+    if (statusOf(err) !== 409) return refused(err);
   }
   return [{ type: 'merge.conflicted', key: `${cmd.key}/conflicted`, at, ...ref, files: await conflictingFiles(gh, cmd.into, cmd.commit) }];
 }

@@ -5,10 +5,8 @@
 import type { RunState } from '../../engine/index.ts';
 import { internalize, sha256Of, type OutputBlob, type OutputRef } from '../../record/externalize.ts';
 import type { RepoContext } from './client.ts';
+import { checkTextBytes, MAX_CHECK_TEXT_BYTES } from './limits.ts';
 import type { RunMemory } from './memory.ts';
-
-/** GitHub's limit for a check run's `output.text`. */
-export const MAX_CHECK_TEXT = 65_535;
 
 /** What the app has stored or read, per process: a running app pays once per blob. */
 export class OutputStore {
@@ -33,8 +31,8 @@ export class OutputStore {
 export class OutputTooLargeError extends Error {}
 
 /** The refusal for one output too large for a check run's text. */
-export function tooLargeMessage(step: string, chars: number): string {
-  return `the outputs of step \`${step}\` are ${chars} characters as JSON; baton keeps at most ${MAX_CHECK_TEXT} per output (the text of a check run): return a shorter result and put large content in files`;
+export function tooLargeMessage(step: string, bytes: number): string {
+  return `the outputs of step \`${step}\` are ${bytes} bytes as JSON (UTF-8); baton keeps at most ${MAX_CHECK_TEXT_BYTES} bytes per output (the text of a check run): return a shorter result and put large content in files`;
 }
 
 export function outputsCheckName(workflow: string, step: string): string {
@@ -48,7 +46,8 @@ export async function storeOutputs(gh: RepoContext, store: OutputStore, memory: 
   for (const blob of blobs) {
     let id = store.idOf(gh, state.runId, blob.sha256);
     if (id === undefined) {
-      if (blob.json.length > MAX_CHECK_TEXT) throw new OutputTooLargeError(`run ${state.runId}: ${tooLargeMessage(blob.step, blob.json.length)}`);
+      const bytes = checkTextBytes(blob.json);
+      if (bytes > MAX_CHECK_TEXT_BYTES) throw new OutputTooLargeError(`run ${state.runId}: ${tooLargeMessage(blob.step, bytes)}`);
       const name = outputsCheckName(state.workflow, blob.step);
       const externalId = `${state.runId}/${blob.step}/outputs/${blob.sha256.slice(0, 16)}`;
       if (!memory.checksKnown) {
@@ -68,7 +67,7 @@ export async function storeOutputs(gh: RepoContext, store: OutputStore, memory: 
           completed_at: new Date().toISOString(),
           output: {
             title: `Outputs of ${blob.step}`,
-            summary: `The outputs of step \`${blob.step}\` of run \`${state.runId}\` (${blob.json.length} characters of JSON, sha256 \`${blob.sha256}\`), kept here because the status comment has no room for them.`,
+            summary: `The outputs of step \`${blob.step}\` of run \`${state.runId}\` (${checkTextBytes(blob.json)} bytes of JSON, sha256 \`${blob.sha256}\`), kept here because the status comment has no room for them.`,
             text: blob.json,
           },
         } as never);

@@ -3,11 +3,25 @@
 import type { EnsurePullRequest, PostReview, RunEvent } from '../../engine/index.ts';
 import { inert, markerComment } from '../../record/inert.ts';
 import { messageOf, statusOf, type RepoContext } from './client.ts';
+import { fitComment } from './limits.ts';
+
+/**
+ * GitHub refuses draft PRs in private repositories on plans without them (Free, Pro):
+ * 422 "Draft pull requests are not supported in this repository." A ready PR is the next
+ * best thing; the run says why it is not a draft rather than fail at its last step.
+ */
+function draftsRefused(err: unknown): boolean {
+  return statusOf(err) === 422 && /draft pull requests are not supported/i.test(messageOf(err));
+}
+
+export const DRAFTS_REFUSED_NOTE =
+  'opened ready for review, not as a draft: GitHub does not support draft pull requests in this repository (a private repository needs GitHub Team or Enterprise Cloud for them)';
 
 export async function ensurePullRequest(gh: RepoContext, cmd: EnsurePullRequest, at: number): Promise<RunEvent[]> {
   const o = { owner: gh.owner, repo: gh.repo };
   // The body quotes the issue and agents' notes: inert, as in every body baton's bot writes.
   const body = inert(cmd.body);
+  let note: string | undefined;
   try {
     const open = await gh.octokit.request('GET /repos/{owner}/{repo}/pulls', { ...o, head: `${gh.owner}:${cmd.head}`, state: 'open', per_page: 10 });
     let pr = open.data.find((p) => p.head.ref === cmd.head);
@@ -16,10 +30,17 @@ export async function ensurePullRequest(gh: RepoContext, cmd: EnsurePullRequest,
         pr = (await gh.octokit.request('PATCH /repos/{owner}/{repo}/pulls/{pull_number}', { ...o, pull_number: pr.number, title: cmd.title, body })).data as typeof pr;
       }
     } else {
-      pr = (await gh.octokit.request('POST /repos/{owner}/{repo}/pulls', { ...o, head: cmd.head, base: cmd.base, title: cmd.title, body, draft: cmd.draft })).data as unknown as typeof pr;
+      const create = (draft: boolean) => gh.octokit.request('POST /repos/{owner}/{repo}/pulls', { ...o, head: cmd.head, base: cmd.base, title: cmd.title, body, draft });
+      try {
+        pr = (await create(cmd.draft)).data as unknown as typeof pr;
+      } catch (err) {
+        if (!cmd.draft || !draftsRefused(err)) throw err;
+        pr = (await create(false)).data as unknown as typeof pr;
+        note = DRAFTS_REFUSED_NOTE;
+      }
       if (cmd.labels.length) await gh.octokit.request('POST /repos/{owner}/{repo}/issues/{issue_number}/labels', { ...o, issue_number: pr!.number, labels: cmd.labels });
     }
-    return [{ type: 'pull-request.ensured', key: `${cmd.key}/ensured`, at, step: cmd.step, number: pr!.number, url: pr!.html_url }];
+    return [{ type: 'pull-request.ensured', key: `${cmd.key}/ensured`, at, step: cmd.step, number: pr!.number, url: pr!.html_url, ...(note ? { note } : {}) }];
   } catch (err) {
     const status = statusOf(err);
     if (status === undefined || status >= 500) throw err;
@@ -44,12 +65,13 @@ export async function postReview(gh: RepoContext, cmd: PostReview, known: Set<st
     if (reviews.some(ours)) return void known.add(marker);
   }
   const verdict = cmd.approved ? '✅ **Approved** by the reviewer agent.' : '🔁 **Changes requested** by the reviewer agent.';
-  const body = `${verdict}\n\n${inert(cmd.body)}\n${tail}`;
+  const text = `${verdict}\n\n${inert(cmd.body)}`;
   const inline = cmd.comments.filter((c) => c.path && c.line).map((c) => ({ path: c.path!, line: c.line!, side: 'RIGHT' as const, body: inert(c.body) }));
   const loose = cmd.comments.filter((c) => !(c.path && c.line));
-  // Loose comments go above the marker, which stays the last line.
+  // The agent's text may be of any length and say anything: inert, cut to GitHub's limit, the
+  // marker always kept as the last line.
   const withLoose = (extra: typeof cmd.comments) =>
-    extra.length ? `${verdict}\n\n${inert(cmd.body)}\n\n${inert(extra.map((c) => `- ${c.path ? `\`${c.path}${c.line ? `:${c.line}` : ''}\`: ` : ''}${c.body}`).join('\n'))}\n${tail}` : body;
+    fitComment(extra.length ? `${text}\n\n${inert(extra.map((c) => `- ${c.path ? `\`${c.path}${c.line ? `:${c.line}` : ''}\`: ` : ''}${c.body}`).join('\n'))}` : text, `\n${tail}`);
   try {
     await gh.octokit.request('POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews', { ...o, event: 'COMMENT', body: withLoose(loose), comments: inline });
   } catch (err) {

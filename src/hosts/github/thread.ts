@@ -5,6 +5,7 @@ import type { RunState } from '../../engine/index.ts';
 import { findRecords, type FoundRecord, type IgnoredRecord, type ThreadComment } from '../../record/find.ts';
 import { inert, markerComment } from '../../record/inert.ts';
 import type { RepoContext } from './client.ts';
+import { fitComment } from './limits.ts';
 
 export interface ThreadRead {
   comments: ThreadComment[];
@@ -57,7 +58,8 @@ export async function writeRecord(gh: RepoContext, state: RunState, commentId: n
 /**
  * Posts a comment carrying a marker, unless a comment with that marker is known to exist. The
  * text may quote people and agents: it is made inert, so that it can never carry a marker or a
- * state block of its own into a comment written by baton's bot.
+ * state block of its own into a comment written by baton's bot. Text beyond GitHub's limit is
+ * cut, the marker kept.
  */
 export async function postOnce(gh: RepoContext, number: number, marker: string, text: string, known: Set<string>): Promise<void> {
   if (known.has(marker)) return;
@@ -65,7 +67,7 @@ export async function postOnce(gh: RepoContext, number: number, marker: string, 
     owner: gh.owner,
     repo: gh.repo,
     issue_number: number,
-    body: `${inert(text)}\n${markerComment(marker)}`,
+    body: fitComment(inert(text), `\n${markerComment(marker)}`),
   });
   known.add(marker);
 }

@@ -12,6 +12,9 @@ export class DispatchError extends Error {
   }
 }
 
+/** The combined size of a dispatch's inputs. */
+export const MAX_INPUTS_CHARS = 65_535;
+
 export type InputValue = string | number | boolean;
 
 export interface ResolvedInputs {
@@ -24,6 +27,11 @@ export interface ResolvedInputs {
 export function resolveInputs(declared: Record<string, DispatchInput>, given: Record<string, unknown>): ResolvedInputs {
   const unexpected = Object.keys(given).filter((k) => !(k in declared));
   if (unexpected.length > 0) throw new DispatchError(422, `Unexpected inputs provided: ${JSON.stringify(unexpected)}`);
+  // 65,535 characters for all inputs together (workflow syntax docs, "on.workflow_dispatch.inputs";
+  // DataDog/integrations-core#25096 measures the whole `inputs` object). Measured here as its JSON,
+  // the strictest reading; GitHub's wording of the refusal is not documented.
+  const size = JSON.stringify(given).length;
+  if (size > MAX_INPUTS_CHARS) throw new DispatchError(422, `inputs are too large: ${size} characters, at most ${MAX_INPUTS_CHARS} are allowed for all inputs together`);
   const context: Record<string, InputValue> = {};
   const event: Record<string, string> = {};
   for (const [name, def] of Object.entries(declared)) {

@@ -135,10 +135,26 @@ describe('dispatch inputs', () => {
     expect(err({})).toBe("422 Required input 'run' not provided");
     expect(err({ run: 'x', dry: 'maybe' })).toMatch(/^422 .*not a valid boolean/);
     expect(err({ run: 'x', size: 'xl' })).toMatch(/^422 .*not in the list of allowed values/);
+    // 65,535 characters for all inputs together, not per input.
+    expect(err({ run: 'x'.repeat(65_000), size: 's' })).toBe('no error');
+    expect(err({ run: 'x'.repeat(65_535) })).toMatch(/^422 inputs are too large/);
+  });
+
+  it('refuses a workflow that declares more than 25 inputs', () => {
+    const inputs = (n: number) => Array.from({ length: n }, (_, i) => `      i${i}: { type: string }`).join('\n');
+    const wf = (n: number) => `on:\n  workflow_dispatch:\n    inputs:\n${inputs(n)}\njobs: { a: { runs-on: x, steps: [ { run: "true" } ] } }`;
+    expect(Object.keys(parseWorkflowFile('p.yml', wf(25)).dispatchInputs!)).toHaveLength(25);
+    expect(() => parseWorkflowFile('p.yml', wf(26))).toThrow(/you may only define up to 25 `inputs` for a `workflow_dispatch` event/);
   });
 });
 
 describe('token permissions', () => {
+  it('never include `workflows`: a job cannot ask for it, and write-all does not grant it', () => {
+    // "permissions: workflows: write" is invalid syntax (stefanzweifel/git-auto-commit-action#322).
+    expect(() => parseWorkflowFile('p.yml', 'on: push\npermissions: { workflows: write }\njobs: { a: { runs-on: x, steps: [ { run: "true" } ] } }')).toThrow(/workflows is not a permission scope/);
+    expect(tokenPermissions('write-all', undefined).workflows).toBeUndefined();
+  });
+
   it('follows GitHub: the restricted default, named scopes only, metadata always', () => {
     expect(tokenPermissions(undefined, undefined)).toEqual({ metadata: 'read', contents: 'read', packages: 'read' });
     expect(tokenPermissions({ contents: 'write', 'pull-requests': 'write', 'id-token': 'write' }, { contents: 'read' })).toEqual({

@@ -98,6 +98,7 @@ function isScalar(v: unknown): v is Scalar {
 const JOB_ID = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 const PERMISSION_LEVELS = new Set(['read', 'write', 'none']);
 const INPUT_TYPES = new Set(['string', 'boolean', 'number', 'choice', 'environment']);
+const MAX_DISPATCH_INPUTS = 25;
 
 export function parseWorkflowFile(path: string, text: string): WorkflowFile {
   const fail = (msg: string): never => {
@@ -158,6 +159,9 @@ function parseOn(on: unknown, fail: Fail): { events: string[]; dispatchInputs?: 
   const dispatchInputs: Record<string, DispatchInput> = {};
   if (inputsRaw !== undefined && inputsRaw !== null) {
     if (!isObj(inputsRaw)) fail('`on.workflow_dispatch.inputs` must be a mapping');
+    // "The maximum number of top-level properties for inputs is 25" (workflow syntax docs;
+    // changelog 2025-12-04 raised it from 10, whose refusal read like this one).
+    if (Object.keys(inputsRaw as Obj).length > MAX_DISPATCH_INPUTS) fail(`you may only define up to ${MAX_DISPATCH_INPUTS} \`inputs\` for a \`workflow_dispatch\` event`);
     for (const [name, def] of Object.entries(inputsRaw as Obj)) {
       const d = isObj(def) ? def : {};
       const type = d.type === undefined ? 'string' : String(d.type);

@@ -18,7 +18,16 @@ interface CheckRunInput {
   actions?: CheckRun['actions'];
 }
 
-const OUTPUT_LIMIT = 65535;
+/**
+ * `output.summary` and `output.text`: at most 65,535 bytes each. GitHub answers
+ * "summary exceeds a maximum bytesize of 65535" (github/docs#35252, dorny/test-reporter#57).
+ */
+const OUTPUT_LIMIT_BYTES = 65535;
+/**
+ * "The Checks API limits the number of annotations to a maximum of 50 per API request"
+ * (REST docs, "Update a check run"). The wording of the refusal is not documented.
+ */
+const MAX_ANNOTATIONS = 50;
 
 export function registerCheckRoutes(emulator: Emulator): void {
   const { router, store, shapes, webhooks } = emulator;
@@ -72,9 +81,14 @@ export function registerCheckRoutes(emulator: Emulator): void {
   const checkOutput = (input: CheckRunInput) => {
     for (const field of ['summary', 'text'] as const) {
       const value = input.output?.[field];
-      if (value !== undefined && value.length > OUTPUT_LIMIT) {
-        throw validationFailed([{ resource: 'CheckRun', field: `output.${field}`, code: 'custom', message: `Only ${OUTPUT_LIMIT} characters are allowed; ${value.length} were supplied.` }]);
+      // Bytes of UTF-8, not characters, whatever the docs say (github/docs#35252).
+      if (value !== undefined && Buffer.byteLength(value, 'utf8') > OUTPUT_LIMIT_BYTES) {
+        throw validationFailed([{ resource: 'CheckRun', field, code: 'custom', message: `${field} exceeds a maximum bytesize of ${OUTPUT_LIMIT_BYTES}` }]);
       }
+    }
+    const annotations = input.output?.annotations?.length ?? 0;
+    if (annotations > MAX_ANNOTATIONS) {
+      throw validationFailed([{ resource: 'CheckRun', field: 'annotations', code: 'custom', message: `Only ${MAX_ANNOTATIONS} annotations are allowed per request; ${annotations} were supplied.` }]);
     }
   };
 

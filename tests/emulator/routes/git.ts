@@ -9,6 +9,7 @@ import { notFound, unprocessable, validationFailed, type RouteContext } from '..
 import { onPush } from '../push.ts';
 import type { Repo } from '../store.ts';
 import { actor, body, gitOf, repoOf, resolveCommitish } from './util.ts';
+import { defaultBranchHead, refuseWorkflowChangesByApi } from './workflow-files.ts';
 
 interface TreeInput {
   path?: string;
@@ -113,6 +114,8 @@ export function registerGitRoutes(emulator: Emulator): void {
         }
       }
       const sha = await git.writeTree(base, changes);
+      // A tree on a base that changes its workflow files is refused already here.
+      if (base !== undefined) await refuseWorkflowChangesByApi(ctx, git, base, sha);
       return { status: 201, body: await treeResponse(repo, git, sha, false) };
     },
     write,
@@ -203,6 +206,7 @@ export function registerGitRoutes(emulator: Emulator): void {
       }
       await checkObject(git, input.sha);
       if ((await git.listRefs(input.ref)).some((r) => r.ref === input.ref)) throw unprocessable('Reference already exists');
+      await refuseWorkflowChangesByApi(ctx, git, await defaultBranchHead(git, repo), input.sha);
       try {
         await git.updateRef(input.ref, input.sha, ZERO_SHA);
       } catch {
@@ -233,6 +237,7 @@ export function registerGitRoutes(emulator: Emulator): void {
       if (input.force !== true && current.sha !== input.sha && !(await git.isAncestor(current.sha, input.sha))) {
         throw unprocessable('Update is not a fast forward');
       }
+      await refuseWorkflowChangesByApi(ctx, git, current.sha, input.sha);
       try {
         // Compare-and-swap: a concurrent update between our check and the write loses.
         await git.updateRef(current.ref, input.sha, current.sha);

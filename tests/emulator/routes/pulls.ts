@@ -1,6 +1,6 @@
 /** Pull requests (they are issues with a head and a base), reviews and review comments. */
 import type { Emulator } from '../emulator.ts';
-import { HttpError, notFound, validationFailed, type RouteContext } from '../http/router.ts';
+import { HttpError, notFound, unprocessable, validationFailed, type RouteContext } from '../http/router.ts';
 import type { Issue, Repo, Review, ReviewComment } from '../store.ts';
 import { now } from '../store.ts';
 import { emitIssueEvent } from './issues.ts';
@@ -36,6 +36,18 @@ function pullOf(ctx: RouteContext, repo: Repo): Issue {
 function branchName(ref: string): string {
   const colon = ref.indexOf(':');
   return colon === -1 ? ref : ref.slice(colon + 1);
+}
+
+/**
+ * Draft pull requests: public repositories on every plan; private ones only on Team and
+ * Enterprise Cloud (REST docs, "Create a pull request": "available in public repositories
+ * with GitHub Free and GitHub Free for organizations, GitHub Pro, and legacy per-repository
+ * billing plans, and in public and private repositories with GitHub Team and GitHub
+ * Enterprise Cloud"). Elsewhere: 422 "Draft pull requests are not supported in this
+ * repository." (SWE-agent/SWE-agent#179, mislav/hub#2099, OpenHands/OpenHands#6560).
+ */
+function draftsAllowed(repo: Repo): boolean {
+  return repo.visibility === 'public' || repo.plan === 'team' || repo.plan === 'enterprise';
 }
 
 export function registerPullRoutes(emulator: Emulator): void {
@@ -89,6 +101,7 @@ export function registerPullRoutes(emulator: Emulator): void {
       if ((await git.countCommits(baseSha!, headSha!)) === 0) {
         throw validationFailed([{ resource: 'PullRequest', code: 'custom', message: `No commits between ${input.base} and ${head}` }]);
       }
+      if (input.draft === true && !draftsAllowed(repo)) throw unprocessable('Draft pull requests are not supported in this repository.');
       const created = now();
       const issue: Issue = {
         number: repo.nextNumber++,

@@ -1,0 +1,98 @@
+// Writes GitHub refuses end a step attempt with a message in the record, never an
+// exception out of every later delivery: an agent that edits a workflow file (the App has
+// no `workflows` permission, as app.yml asks for none), and a draft PR in a private
+// repository on the Free plan (baton opens it ready for review and says why).
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Emulator } from '../emulator/emulator.ts';
+import { startHarness, type Harness } from './harness.ts';
+
+const o = { owner: 'acme', repo: 'widgets' };
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+const CI_EDIT = `name: ci-edit
+on: { labels: ["baton:ci"] }
+agents: { coder: { uses: claude-code } }
+steps:
+  - { id: edit, agent: coder, prompt: "add a workflow", retries: 0 }
+  - id: pr
+    pull-request: { title: "CI for #\${{ issue.number }}" }
+`;
+
+const DRAFT = `name: drafty
+on: { labels: ["baton:draft"] }
+steps:
+  - id: greet
+    run: echo "hello" > hello.txt
+  - id: pr
+    pull-request: { title: "Hello for #\${{ issue.number }}", draft: true }
+`;
+
+const ASK = `name: asky
+on: { labels: ["baton:ask"] }
+agents: { coder: { uses: claude-code } }
+steps:
+  - { id: a, agent: coder, prompt: "ask a long question", outputs: { type: object, required: [q], properties: { q: { type: string } } } }
+  - id: ask
+    ask: { questions: ["\${{ steps.a.outputs.q }}"] }
+`;
+
+async function labelled(h: Harness, label: string): Promise<number> {
+  const alice = h.as('alice');
+  const issue = (await alice.rest.issues.create({ ...o, title: `Try ${label}`, body: 'Please.' })).data;
+  await alice.rest.issues.addLabels({ ...o, issue_number: issue.number, labels: [label] });
+  return issue.number;
+}
+
+/** Deliveries the app did not take (an exception answers 500): none, or the run would wedge. */
+function failedDeliveries(emu: Emulator) {
+  return emu.webhooks.deliveries.filter((d) => !d.dropped && (d.error !== undefined || (d.status ?? 200) >= 300)).map((d) => `${d.event}.${d.action ?? ''} ${d.status ?? d.error}`);
+}
+
+describe('app: writes GitHub refuses', () => {
+  it('fails the attempt of an agent that writes .github/workflows/x.yml, saying why, and ends the run cleanly', async () => {
+    h = await startHarness({
+      files: { '.agents/workflows/ci-edit.yml': CI_EDIT },
+      agents: { edit: [{ write: { '.github/workflows/x.yml': 'on: push\njobs: {}\n', 'src/ok.txt': 'fine\n' } }] },
+    });
+    const n = await labelled(h, 'baton:ci');
+    await h.settle();
+    const record = await h.record(n);
+    expect(record).toContain(`run \`ci-edit-${n}-1\` — failed`);
+    expect(record).toContain('GitHub refused to write .github/workflows/x.yml: the App has no `workflows` permission');
+    expect(failedDeliveries(h.emu)).toEqual([]);
+    // Nothing of the attempt reached a branch, and no PR was opened.
+    expect((await h.as('alice').rest.pulls.list({ ...o, state: 'all' })).data).toEqual([]);
+    h.emu.assertNoViolations();
+  }, 60_000);
+
+  it('cuts a question comment longer than GitHub allows, keeping its marker, and waits for answers', async () => {
+    // 65,466 characters of question (an output under 65,535 bytes): with the thread's formatting, over GitHub's 65,536 for a comment.
+    h = await startHarness({ files: { '.agents/workflows/asky.yml': ASK }, agents: { a: [{ output: { q: `Which of these? ${'x'.repeat(65_450)}` } }] } });
+    const n = await labelled(h, 'baton:ask');
+    await h.settle();
+    const comments = await h.comments(n);
+    const question = comments.find((c) => c.includes('<!-- baton:questions '));
+    expect(question).toContain("cut to GitHub's limit of 65536 characters for a comment");
+    expect(question!.length).toBeLessThanOrEqual(65_536);
+    expect(await h.record(n)).toContain('waiting for answers (0 of 1)');
+    expect(failedDeliveries(h.emu)).toEqual([]);
+    h.emu.assertNoViolations();
+  }, 60_000);
+
+  it('opens a ready PR where drafts are refused (private repository, Free plan), and says so in the record', async () => {
+    h = await startHarness({ files: { '.agents/workflows/drafty.yml': DRAFT }, repo: { visibility: 'private', plan: 'free' } });
+    const n = await labelled(h, 'baton:draft');
+    await h.settle();
+    const record = await h.record(n);
+    expect(record).toContain(`run \`drafty-${n}-1\` — succeeded`);
+    expect(record).toContain('opened ready for review, not as a draft: GitHub does not support draft pull requests in this repository');
+    const pulls = (await h.as('alice').rest.pulls.list({ ...o, state: 'open' })).data;
+    expect(pulls.map((p) => ({ head: p.head.ref, draft: p.draft }))).toEqual([{ head: `baton/drafty-${n}-1`, draft: false }]);
+    expect(failedDeliveries(h.emu)).toEqual([]);
+    h.emu.assertNoViolations();
+  }, 60_000);
+});

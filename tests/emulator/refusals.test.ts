@@ -1,0 +1,150 @@
+// Where GitHub refuses what baton might do, the emulator refuses it the same way: the
+// App's permissions are app.yml's, workflow files need the `workflows` permission, check
+// run texts are limited in bytes, and draft pull requests need a public repository or a
+// paid plan.
+import { readFileSync } from 'node:fs';
+import { Octokit } from '@octokit/rest';
+import { parse } from 'yaml';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from './emulator.ts';
+
+let emu: Emulator;
+let installation: Octokit;
+let withWorkflows: Octokit;
+let alice: Octokit;
+const owner = 'acme';
+const repo = 'widgets';
+const o = { owner, repo };
+
+beforeAll(async () => {
+  emu = await startEmulator();
+  await emu.createRepo(owner, repo, { 'README.md': '# widgets\n', '.github/workflows/ci.yml': 'on: push\n' });
+  const inst = emu.store.installation(owner);
+  installation = new Octokit({ baseUrl: emu.apiUrl, auth: emu.auth.issue(inst.id, inst.permissions, undefined).token });
+  withWorkflows = new Octokit({ baseUrl: emu.apiUrl, auth: emu.auth.issue(inst.id, { ...inst.permissions, workflows: 'write' }, undefined).token });
+  alice = new Octokit({ baseUrl: emu.apiUrl, auth: emu.auth.userToken('alice') });
+});
+
+afterEach(() => {
+  expect(emu.violations.splice(0)).toEqual([]);
+});
+afterAll(async () => emu.close());
+
+async function refusal(promise: Promise<unknown>): Promise<{ status: number; message?: string; errors?: unknown } | 'ok'> {
+  try {
+    await promise;
+    return 'ok';
+  } catch (error) {
+    const e = error as { status: number; response?: { data: { message?: string; errors?: unknown } } };
+    return { status: e.status, message: e.response?.data.message, errors: e.response?.data.errors };
+  }
+}
+
+const head = async () => (await installation.request('GET /repos/{owner}/{repo}/git/ref/{ref}', { ...o, ref: 'heads/main' })).data.object.sha;
+
+/** A commit on main's head that changes `.github/workflows/ci.yml`, made by a person (who may). */
+async function workflowCommit(): Promise<string> {
+  const base = await head();
+  const tree = await alice.request('POST /repos/{owner}/{repo}/git/trees', { ...o, base_tree: base, tree: [{ path: '.github/workflows/ci.yml', mode: '100644', type: 'blob', content: 'on: [push, pull_request]\n' }] });
+  return (await alice.request('POST /repos/{owner}/{repo}/git/commits', { ...o, message: 'ci', tree: tree.data.sha, parents: [base] })).data.sha;
+}
+
+describe("the App's installation", () => {
+  it("holds exactly app.yml's default_permissions, and is refused what they do not grant", async () => {
+    const manifest = parse(readFileSync(new URL('../../app.yml', import.meta.url), 'utf8')) as { default_permissions: Record<string, string> };
+    expect(emu.store.installation(owner).permissions).toEqual(manifest.default_permissions);
+    expect(manifest.default_permissions.workflows).toBeUndefined();
+    // statuses: read in app.yml, so posting a commit status is GitHub's 403.
+    expect(await refusal(installation.request('POST /repos/{owner}/{repo}/statuses/{sha}', { ...o, sha: await head(), state: 'success', context: 'x' }))).toEqual({
+      status: 403,
+      message: 'Resource not accessible by integration',
+      errors: undefined,
+    });
+  });
+});
+
+describe('workflow files need the workflows permission', () => {
+  it('refuses a tree on a base that adds or changes a workflow file (403), not one that leaves them alone', async () => {
+    const base = await head();
+    const add = { ...o, base_tree: base, tree: [{ path: '.github/workflows/x.yml', mode: '100644' as const, type: 'blob' as const, content: 'on: push\n' }] };
+    expect(await refusal(installation.request('POST /repos/{owner}/{repo}/git/trees', add))).toMatchObject({ status: 403, message: 'Resource not accessible by integration' });
+    const remove = { ...o, base_tree: base, tree: [{ path: '.github/workflows/ci.yml', mode: '100644' as const, type: 'blob' as const, sha: null }] };
+    expect(await refusal(installation.request('POST /repos/{owner}/{repo}/git/trees', remove))).toMatchObject({ status: 403 });
+    const other = { ...o, base_tree: base, tree: [{ path: 'docs/workflows.md', mode: '100644' as const, type: 'blob' as const, content: 'hi\n' }] };
+    expect(await refusal(installation.request('POST /repos/{owner}/{repo}/git/trees', other))).toBe('ok');
+    expect(await refusal(withWorkflows.request('POST /repos/{owner}/{repo}/git/trees', add))).toBe('ok');
+  });
+
+  it('refuses creating or moving a ref onto a commit whose workflow files differ (403)', async () => {
+    const commit = await workflowCommit();
+    const created = installation.request('POST /repos/{owner}/{repo}/git/refs', { ...o, ref: 'refs/heads/baton/wf', sha: commit });
+    expect(await refusal(created)).toMatchObject({ status: 403, message: 'Resource not accessible by integration' });
+    await installation.request('POST /repos/{owner}/{repo}/git/refs', { ...o, ref: 'refs/heads/baton/wf', sha: await head() });
+    const moved = installation.request('PATCH /repos/{owner}/{repo}/git/refs/{ref}', { ...o, ref: 'heads/baton/wf', sha: commit });
+    expect(await refusal(moved)).toMatchObject({ status: 403, message: 'Resource not accessible by integration' });
+    expect(await refusal(withWorkflows.request('PATCH /repos/{owner}/{repo}/git/refs/{ref}', { ...o, ref: 'heads/baton/wf', sha: commit }))).toBe('ok');
+  });
+
+  it('refuses a merge or a contents write that changes a workflow file, naming it', async () => {
+    const commit = await workflowCommit();
+    await alice.request('POST /repos/{owner}/{repo}/git/refs', { ...o, ref: 'refs/heads/ci-change', sha: commit });
+    await installation.request('POST /repos/{owner}/{repo}/git/refs', { ...o, ref: 'refs/heads/baton/into', sha: await head() });
+    const named = 'refusing to allow a GitHub App to create or update workflow `.github/workflows/ci.yml` without `workflows` permission';
+    expect(await refusal(installation.request('POST /repos/{owner}/{repo}/merges', { ...o, base: 'baton/into', head: 'ci-change' }))).toMatchObject({ status: 403, message: named });
+    const content = Buffer.from('on: workflow_dispatch\n').toString('base64');
+    const current = (await installation.request('GET /repos/{owner}/{repo}/contents/{path}', { ...o, path: '.github/workflows/ci.yml' })).data as { sha: string };
+    const put = installation.request('PUT /repos/{owner}/{repo}/contents/{path}', { ...o, path: '.github/workflows/ci.yml', message: 'ci', content, sha: current.sha, branch: 'baton/into' });
+    expect(await refusal(put)).toMatchObject({ status: 403, message: named });
+  });
+});
+
+describe('check run output limits', () => {
+  it('limits summary and text to 65,535 bytes of UTF-8, not characters', async () => {
+    const sha = await head();
+    const run = (output: { title: string; summary: string; text?: string }) => installation.request('POST /repos/{owner}/{repo}/check-runs', { ...o, name: 'limits', head_sha: sha, output });
+    // 21,845 × 3 bytes = 65,535 bytes: fits. 21,846 CJK characters are far under 65,535 characters, yet refused.
+    expect(await refusal(run({ title: 't', summary: '漢'.repeat(21_845) }))).toBe('ok');
+    expect(await refusal(run({ title: 't', summary: '漢'.repeat(21_846) }))).toEqual({
+      status: 422,
+      message: 'Validation Failed',
+      errors: [{ resource: 'CheckRun', field: 'summary', code: 'custom', message: 'summary exceeds a maximum bytesize of 65535' }],
+    });
+    expect(await refusal(run({ title: 't', summary: 's', text: '“'.repeat(30_000) }))).toMatchObject({ status: 422, errors: [{ field: 'text' }] });
+  });
+
+  it('takes at most 50 annotations per request', async () => {
+    const sha = await head();
+    const annotations = (n: number) => Array.from({ length: n }, (_, i) => ({ path: 'README.md', start_line: 1, end_line: 1, annotation_level: 'notice' as const, message: `a${i}` }));
+    const run = (n: number) => installation.request('POST /repos/{owner}/{repo}/check-runs', { ...o, name: 'annotations', head_sha: sha, output: { title: 't', summary: 's', annotations: annotations(n) } });
+    expect(await refusal(run(50))).toBe('ok');
+    expect(await refusal(run(51))).toMatchObject({ status: 422 });
+  });
+});
+
+describe('draft pull requests', () => {
+  const open = async (repoName: string, draft: boolean) => {
+    const r = { owner, repo: repoName };
+    const branch = `feature-${draft}`;
+    const main = (await alice.request('GET /repos/{owner}/{repo}/git/ref/{ref}', { ...r, ref: 'heads/main' })).data.object.sha;
+    await alice.request('POST /repos/{owner}/{repo}/git/refs', { ...r, ref: `refs/heads/${branch}`, sha: main });
+    await emu.git(owner, repoName).commitFiles(branch, { [`${branch}.txt`]: 'x\n' }, 'x');
+    return refusal(alice.request('POST /repos/{owner}/{repo}/pulls', { ...r, head: branch, base: 'main', title: 't', draft }));
+  };
+
+  it('refuses a draft in a private repository on the Free plan with 422, allows a ready one', async () => {
+    await emu.createRepo(owner, 'secret', undefined, { visibility: 'private', plan: 'free' });
+    // A private repository does not exist for anonymous readers.
+    expect(await refusal(new Octokit({ baseUrl: emu.apiUrl }).request('GET /repos/{owner}/{repo}', { owner, repo: 'secret' }))).toMatchObject({ status: 404 });
+    expect((await alice.request('GET /repos/{owner}/{repo}', { owner, repo: 'secret' })).data).toMatchObject({ private: true, visibility: 'private' });
+    expect(await open('secret', true)).toEqual({ status: 422, message: 'Draft pull requests are not supported in this repository.', errors: undefined });
+    expect(await open('secret', false)).toBe('ok');
+  });
+
+  it('allows drafts in public repositories on every plan and in private ones on Team', async () => {
+    await emu.createRepo(owner, 'open-source');
+    expect(emu.repo(owner, 'open-source')).toMatchObject({ visibility: 'public', plan: 'free' });
+    expect(await open('open-source', true)).toBe('ok');
+    await emu.createRepo(owner, 'team-secret', undefined, { visibility: 'private', plan: 'team' });
+    expect(await open('team-secret', true)).toBe('ok');
+  });
+});

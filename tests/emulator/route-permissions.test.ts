@@ -1,0 +1,108 @@
+// Every REST route baton calls needs, in the emulator, the permission GitHub documents for
+// it ("Permissions required for GitHub Apps", docs.github.com/rest/authentication/
+// permissions-required-for-github-apps), and app.yml asks for each of them. A route baton
+// starts to call without a row here fails this test: say what GitHub requires for it.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withActions } from './actions/index.ts';
+import { startEmulator, type Emulator } from './emulator.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * GitHub's requirement per route. Where GitHub accepts either of two permissions (issue
+ * comments, labels and reactions on a pull request take `pull_requests` too), the row holds
+ * the one baton's calls rely on.
+ */
+const GITHUB: Record<string, [scope: string, level: 'read' | 'write'] | 'app-jwt'> = {
+  'GET /app': 'app-jwt',
+  'GET /repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}': ['actions', 'read'],
+  'GET /repos/{owner}/{repo}/actions/runs/{run_id}': ['actions', 'read'],
+  'GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts': ['actions', 'read'],
+  'GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs': ['actions', 'read'],
+  'POST /repos/{owner}/{repo}/actions/runs/{run_id}/cancel': ['actions', 'write'],
+  'POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches': ['actions', 'write'],
+  'GET /repos/{owner}/{repo}/check-runs/{check_run_id}': ['checks', 'read'],
+  'GET /repos/{owner}/{repo}/commits/{ref}/check-runs': ['checks', 'read'],
+  'PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}': ['checks', 'write'],
+  'POST /repos/{owner}/{repo}/check-runs': ['checks', 'write'],
+  'GET /repos/{owner}/{repo}/collaborators/{username}/permission': ['metadata', 'read'],
+  'GET /repos/{owner}/{repo}/compare/{basehead}': ['contents', 'read'],
+  'GET /repos/{owner}/{repo}/contents/{path}': ['contents', 'read'],
+  'GET /repos/{owner}/{repo}/git/commits/{commit_sha}': ['contents', 'read'],
+  'GET /repos/{owner}/{repo}/git/ref/{ref}': ['contents', 'read'],
+  'PATCH /repos/{owner}/{repo}/git/refs/{ref}': ['contents', 'write'],
+  'POST /repos/{owner}/{repo}/git/blobs': ['contents', 'write'],
+  'POST /repos/{owner}/{repo}/git/commits': ['contents', 'write'],
+  'POST /repos/{owner}/{repo}/git/refs': ['contents', 'write'],
+  'POST /repos/{owner}/{repo}/git/trees': ['contents', 'write'],
+  'POST /repos/{owner}/{repo}/merges': ['contents', 'write'],
+  'GET /repos/{owner}/{repo}/issues/{issue_number}/comments': ['issues', 'read'],
+  'PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}': ['issues', 'write'],
+  'POST /repos/{owner}/{repo}/issues/{issue_number}/comments': ['issues', 'write'],
+  'POST /repos/{owner}/{repo}/issues/{issue_number}/labels': ['issues', 'write'],
+  'POST /repos/{owner}/{repo}/issues/{issue_number}/reactions': ['issues', 'write'],
+  'POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions': ['issues', 'write'],
+  'GET /repos/{owner}/{repo}/pulls': ['pull_requests', 'read'],
+  'GET /repos/{owner}/{repo}/pulls/{pull_number}/comments': ['pull_requests', 'read'],
+  'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews': ['pull_requests', 'read'],
+  'PATCH /repos/{owner}/{repo}/pulls/{pull_number}': ['pull_requests', 'write'],
+  'POST /repos/{owner}/{repo}/pulls': ['pull_requests', 'write'],
+  'POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews': ['pull_requests', 'write'],
+};
+
+/** Routes named in baton's sources: `request('GET /…')` and `paginate('GET /…')`. */
+function routesBatonCalls(): string[] {
+  const found = new Set<string>();
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith('.ts')) {
+        for (const m of readFileSync(path, 'utf8').matchAll(/(?:request|paginate)\('((?:GET|POST|PATCH|PUT|DELETE) \/[^']*)'/g)) found.add(m[1]!);
+      }
+    }
+  };
+  walk(join(ROOT, 'src'));
+  return [...found].sort();
+}
+
+let emu: Emulator;
+beforeAll(async () => {
+  emu = await startEmulator({ plugins: [withActions({}).plugin] });
+});
+afterAll(async () => emu.close());
+
+describe('the permission each route baton calls needs', () => {
+  const calls = routesBatonCalls();
+
+  it('is known for every route baton calls', () => {
+    expect(calls.length).toBeGreaterThan(20);
+    expect(calls.filter((r) => !(r in GITHUB))).toEqual([]);
+  });
+
+  it('is the one the emulator enforces', () => {
+    const enforced = Object.fromEntries(
+      calls.map((key) => {
+        const route = emu.router.routes.find((r) => `${r.method} ${r.template}` === key);
+        if (route === undefined) return [key, 'not served'];
+        return [key, route.options.auth === 'app' ? 'app-jwt' : (route.options.permission ?? 'none')];
+      }),
+    );
+    expect(enforced).toEqual(Object.fromEntries(calls.map((key) => [key, GITHUB[key]])));
+  });
+
+  it("is granted by app.yml's default_permissions", () => {
+    const granted = (parse(readFileSync(join(ROOT, 'app.yml'), 'utf8')) as { default_permissions: Record<string, string> }).default_permissions;
+    const rank = { read: 1, write: 2, admin: 3 } as Record<string, number>;
+    const missing = calls.filter((key) => {
+      const need = GITHUB[key];
+      if (need === undefined || need === 'app-jwt') return false;
+      return (rank[granted[need[0]] ?? ''] ?? 0) < rank[need[1]]!;
+    });
+    expect(missing).toEqual([]);
+  });
+});

@@ -1,0 +1,69 @@
+// Merging a step's commit into the run branch: a refusal GitHub means for good (a ruleset,
+// a protected branch) becomes `merge.refused` with GitHub's answer, which fails the attempt;
+// a server error is thrown, so the delivery is retried.
+import { describe, expect, it } from 'vitest';
+import type { MergeStepBranch } from '../../src/engine/index.ts';
+import type { RepoContext } from '../../src/hosts/github/client.ts';
+import { CommitCache } from '../../src/hosts/github/memory.ts';
+import { mergeStepBranch } from '../../src/hosts/github/merge.ts';
+
+/** An Octokit error as @octokit/request-error shapes it. */
+function httpError(status: number, message: string) {
+  return Object.assign(new Error(message), { status, response: { data: { message } } });
+}
+
+function client(answers: Record<string, () => unknown>): RepoContext {
+  return {
+    owner: 'acme',
+    repo: 'widgets',
+    defaultBranch: 'main',
+    botLogin: 'baton[bot]',
+    workerWorkflow: 'baton-worker.yml',
+    octokit: {
+      request: async (route: string) => {
+        const answer = answers[route];
+        if (!answer) throw new Error(`unexpected ${route}`);
+        return answer();
+      },
+    },
+  } as unknown as RepoContext;
+}
+
+const cmd: MergeStepBranch = {
+  type: 'merge-step-branch',
+  runId: 'r1',
+  key: 'r1/a/merge/1',
+  step: 'a',
+  slot: '0',
+  attempt: 1,
+  branch: 'baton/steps/r1/a',
+  commit: 'c'.repeat(40),
+  into: 'baton/r1',
+  message: 'merge a',
+};
+const PATCH = 'PATCH /repos/{owner}/{repo}/git/refs/{ref}';
+const MERGES = 'POST /repos/{owner}/{repo}/merges';
+
+describe('merging a step branch', () => {
+  it('turns a ruleset refusal of the ref update into merge.refused with GitHub’s answer', async () => {
+    const gh = client({ [PATCH]: () => { throw httpError(422, 'Repository rule violations found'); } });
+    const events = await mergeStepBranch(gh, new CommitCache(), cmd, 'h'.repeat(40), 1);
+    expect(events).toMatchObject([{ type: 'merge.refused', step: 'a', attempt: 1, error: "GitHub refused to merge the step's commit into baton/r1 (422 Repository rule violations found)" }]);
+  });
+
+  it('turns a 403 from the merges API into merge.refused; a 409 is still a conflict', async () => {
+    const notFastForward = () => { throw httpError(422, 'Update is not a fast forward'); };
+    const refused = client({ [PATCH]: notFastForward, [MERGES]: () => { throw httpError(403, 'Resource not accessible by integration'); } });
+    expect(await mergeStepBranch(refused, new CommitCache(), cmd, 'h'.repeat(40), 1)).toMatchObject([{ type: 'merge.refused', error: expect.stringContaining('403 Resource not accessible by integration') }]);
+    const compare = () => ({ data: { files: [{ filename: 'src/x.ts' }] } });
+    const conflicted = client({ [PATCH]: notFastForward, [MERGES]: () => { throw httpError(409, 'Merge conflict'); }, 'GET /repos/{owner}/{repo}/compare/{basehead}': compare });
+    expect(await mergeStepBranch(conflicted, new CommitCache(), cmd, 'h'.repeat(40), 1)).toMatchObject([{ type: 'merge.conflicted', files: ['src/x.ts'] }]);
+  });
+
+  it('throws what waiting may cure (5xx, secondary rate limits), so the delivery is retried', async () => {
+    const down = client({ [PATCH]: () => { throw httpError(502, 'Bad Gateway'); } });
+    await expect(mergeStepBranch(down, new CommitCache(), cmd, 'h'.repeat(40), 1)).rejects.toMatchObject({ status: 502 });
+    const limited = client({ [PATCH]: () => { throw httpError(403, 'You have exceeded a secondary rate limit'); } });
+    await expect(mergeStepBranch(limited, new CommitCache(), cmd, 'h'.repeat(40), 1)).rejects.toMatchObject({ status: 403 });
+  });
+});
