@@ -316,4 +316,22 @@ describe('Actions through the API', () => {
     await expect(octokit.rest.actions.cancelWorkflowRun({ owner, repo, run_id: runId })).rejects.toMatchObject({ status: 409 });
     emu.assertNoViolations();
   });
+
+  it('deletes a completed run with its jobs and artifacts, and refuses while it runs', async () => {
+    const runId = await dispatch('baton-worker.yml', { run: 'fix-7-1', step: 'gone', attempt: '1' });
+    await expect(octokit.rest.actions.deleteWorkflowRun({ owner, repo, run_id: runId })).rejects.toMatchObject({ status: 409 });
+    await runner.idle();
+    const jobs = (await octokit.rest.actions.listJobsForWorkflowRun({ owner, repo, run_id: runId })).data.jobs;
+    const artifacts = (await octokit.rest.actions.listWorkflowRunArtifacts({ owner, repo, run_id: runId })).data.artifacts;
+    expect(artifacts.length).toBeGreaterThan(0);
+    expect((await octokit.rest.actions.deleteWorkflowRun({ owner, repo, run_id: runId })).status).toBe(204);
+    await expect(octokit.rest.actions.getWorkflowRun({ owner, repo, run_id: runId })).rejects.toMatchObject({ status: 404 });
+    await expect(octokit.rest.actions.listWorkflowRunArtifacts({ owner, repo, run_id: runId })).rejects.toMatchObject({ status: 404 });
+    await expect(octokit.rest.actions.getJobForWorkflowRun({ owner, repo, job_id: jobs[0]!.id })).rejects.toMatchObject({ status: 404 });
+    await expect(octokit.rest.actions.getArtifact({ owner, repo, artifact_id: artifacts[0]!.id })).rejects.toMatchObject({ status: 404 });
+    const listed = (await octokit.rest.actions.listWorkflowRunsForRepo({ owner, repo, per_page: 100 })).data.workflow_runs;
+    expect(listed.map((r) => r.id)).not.toContain(runId);
+    await expect(octokit.rest.actions.deleteWorkflowRun({ owner, repo, run_id: runId })).rejects.toMatchObject({ status: 404 });
+    emu.assertNoViolations();
+  });
 });
