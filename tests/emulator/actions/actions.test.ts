@@ -334,4 +334,17 @@ describe('Actions through the API', () => {
     await expect(octokit.rest.actions.deleteWorkflowRun({ owner, repo, run_id: runId })).rejects.toMatchObject({ status: 404 });
     emu.assertNoViolations();
   });
+
+  it('lists runs whose head commit an App wrote through the contents API (a [bot] author)', async () => {
+    const writer = new Octokit({ baseUrl: emu.apiUrl, auth: emu.auth.mint({ owner, repo, permissions: { contents: 'write', metadata: 'read' } }) });
+    const put = await writer.rest.repos.createOrUpdateFileContents({ owner, repo, path: 'notes/by-app.txt', message: 'A note by the app', content: Buffer.from('hi\n').toString('base64') });
+    expect(put.data.commit.author?.email).toMatch(/^\d+\+.+\[bot\]@users\.noreply\.github\.com$/);
+    const runId = await dispatch('serial.yml', { label: 'after-app-commit' });
+    await runner.idle();
+    const listed = (await octokit.rest.actions.listWorkflowRunsForRepo({ owner, repo, per_page: 100 })).data.workflow_runs;
+    const run = listed.find((r) => r.id === runId)!;
+    expect(run.head_commit?.author?.email).toBe(put.data.commit.author?.email);
+    expect((await octokit.rest.actions.getWorkflowRun({ owner, repo, run_id: runId })).status).toBe(200);
+    emu.assertNoViolations();
+  });
 });
