@@ -87,4 +87,30 @@ describe('app: worker runs that disappear or time out', () => {
     expect(record).toMatch(/failed/);
     expect(failedDeliveries(h)).toEqual([]);
   });
+
+  it("a worker job cancelled by GitHub at its timeout-minutes is an attempt that ran out of time, not a user's cancel", async () => {
+    // A minute of the runner is 50 ms: the worker job's timeout-minutes of 60 is 3 s.
+    h = await startHarness({ files: { '.agents/workflows/build.yml': workflow(0) }, agents: { build: [{ write: { 'a.txt': 'partial\n' }, hang: true }] }, minuteMs: 50 });
+    const n = await labelled(h, 'baton:build');
+    await h.settle();
+    const [run] = workerRuns(h);
+    expect(run!.conclusion).toBe('cancelled');
+    const record = await h.record(n);
+    expect(record).toContain('the worker ran out of time: its job `agent` ran past its timeout-minutes (60 minutes) and GitHub cancelled it');
+    expect(record).not.toContain('cancelled outside baton');
+    expect(failedDeliveries(h)).toEqual([]);
+  });
+
+  it('a worker run someone cancels is an attempt cancelled outside baton', async () => {
+    h = await startHarness({ files: { '.agents/workflows/build.yml': workflow(0) }, agents: { build: [{ hang: true }] } });
+    const n = await labelled(h, 'baton:build');
+    await h.waitFor('the agent at work', () => h!.agentCalls().length > 0);
+    const [run] = workerRuns(h);
+    await h.as('alice').rest.actions.cancelWorkflowRun({ ...o, run_id: run!.id });
+    await h.settle();
+    const record = await h.record(n);
+    expect(record).toContain(`the worker job was cancelled outside baton: worker run ${run!.id} was cancelled`);
+    expect(record).not.toContain('ran out of time');
+    expect(failedDeliveries(h)).toEqual([]);
+  });
 });
