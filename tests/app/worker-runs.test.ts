@@ -72,6 +72,24 @@ describe('app: worker runs that disappear or time out', () => {
     expect(failedDeliveries(h)).toEqual([]);
   });
 
+  it('a deleted worker run found by the overdue lookup (any later event past the deadline) is a failed attempt', async () => {
+    let clock = Date.now();
+    const timed = workflow(0).replace('    retries: 0', '    retries: 0\n    timeout-minutes: 30');
+    h = await startHarness({ files: { '.agents/workflows/build.yml': timed }, agents: { build: [{ write: { 'a.txt': 'a\n' } }] }, now: () => clock });
+    h.emu.faults.addWebhook({ kind: 'drop', event: 'workflow_run.completed', times: 1 });
+    const n = await labelled(h, 'baton:build');
+    await h.settle();
+    const first = workerRuns(h)[0]!;
+    await h.as('alice').rest.actions.deleteWorkflowRun({ ...o, run_id: first.id });
+    clock += 31 * 60_000;
+    await h.as('alice').rest.issues.createComment({ ...o, issue_number: n, body: 'Any news?' });
+    await h.settle();
+    const record = await h.record(n);
+    expect(record).toContain(`worker run ${first.id} was deleted or expired`);
+    expect(record).not.toContain('ran out of time');
+    expect(failedDeliveries(h)).toEqual([]);
+  });
+
   it('a late workflow_run.completed of a deleted worker run is a failed attempt, not a failed delivery', async () => {
     h = await startHarness({ files: { '.agents/workflows/build.yml': workflow(0) }, agents: { build: [{ write: { 'a.txt': 'a\n' } }] } });
     h.emu.faults.addWebhook({ kind: 'drop', event: 'workflow_run.completed', times: 1 });
