@@ -4,7 +4,7 @@
 import { drive } from '../hosts/driver.ts';
 import { emptyState, isTerminal, type RunEvent, type RunRequested, type RunState } from '../engine/index.ts';
 import type { Workflow } from '../manifest/types.ts';
-import { collectWorkerResult } from '../hosts/github/apply.ts';
+import { collectWorkerResult, workerRunGone } from '../hosts/github/apply.ts';
 import type { RepoContext } from '../hosts/github/client.ts';
 import { findWorkerRun } from '../hosts/github/dispatch.ts';
 import { GitHubHost } from '../hosts/github/host.ts';
@@ -13,6 +13,7 @@ import { loadOutputs } from '../hosts/github/outputs.ts';
 import { RunMemories, type RunMemory } from '../hosts/github/memory.ts';
 import { makeRunId, parseRunId } from '../hosts/github/run-id.ts';
 import { postOnce, readThread, type ThreadRead } from '../hosts/github/thread.ts';
+import { orGone, WorkerRunGone } from '../hosts/github/worker-run.ts';
 import { KeyedQueue } from './queue.ts';
 
 export interface Log {
@@ -149,8 +150,17 @@ export class RunService {
         const ref = { runId: memory.state.runId, step: step.id, slot: job.slot, attempt: job.attempt };
         let run: { id: number; status: string | null; conclusion: string | null } | undefined;
         if (job.workflowRunId !== null) {
-          const res = await gh.octokit.request('GET /repos/{owner}/{repo}/actions/runs/{run_id}', { owner: gh.owner, repo: gh.repo, run_id: job.workflowRunId });
-          run = { id: Number(res.data.id), status: res.data.status, conclusion: res.data.conclusion };
+          const id = job.workflowRunId;
+          try {
+            const res = await orGone(id, () => gh.octokit.request('GET /repos/{owner}/{repo}/actions/runs/{run_id}', { owner: gh.owner, repo: gh.repo, run_id: id }));
+            run = { id: Number(res.data.id), status: res.data.status, conclusion: res.data.conclusion };
+          } catch (err) {
+            if (!(err instanceof WorkerRunGone)) throw err;
+            // Deleted or expired: the attempt failed (the retry policy decides what follows).
+            const events = workerRunGone(memory.state, ref, id, this.now());
+            if (events.length) await drive(host, workflow, memory.state, events);
+            continue;
+          }
         } else {
           run = await findWorkerRun(gh, `baton ${ref.runId} ${ref.step}${ref.slot === '0' ? '' : `[${ref.slot}]`} #${ref.attempt}`);
           if (run) await drive(host, workflow, memory.state, [{ type: 'worker.dispatched', key: `worker-run:${run.id}/found`, at: this.now(), step: step.id, slot: job.slot, attempt: job.attempt, workflowRunId: run.id }]);

@@ -62,10 +62,10 @@ export interface WorkerFinished extends EventBase, JobRef {
   usage?: Usage;
 }
 
-/** A worker crashed, timed out in its runner, was cancelled outside baton, or could not be dispatched. */
+/** A worker crashed, timed out in its runner, was cancelled outside baton, its run is gone (deleted or expired), or it could not be dispatched. */
 export interface WorkerFailed extends EventBase, JobRef {
   type: 'worker.failed';
-  reason: 'crashed' | 'timed-out' | 'cancelled' | 'dispatch-failed';
+  reason: 'crashed' | 'timed-out' | 'cancelled' | 'gone' | 'dispatch-failed';
   error?: string;
   /** Partial work the worker uploaded, kept as a commit on the step branch. */
   checkpoint?: string | null;

@@ -217,6 +217,7 @@ const FAILURE_TEXT: Record<WorkerFailed['reason'], string> = {
   crashed: 'the worker crashed',
   'timed-out': 'the worker ran out of time',
   cancelled: 'the worker job was cancelled outside baton',
+  gone: 'the worker run is gone',
   'dispatch-failed': 'the worker could not be dispatched',
 };
 

@@ -39,6 +39,8 @@ describe('Actions-only mode on the emulator', () => {
   it('runs label → run → worker → apply → review → checks → PR from the files baton init wrote', async () => {
     h = await startActionsOnly({ init: ['--mode', 'actions', '--workflows', 'fix-issue'], files: { '.agents/workflows/quick.yml': QUICK }, agentScript: AGENTS });
     expect(Object.keys(h.initFiles).sort()).toEqual(['.agents/workflows/fix-issue.yml', '.github/workflows/baton-worker.yml', '.github/workflows/baton.yml']);
+    // As a repository admin must (off by default): GitHub Actions may open pull requests.
+    h.emu.store.allowActionsToCreatePullRequests('acme', 'widgets');
     const alice = h.as('alice');
     const issue = (await alice.rest.issues.create({ ...o, title: 'Widgets break', body: 'Please fix.' })).data;
     await alice.rest.issues.addLabels({ ...o, issue_number: issue.number, labels: ['baton:quick'] });
@@ -107,6 +109,36 @@ steps:
     // The refusal is an attempt failure, not a crash: the apply job and baton.yml end well.
     for (const r of h.runner.store.runs.values()) expect(r.conclusion, `${r.path}\n${h.runner.logs(r.id)}`).toBe('success');
     expect((await alice.rest.pulls.list({ ...o, state: 'all' })).data).toEqual([]);
+    expect(h.runner.errors).toEqual([]);
+    h.emu.assertNoViolations();
+  }, 60_000);
+
+  it('says which repository setting to change when GitHub refuses the PR from GITHUB_TOKEN, and ends the run (no wedge)', async () => {
+    const SHORT = `name: short
+on: { labels: ["baton:short"] }
+agents: { coder: { uses: claude-code } }
+steps:
+  - id: implement
+    agent: coder
+    prompt: "Fix issue #\${{ issue.number }}"
+  - id: pr
+    pull-request: { title: "Fix #\${{ issue.number }}" }
+`;
+    h = await startActionsOnly({ init: ['--mode', 'actions', '--workflows', 'fix-issue'], files: { '.agents/workflows/short.yml': SHORT }, agentScript: [AGENTS[0]] });
+    const alice = h.as('alice');
+    const issue = (await alice.rest.issues.create({ ...o, title: 'Widgets break', body: 'Please fix.' })).data;
+    await alice.rest.issues.addLabels({ ...o, issue_number: issue.number, labels: ['baton:short'] });
+    await h.settle();
+    const runId = `short-${issue.number}-1`;
+    const record = (await alice.rest.issues.listComments({ ...o, issue_number: issue.number })).data.find((c) => c.body?.includes('baton:record'))?.body ?? '';
+    expect(record).toContain(`run \`${runId}\` — failed`);
+    expect(record).toContain('GitHub Actions is not permitted to create or approve pull requests.');
+    expect(record).toContain('Settings → Actions → General → Workflow permissions → "Allow GitHub Actions to create and approve pull requests"');
+    expect(record).toContain('`/baton retry pr`');
+    expect((await alice.rest.pulls.list({ ...o, state: 'all' })).data).toEqual([]);
+    // The work is kept on the run branch, and every baton job ended cleanly.
+    expect((await alice.rest.git.getRef({ ...o, ref: `heads/baton/${runId}` })).status).toBe(200);
+    for (const r of h.runner.store.runs.values()) expect(r.conclusion, h.runner.logs(r.id)).toBe('success');
     expect(h.runner.errors).toEqual([]);
     h.emu.assertNoViolations();
   }, 60_000);

@@ -3,6 +3,7 @@
 // (`triggerOnWebhooks`), and every baton step — route, run, agent, apply — is the bundled
 // Action (dist/action.js) mapped from `uses: baton-dev/baton@v1`, with the fake agent CLIs
 // on PATH.
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join, relative } from 'node:path';
@@ -58,18 +59,32 @@ export async function initFiles(args: string[]): Promise<Record<string, string>>
   }
 }
 
-export async function startActionsOnly(o: { init: string[]; files: Record<string, string>; agentScript: unknown[] }): Promise<ActionsOnly> {
+export interface ActionsOnlyOptions {
+  init: string[];
+  files: Record<string, string>;
+  agentScript: unknown[];
+  /**
+   * For `baton init --app-token`: the repository's secrets APP_ID and APP_PRIVATE_KEY hold
+   * the emulator's app and a private key whose public half the emulator checks JWTs with.
+   */
+  appSecrets?: boolean;
+}
+
+export async function startActionsOnly(o: ActionsOnlyOptions): Promise<ActionsOnly> {
   const init = await initFiles(o.init);
   const steer = mkdtempSync(join(tmpdir(), 'baton-actions-only-'));
   const script = join(steer, 'agents.json');
   writeFileSync(script, JSON.stringify(o.agentScript));
+  const secrets: Record<string, string> = { ANTHROPIC_API_KEY: 'sk-ant-test', OPENAI_API_KEY: 'sk-openai-test' };
+  const key = o.appSecrets ? generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } }) : undefined;
   const actions = withActions({
     actions: { 'baton-dev/baton': PROJECT_ROOT },
-    secrets: { ANTHROPIC_API_KEY: 'sk-ant-test', OPENAI_API_KEY: 'sk-openai-test' },
+    secrets,
     env: { PATH: [FAKE_AGENTS, process.env.PATH ?? ''].join(delimiter), FAKE_AGENT_SCRIPT: script },
     triggerOnWebhooks: true,
   });
-  const emu = await startEmulator({ plugins: [actions.plugin] });
+  const emu = await startEmulator({ plugins: [actions.plugin], ...(key ? { appPublicKey: key.publicKey } : {}) });
+  if (key) Object.assign(secrets, { APP_ID: String(emu.store.app.id), APP_PRIVATE_KEY: key.privateKey });
   const runner = actions.runner;
 
   const probes: TokenProbe[] = [];

@@ -59,6 +59,7 @@ describe('baton doctor', () => {
     const { out } = await doctor([], f.env, repo);
     expect(out).toMatch(/✓ codex +runnable\n(.*\n){2} {4}used by {6}fix/);
     expect(out).toContain('warning: fix/ci waits for CI, but in Actions-only mode pushes made with GITHUB_TOKEN start no workflows');
+    expect(out).toContain('warning: baton opens the run\'s pull request with the job\'s GITHUB_TOKEN, which GitHub refuses unless Settings → Actions → General → Workflow permissions → "Allow GitHub Actions to create and approve pull requests" is on');
     writeFileSync(join(repo, '.github/workflows/baton.yml'), 'steps:\n  - uses: actions/create-github-app-token@v2\n');
     expect((await doctor([], f.env, repo)).out).not.toContain('warning:');
   });

@@ -198,4 +198,23 @@ describe('pull requests', () => {
     expect(events).toEqual(['pull_request.opened', 'pull_request.edited', 'pull_request_review.submitted', 'pull_request.synchronize']);
     expect((await octokit.pulls.update({ owner, repo, pull_number: pr.number, state: 'closed' })).data.state).toBe('closed');
   });
+
+  it("refuses pull requests and approvals from a job's GITHUB_TOKEN until the repository allows GitHub Actions to create them", async () => {
+    await commitViaApi('baton/pr-actions', { 'actions.txt': 'one\n' }, 'actions work', true);
+    const job = new Octokit({ baseUrl: emu.apiUrl, auth: emu.auth.mint({ owner, repo, permissions: { contents: 'write', pull_requests: 'write' } }) });
+    const refused = await status(job.pulls.create({ owner, repo, title: 'From a job', head: 'baton/pr-actions', base: 'main' }));
+    expect(refused).toMatchObject({ status: 403, data: { message: 'GitHub Actions is not permitted to create or approve pull requests.' } });
+    const { data: pr } = await octokit.pulls.create({ owner, repo, title: 'From the app', head: 'baton/pr-actions', base: 'main' });
+    const approval = await status(job.pulls.createReview({ owner, repo, pull_number: pr.number, event: 'APPROVE' }));
+    expect(approval).toMatchObject({ status: 403, data: { message: 'GitHub Actions is not permitted to create or approve pull requests.' } });
+    expect((await job.pulls.createReview({ owner, repo, pull_number: pr.number, event: 'COMMENT', body: 'A comment is fine.' })).status).toBe(200);
+    emu.store.allowActionsToCreatePullRequests(owner, repo);
+    try {
+      expect((await job.pulls.createReview({ owner, repo, pull_number: pr.number, event: 'APPROVE' })).data.state).toBe('APPROVED');
+      await commitViaApi('baton/pr-actions-2', { 'actions2.txt': 'two\n' }, 'more actions work', true);
+      expect((await job.pulls.create({ owner, repo, title: 'From a job, allowed', head: 'baton/pr-actions-2', base: 'main' })).status).toBe(201);
+    } finally {
+      emu.store.allowActionsToCreatePullRequests(owner, repo, false);
+    }
+  });
 });

@@ -188,6 +188,11 @@ export interface Repo {
   labels: Map<string, Label>;
   issues: Map<number, Issue>;
   nextNumber: number;
+  /**
+   * Settings → Actions → General → Workflow permissions → "Allow GitHub Actions to create
+   * and approve pull requests": off by default, as on GitHub.
+   */
+  actionsCanCreatePullRequests: boolean;
 }
 
 /** GitHub's timestamps: ISO 8601 without milliseconds. */
@@ -281,6 +286,7 @@ export class Store {
       labels: new Map(),
       issues: new Map(),
       nextNumber: 1,
+      actionsCanCreatePullRequests: false,
     };
     this.repos.set(repo.fullName.toLowerCase(), repo);
     return repo;
@@ -292,6 +298,13 @@ export class Store {
     if (repo === undefined) throw new Error(`setRole: no repository ${owner}/${name}`);
     this.user(login);
     repo.roles.set(login.toLowerCase(), role);
+  }
+
+  /** What a repository admin does in Settings → Actions → General → Workflow permissions. */
+  allowActionsToCreatePullRequests(owner: string, name: string, allowed = true): void {
+    const repo = this.repo(owner, name);
+    if (repo === undefined) throw new Error(`allowActionsToCreatePullRequests: no repository ${owner}/${name}`);
+    repo.actionsCanCreatePullRequests = allowed;
   }
 
   role(repo: Repo, login: string): Role {

@@ -79,6 +79,9 @@ describe('baton init', () => {
     expect(apply.steps.map((s) => s.uses)).toEqual(['actions/download-artifact@v4', 'acme/baton@v2']);
     expect(r.out).toContain('ANTHROPIC_API_KEY');
     expect(r.out).not.toContain('APP_PRIVATE_KEY');
+    // Said up front: GitHub refuses PRs from GITHUB_TOKEN until this setting is on.
+    expect(r.out).toContain('Settings → Actions → General → Workflow permissions → "Allow GitHub Actions to create and approve pull requests" is on (off by default)');
+    expect(r.out).toContain('--app-token');
   });
 
   it('refuses to overwrite files without --force, naming them and writing nothing', async () => {
@@ -118,6 +121,7 @@ describe('baton init', () => {
     const r = await init(d, ['--mode', 'actions', '--app-token']);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/APP_ID\n {2}APP_PRIVATE_KEY/);
+    expect(r.out).not.toContain('Allow GitHub Actions to create and approve pull requests');
     for (const file of ['.github/workflows/baton.yml', '.github/workflows/baton-worker.yml']) {
       const text = read(d, file);
       expect(text).toContain('uses: actions/create-github-app-token@v2');

@@ -9,6 +9,7 @@ import { RunService } from '../../app/runs.ts';
 import { readEvent, repositoryOf } from '../event.ts';
 import { actionLog, repoContextOf } from '../github.ts';
 import type { Inputs } from '../inputs.ts';
+import { ourAppIdOf } from '../own-events.ts';
 
 export async function runMode(inputs: Inputs): Promise<void> {
   const ev = readEvent(process.env);
@@ -22,7 +23,12 @@ export async function runMode(inputs: Inputs): Promise<void> {
   const gh = repoContextOf({ token: inputs.token, apiUrl: apiUrl(), ...repositoryOf(ev, process.env), botLogin: inputs.botLogin, workerWorkflow: inputs.workerWorkflow, ...(inputs.stateSecret ? { stateSecret: inputs.stateSecret } : {}) });
   core.info(`baton run: ${what} on ${gh.owner}/${gh.repo} as ${gh.botLogin}`);
   const runs = new RunService();
-  await handler(runs, gh, ev.payload, ev.id, { log: actionLog, ourAppId: null, workflowRunAsChecks: true });
+  const ourAppId = ourAppIdOf(ev.name, ev.payload, gh.botLogin);
+  if (ev.name === 'check_suite' && ourAppId !== null) {
+    core.info(`baton run: ${what} is baton's own check suite; nothing to do`);
+    return;
+  }
+  await handler(runs, gh, ev.payload, ev.id, { log: actionLog, ourAppId, workflowRunAsChecks: true });
   await runs.idle();
 }
 

@@ -1,7 +1,10 @@
 // `baton doctor [--json]`
 import { parseArgs } from 'node:util';
 import { checkBackends, checkGit, type BackendReport } from '../../agents/doctor.ts';
-import { tokenWarningsIn } from '../../manifest/warn-token.ts';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ACTIONS_PR_ADVICE } from '../../hosts/github/actions-settings.ts';
+import { ACTIONS_ONLY_WORKFLOW, tokenWarningsIn, usesJobToken } from '../../manifest/warn-token.ts';
 import { findWorkflowFiles, validateFiles } from '../../manifest/validate.ts';
 import { EXIT, type CliIO } from '../io.ts';
 import { DEFAULT_WORKFLOWS_DIR } from './validate.ts';
@@ -13,7 +16,8 @@ PATH (with the version it reports) and its credentials (the names of the variabl
 that are set, never their values). No model is called.
 
 When ${DEFAULT_WORKFLOWS_DIR} exists, it also says which backends those workflows use
-and warns about CI that would never start in Actions-only mode.
+and warns about CI that would never start in Actions-only mode, and about the repository
+setting that lets GitHub Actions open pull requests.
 
 Options:
   --json    print one JSON document
@@ -51,6 +55,9 @@ export async function doctorCommand(args: string[], io: CliIO, env: NodeJS.Proce
   const use = workflowUse(io.cwd);
   // DESIGN §4's GITHUB_TOKEN gotcha: the same check as the Action's validate mode.
   const warnings = tokenWarningsIn(io.cwd).map((w) => `${w.message} (${w.file}:${w.line}:${w.column})`);
+  // Actions-only mode with GITHUB_TOKEN: the repository setting its pull requests need (not readable from here).
+  const batonYml = join(io.cwd, ACTIONS_ONLY_WORKFLOW);
+  if (usesJobToken(existsSync(batonYml) ? readFileSync(batonYml, 'utf8') : undefined)) warnings.push(`${ACTIONS_PR_ADVICE} (${ACTIONS_ONLY_WORKFLOW})`);
 
   if (values.json) {
     io.out(JSON.stringify({ backends: backends.map((b) => ({ ...b, usedBy: use.backends.get(b.name) ?? [] })), git, warnings }, null, 2));

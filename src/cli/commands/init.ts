@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
+import { ACTIONS_PR_ADVICE } from '../../hosts/github/actions-settings.ts';
 import { libraryWorkflows, type LibraryWorkflow } from '../../init/library.ts';
 import { conflicts, planInit, writePlan, type InitPlan } from '../../init/plan.ts';
 import { EXIT, UsageError, type CliIO } from '../io.ts';
@@ -42,11 +43,12 @@ async function choose(library: LibraryWorkflow[], io: CliIO): Promise<string[]> 
   }
 }
 
-function report(plan: InitPlan, mode: string, io: CliIO, root: string): void {
+function report(plan: InitPlan, mode: string, appToken: boolean, io: CliIO, root: string): void {
   const lines = [`baton init (${mode} mode) wrote in ${root}:`, ...plan.files.map((f) => `  ${f.path}`), ''];
   if (plan.secrets.length) {
     lines.push('Add these repository secrets (Settings → Secrets and variables → Actions):', ...plan.secrets.map((s) => `  ${s}`), '');
   }
+  if (mode === 'actions' && !appToken) lines.push(`Before the first run: ${ACTIONS_PR_ADVICE}`, '');
   lines.push(
     mode === 'actions'
       ? 'Commit the files to the default branch; then label an issue (e.g. baton:fix-issue). See docs/actions-only.md about CI on run branches.'
@@ -90,6 +92,6 @@ export async function initCommand(args: string[], io: CliIO, interactive: boolea
     return EXIT.failed;
   }
   writePlan(root, plan);
-  report(plan, mode, io, root);
+  report(plan, mode, values['app-token'] ?? false, io, root);
   return EXIT.ok;
 }

@@ -3,13 +3,14 @@
 // changed files become one commit on the step branch through the Git Data API
 // (tree on the base commit's tree → commit with the base as parent → ref under baton/).
 import { InvalidResultError, RESULT_ARTIFACT, readResultZip, type ResultBundle } from '../../agents/result.ts';
-import type { JobState, RunEvent, RunState } from '../../engine/index.ts';
+import type { JobState, RunEvent, RunState, WorkerFailed } from '../../engine/index.ts';
 import { fixBranch, stepBranch, stepState } from '../../engine/index.ts';
 import { messageOf, refusedForGood, statusOf, type RepoContext } from './client.ts';
 import type { CommitCache } from './memory.ts';
 import { checkTextBytes, MAX_CHECK_TEXT_BYTES } from './limits.ts';
 import { tooLargeMessage } from './outputs.ts';
 import type { WorkerRunName } from './run-id.ts';
+import { cancelCause, orGone, WorkerRunGone, type CancelCause } from './worker-run.ts';
 
 /** GitHub guards this directory: writing it needs the `workflows` permission. */
 const WORKFLOWS_DIR = '.github/workflows';
@@ -34,20 +35,56 @@ export async function collectWorkerResult(
   if (!job || job.status !== 'running') return []; // stale or already applied: nothing to fetch
   const key = `worker-run:${run.id}/${ref.attempt}`;
   const base = { key, at, step: ref.step, slot: ref.slot, attempt: ref.attempt };
-  const failed = (reason: 'crashed' | 'timed-out' | 'cancelled', error: string, checkpoint: string | null = null): RunEvent[] => [
+  const failed = (reason: WorkerFailed['reason'], error: string, checkpoint: string | null = null): RunEvent[] => [
     { type: 'worker.failed', ...base, reason, error, checkpoint },
   ];
-  let bundle: ResultBundle | undefined;
   try {
-    bundle = await downloadResult(gh, run.id);
+    let bundle: ResultBundle | undefined;
+    try {
+      bundle = await downloadResult(gh, run.id);
+    } catch (err) {
+      if (!(err instanceof AttemptError)) throw err;
+      const cause = await causeOf(gh, run);
+      return failed(cause?.reason ?? 'crashed', err.message);
+    }
+    if (!bundle) {
+      const cause = await causeOf(gh, run);
+      return failed(cause?.reason ?? 'crashed', `the worker job ended (${run.conclusion ?? 'unknown'}) without uploading its ${RESULT_ARTIFACT} artifact${cause ? `: ${cause.error}` : ''}`);
+    }
+    return await applyBundle(gh, commits, state, ref, run, job, bundle, base);
   } catch (err) {
-    if (!(err instanceof AttemptError)) throw err;
-    return failed(run.conclusion === 'cancelled' ? 'cancelled' : 'crashed', err.message);
+    // Deleted by someone or expired with the retention: the attempt failed, the run goes on.
+    if (err instanceof WorkerRunGone) return failed('gone', err.message);
+    throw err;
   }
-  if (!bundle) {
-    const why = run.conclusion === 'cancelled' ? 'cancelled' : run.conclusion === 'timed_out' ? 'timed-out' : 'crashed';
-    return failed(why, `the worker job ended (${run.conclusion ?? 'unknown'}) without uploading its ${RESULT_ARTIFACT} artifact`);
-  }
+}
+
+/** The failed event of an attempt whose worker run answers 404 (deleted or expired), if it is still running. */
+export function workerRunGone(state: RunState, ref: WorkerRunName, runId: number, at: number): RunEvent[] {
+  const job = jobOf(state, ref);
+  if (!job || job.status !== 'running') return [];
+  const error = new WorkerRunGone(runId).message;
+  return [{ type: 'worker.failed', key: `worker-run:${runId}/${ref.attempt}`, at, step: ref.step, slot: ref.slot, attempt: ref.attempt, reason: 'gone', error, checkpoint: null }];
+}
+
+/** Why a run that did not succeed ended: a time limit, a cancel, or (null) a crash. */
+async function causeOf(gh: RepoContext, run: CompletedWorkerRun): Promise<CancelCause | null> {
+  if (run.conclusion === 'cancelled') return cancelCause(gh, run.id);
+  if (run.conclusion === 'timed_out') return { reason: 'timed-out', error: `worker run ${run.id} timed out` };
+  return null;
+}
+
+async function applyBundle(
+  gh: RepoContext,
+  commits: CommitCache,
+  state: RunState,
+  ref: WorkerRunName,
+  run: CompletedWorkerRun,
+  job: JobState,
+  bundle: ResultBundle,
+  base: { key: string; at: number; step: string; slot: string; attempt: number },
+): Promise<RunEvent[]> {
+  const failed = (reason: WorkerFailed['reason'], error: string): RunEvent[] => [{ type: 'worker.failed', ...base, reason, error, checkpoint: null }];
   const r = bundle.result;
   if (r.run !== state.runId || r.step !== ref.step || r.slot !== ref.slot || r.attempt !== ref.attempt) {
     return failed('crashed', `the result artifact is for ${r.run} ${r.step}[${r.slot}] #${r.attempt}, not for this attempt`);
@@ -71,6 +108,9 @@ export async function collectWorkerResult(
     return [{ type: 'worker.finished', ...base, outputs: r.outputs, commit, usage }];
   }
   if (r.status === 'invalid-output') return [{ type: 'worker.failed', ...base, reason: 'crashed', error: r.error ?? 'the agent gave no valid result', checkpoint: commit, usage }];
+  // The agent was stopped because its job was cancelled: by its time limit or by someone.
+  const cause = await causeOf(gh, run);
+  if (cause) return [{ type: 'worker.failed', ...base, reason: cause.reason, error: `${cause.error}${r.error ? `; ${r.error}` : ''}`, checkpoint: commit, usage }];
   return [{ type: 'worker.failed', ...base, reason: r.status, error: r.error ?? `the agent ${r.status}`, checkpoint: commit, usage }];
 }
 
@@ -85,15 +125,12 @@ function branchOf(state: RunState, ref: WorkerRunName, job: JobState): string | 
 }
 
 async function downloadResult(gh: RepoContext, runId: number): Promise<ResultBundle | undefined> {
-  const list = await gh.octokit.request('GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts', { owner: gh.owner, repo: gh.repo, run_id: runId, name: RESULT_ARTIFACT });
+  const list = await orGone(runId, () => gh.octokit.request('GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts', { owner: gh.owner, repo: gh.repo, run_id: runId, name: RESULT_ARTIFACT }));
   const artifact = list.data.artifacts.find((a) => a.name === RESULT_ARTIFACT && !a.expired);
   if (!artifact) return undefined;
-  const zip = await gh.octokit.request('GET /repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}', {
-    owner: gh.owner,
-    repo: gh.repo,
-    artifact_id: artifact.id,
-    archive_format: 'zip',
-  });
+  const zip = await orGone(runId, () =>
+    gh.octokit.request('GET /repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}', { owner: gh.owner, repo: gh.repo, artifact_id: artifact.id, archive_format: 'zip' }),
+  );
   try {
     return readResultZip(new Uint8Array(zip.data as ArrayBuffer));
   } catch (err) {

@@ -88,6 +88,7 @@ export async function cancelWorker(gh: RepoContext, cmd: CancelWorker): Promise<
   try {
     await gh.octokit.request('POST /repos/{owner}/{repo}/actions/runs/{run_id}/cancel', { owner: gh.owner, repo: gh.repo, run_id: id });
   } catch (err) {
-    if (statusOf(err) !== 409) throw err; // 409: it already finished
+    const status = statusOf(err);
+    if (status !== 409 && status !== 404) throw err; // 409: it already finished; 404: it was deleted or expired
   }
 }

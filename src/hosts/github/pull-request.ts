@@ -2,6 +2,7 @@
 // body changed. baton never merges it.
 import type { EnsurePullRequest, PostReview, RunEvent } from '../../engine/index.ts';
 import { inert, markerComment } from '../../record/inert.ts';
+import { ACTIONS_PR_ADVICE, isActionsPrRefusal } from './actions-settings.ts';
 import { messageOf, statusOf, type RepoContext } from './client.ts';
 import { fitComment } from './limits.ts';
 
@@ -44,7 +45,10 @@ export async function ensurePullRequest(gh: RepoContext, cmd: EnsurePullRequest,
   } catch (err) {
     const status = statusOf(err);
     if (status === undefined || status >= 500) throw err;
-    return [{ type: 'pull-request.failed', key: `${cmd.key}/failed`, at, step: cmd.step, error: `opening the pull request from ${cmd.head} into ${cmd.base} failed (${status}): ${messageOf(err)}` }];
+    const message = messageOf(err);
+    // The run ends saying which setting to change; after that, `/baton retry <step>` opens it.
+    const advice = isActionsPrRefusal(status, message) ? ` — ${ACTIONS_PR_ADVICE} Once it is on, \`/baton retry ${cmd.step}\` opens the pull request.` : '';
+    return [{ type: 'pull-request.failed', key: `${cmd.key}/failed`, at, step: cmd.step, error: `opening the pull request from ${cmd.head} into ${cmd.base} failed (${status}): ${message}${advice}` }];
   }
 }
 

@@ -316,4 +316,35 @@ describe('Actions through the API', () => {
     await expect(octokit.rest.actions.cancelWorkflowRun({ owner, repo, run_id: runId })).rejects.toMatchObject({ status: 409 });
     emu.assertNoViolations();
   });
+
+  it('deletes a completed run with its jobs and artifacts, and refuses while it runs', async () => {
+    const runId = await dispatch('baton-worker.yml', { run: 'fix-7-1', step: 'gone', attempt: '1' });
+    await expect(octokit.rest.actions.deleteWorkflowRun({ owner, repo, run_id: runId })).rejects.toMatchObject({ status: 409 });
+    await runner.idle();
+    const jobs = (await octokit.rest.actions.listJobsForWorkflowRun({ owner, repo, run_id: runId })).data.jobs;
+    const artifacts = (await octokit.rest.actions.listWorkflowRunArtifacts({ owner, repo, run_id: runId })).data.artifacts;
+    expect(artifacts.length).toBeGreaterThan(0);
+    expect((await octokit.rest.actions.deleteWorkflowRun({ owner, repo, run_id: runId })).status).toBe(204);
+    await expect(octokit.rest.actions.getWorkflowRun({ owner, repo, run_id: runId })).rejects.toMatchObject({ status: 404 });
+    await expect(octokit.rest.actions.listWorkflowRunArtifacts({ owner, repo, run_id: runId })).rejects.toMatchObject({ status: 404 });
+    await expect(octokit.rest.actions.getJobForWorkflowRun({ owner, repo, job_id: jobs[0]!.id })).rejects.toMatchObject({ status: 404 });
+    await expect(octokit.rest.actions.getArtifact({ owner, repo, artifact_id: artifacts[0]!.id })).rejects.toMatchObject({ status: 404 });
+    const listed = (await octokit.rest.actions.listWorkflowRunsForRepo({ owner, repo, per_page: 100 })).data.workflow_runs;
+    expect(listed.map((r) => r.id)).not.toContain(runId);
+    await expect(octokit.rest.actions.deleteWorkflowRun({ owner, repo, run_id: runId })).rejects.toMatchObject({ status: 404 });
+    emu.assertNoViolations();
+  });
+
+  it('lists runs whose head commit an App wrote through the contents API (a [bot] author)', async () => {
+    const writer = new Octokit({ baseUrl: emu.apiUrl, auth: emu.auth.mint({ owner, repo, permissions: { contents: 'write', metadata: 'read' } }) });
+    const put = await writer.rest.repos.createOrUpdateFileContents({ owner, repo, path: 'notes/by-app.txt', message: 'A note by the app', content: Buffer.from('hi\n').toString('base64') });
+    expect(put.data.commit.author?.email).toMatch(/^\d+\+.+\[bot\]@users\.noreply\.github\.com$/);
+    const runId = await dispatch('serial.yml', { label: 'after-app-commit' });
+    await runner.idle();
+    const listed = (await octokit.rest.actions.listWorkflowRunsForRepo({ owner, repo, per_page: 100 })).data.workflow_runs;
+    const run = listed.find((r) => r.id === runId)!;
+    expect(run.head_commit?.author?.email).toBe(put.data.commit.author?.email);
+    expect((await octokit.rest.actions.getWorkflowRun({ owner, repo, run_id: runId })).status).toBe(200);
+    emu.assertNoViolations();
+  });
 });

@@ -127,6 +127,9 @@ export class JobExecution {
         path: [],
         post: [],
         log,
+        mask: (value) => {
+          if (value.length >= 3) secretsList.push(value);
+        },
       };
       this.runtime = rt;
       if (this.abort.signal.aborted) rt.status.cancelled = true;

@@ -152,6 +152,15 @@ export class ActionsStore {
     return [...this.runs.values()].filter((r) => sameRepo(r, owner, repo)).sort((a, b) => b.id - a.id);
   }
 
+  /** Forgets a run with its jobs and artifacts (a deleted or expired run). */
+  deleteRun(runId: number): void {
+    const run = this.runs.get(runId);
+    if (!run) return;
+    this.runs.delete(runId);
+    for (const job of run.jobs) this.jobs.delete(job.id);
+    for (const [id, artifact] of this.artifacts) if (artifact.runId === runId) this.artifacts.delete(id);
+  }
+
   artifactsOf(owner: string, repo: string, runId?: number): ArtifactRecord[] {
     return [...this.artifacts.values()]
       .filter((a) => sameRepo(a, owner, repo) && (runId === undefined || a.runId === runId))

@@ -103,6 +103,15 @@ export function registerActionsRoutes(emulator: Emulator, runner: ActionsRunner)
     return { status: 202, body: {} };
   }, { permission: WRITE });
 
+  // GitHub deletes only completed runs (docs "Deleting a workflow run": "You can delete a
+  // workflow run that has been completed"); a run still going answers 409, which the GitHub
+  // CLI's `gh run delete` handles (cli/cli pkg/cmd/run/delete/delete.go). Needs actions:write.
+  r.add('DELETE', '/repos/{owner}/{repo}/actions/runs/{run_id}', (ctx) => {
+    const run = runOf(ctx);
+    if (!runner.deleteRun(run.id)) throw new HttpError(409, 'Cannot delete a workflow run that is not completed.');
+    return { status: 204 };
+  }, { permission: WRITE });
+
   // Re-run is served once the operation is in the OpenAPI subset (tests/emulator/openapi/operations.ts).
   const rerun = '/repos/{owner}/{repo}/actions/runs/{run_id}/rerun';
   if (emulator.openapi.operations.has(`POST ${rerun}`)) {

@@ -152,8 +152,10 @@ export class RunExecution implements Member {
 
     const results = [...this.jobs.values()].map((j) => j.result!);
     if (results.some((r) => r.conclusion === 'failure' && !r.failureAllowed)) return 'failure';
-    if (results.some((r) => r.timedOut)) return 'timed_out';
-    if (this.cancelled || results.some((r) => r.conclusion === 'cancelled')) return 'cancelled';
+    // A job past its timeout-minutes is cancelled, and so is the run when nothing failed: GitHub
+    // reports a job timeout as `cancelled`, the run too (paiml/aprender issue #3293: runs
+    // "concluded cancelled" at exactly their timeout-minutes; evoila/meho issue #2800).
+    if (this.cancelled || results.some((r) => r.conclusion === 'cancelled' || r.timedOut)) return 'cancelled';
     return 'success';
   }
 

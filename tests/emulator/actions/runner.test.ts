@@ -151,6 +151,15 @@ jobs:
         uses: actions/upload-artifact@v4
         with: { name: partial, path: out }
 `,
+  '.github/workflows/job-timeout.yml': `
+on: workflow_dispatch
+jobs:
+  slow:
+    runs-on: ubuntu-latest
+    timeout-minutes: 0.01
+    steps:
+      - run: sleep 5
+`,
   '.github/workflows/perms.yml': `
 on: workflow_dispatch
 permissions: { contents: read }
@@ -367,6 +376,19 @@ describe('the runner', () => {
     // partial work survives a job timeout
     const partial = runner.artifacts.forRun(run).find((a) => a.name === 'partial');
     expect(partial && new TextDecoder().decode(partial.files.get('work.txt'))).toBe('partial\n');
+  });
+
+  it('concludes a job past its timeout-minutes `cancelled`, and its run too, saying why in the log and the webhooks', async () => {
+    const before = host.events.length;
+    const run = await finished(await dispatch('job-timeout.yml'));
+    expect(jobs(run)).toEqual({ slow: 'cancelled' });
+    expect(run.conclusion).toBe('cancelled');
+    expect(runner.logs(run.id)).toMatch(/The job running on runner .+ has exceeded the maximum execution time of 0\.01 minutes\./);
+    const completed = host.events.slice(before).filter((e) => e.payload.action === 'completed');
+    const job = completed.find((e) => e.event === 'workflow_job' && (e.payload.workflow_job as { run_id: number }).run_id === run.id)!;
+    const wr = completed.find((e) => e.event === 'workflow_run' && (e.payload.workflow_run as { id: number }).id === run.id)!;
+    expect((job.payload.workflow_job as { conclusion: string }).conclusion).toBe('cancelled');
+    expect((wr.payload.workflow_run as { conclusion: string }).conclusion).toBe('cancelled');
   });
 
   it('checks out a pinned commit and runs a local action from the workspace', async () => {

@@ -457,6 +457,19 @@ export class ActionsRunner {
     return true;
   }
 
+  /**
+   * `DELETE …/runs/{run_id}`: the run, its jobs (with their logs) and its artifacts are
+   * gone; looking any of them up answers 404 from now on. False when the run has not
+   * completed: GitHub deletes only completed runs (docs "Deleting a workflow run").
+   */
+  deleteRun(runId: number): boolean {
+    const run = this.store.runs.get(runId);
+    if (!run || run.status !== 'completed') return false;
+    this.store.deleteRun(runId);
+    this.sources.delete(runId);
+    return true;
+  }
+
   /** `POST …/rerun`: a new attempt of a completed run with the same commit and inputs. */
   async rerun(runId: number): Promise<boolean> {
     const run = this.store.runs.get(runId);

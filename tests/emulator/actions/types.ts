@@ -73,6 +73,8 @@ export interface JobRuntime {
   /** `post:` entry points of node actions, run at the end of the job in reverse order. */
   post: Array<{ name: string; run: (signal: AbortSignal, timeoutMs: number) => Promise<void> }>;
   log(line: string): void;
+  /** Hides `value` in this job's log from now on (`::add-mask::`, what actions do with tokens). */
+  mask(value: string): void;
 }
 
 /** Everything one step needs to execute. */

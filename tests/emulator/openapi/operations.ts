@@ -84,6 +84,7 @@ export const OPERATIONS: readonly string[] = [
   'GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs',
   'GET /repos/{owner}/{repo}/actions/runs',
   'GET /repos/{owner}/{repo}/actions/runs/{run_id}',
+  'DELETE /repos/{owner}/{repo}/actions/runs/{run_id}',
   'POST /repos/{owner}/{repo}/actions/runs/{run_id}/cancel',
   'GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs',
   'GET /repos/{owner}/{repo}/actions/jobs/{job_id}',

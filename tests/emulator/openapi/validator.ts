@@ -69,6 +69,9 @@ export interface ValidationProblem {
   errors: ErrorObject[];
 }
 
+/** GitHub's noreply address of a bot account (an App's `<slug>[bot]`). */
+export const NOREPLY_BOT_EMAIL = /^\d+\+[A-Za-z0-9-]+\[bot\]@users\.noreply\.github\.com$/;
+
 export class OpenApi {
   readonly operations = new Map<string, Operation>();
   private readonly ajv: Ajv;
@@ -79,6 +82,12 @@ export class OpenApi {
     addFormats(this.ajv);
     // Formats GitHub's description uses that ajv-formats does not define: accept them.
     for (const format of ['repo.nwo', 'binary', 'timestamp']) this.ajv.addFormat(format, true);
+    // GitHub's own answers break its `format: email` for commits by a bot account: their
+    // address is the noreply one, `<id>+<login>[bot]@users.noreply.github.com` (e.g. the
+    // well-known 41898282+github-actions[bot]@users.noreply.github.com), and `[`/`]` are
+    // not allowed by the format. Such addresses are accepted; any other must be an email.
+    const email = this.ajv.formats.email as RegExp;
+    this.ajv.addFormat('email', (value: string) => email.test(value) || NOREPLY_BOT_EMAIL.test(value));
     const components = subset.components as Record<string, Record<string, unknown>>;
     this.ajv.addSchema({ $id: ROOT_ID, components: convert(components) as Schema });
     const resolve = <T>(node: unknown): T => {

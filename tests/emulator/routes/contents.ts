@@ -56,7 +56,9 @@ export function registerContentRoutes(emulator: Emulator): void {
       const blob = await git.hashBlob(Buffer.from(input.content, 'base64'));
       const tree = await git.writeTree(baseTree, [{ path, mode: '100644', type: 'blob', sha: blob }]);
       await refuseWorkflowChangesByCommit(ctx, git, baseTree, tree);
-      const person = { name: actor(ctx), email: `${actor(ctx)}@users.noreply.github.com` };
+      // GitHub's noreply address of the account: `<id>+<login>@users.noreply.github.com`.
+      const login = actor(ctx);
+      const person = { name: login, email: `${emulator.store.user(login).id}+${login}@users.noreply.github.com` };
       const sha = await git.commitTree(tree, [parent], input.message, input.author ?? input.committer ?? person, input.committer ?? input.author ?? person);
       await git.updateRef(ref, sha, parent);
       await onPush(emulator, repo, [{ before: parent, after: sha, ref }], actor(ctx));

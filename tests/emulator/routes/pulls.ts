@@ -26,6 +26,18 @@ export async function pullJson(emulator: Emulator, repo: Repo, issue: Issue) {
   return emulator.shapes.pull(repo, issue, counts);
 }
 
+/**
+ * A job's GITHUB_TOKEN (it acts as github-actions[bot]) may open or approve pull requests
+ * only when the repository allows it (off by default): GitHub answers 403 "GitHub Actions
+ * is not permitted to create or approve pull requests." (changelog 2022-05-03 "Prevent
+ * GitHub Actions from creating and approving pull requests"; danielroe/uppt issue #11;
+ * peter-evans/create-pull-request issue #3979).
+ */
+function refuseActionsWithoutSetting(ctx: RouteContext, repo: Repo): void {
+  if (actor(ctx) === ACTIONS_BOT && !repo.actionsCanCreatePullRequests) throw new HttpError(403, 'GitHub Actions is not permitted to create or approve pull requests.');
+}
+const ACTIONS_BOT = 'github-actions[bot]';
+
 function pullOf(ctx: RouteContext, repo: Repo): Issue {
   const issue = repo.issues.get(Number(ctx.params.pull_number));
   if (issue?.pull === undefined) throw notFound();
@@ -86,6 +98,7 @@ export function registerPullRoutes(emulator: Emulator): void {
       const repo = repoOf(ctx);
       const git = gitOf(ctx, repo);
       const input = body<{ title?: string; head: string; base: string; body?: string; draft?: boolean; maintainer_can_modify?: boolean; issue?: number }>(ctx);
+      refuseActionsWithoutSetting(ctx, repo);
       const head = branchName(input.head);
       const headSha = await git.resolveRef(`refs/heads/${head}`);
       const baseSha = await git.resolveRef(`refs/heads/${input.base}`);
@@ -205,6 +218,7 @@ export function registerPullRoutes(emulator: Emulator): void {
         comments?: { path: string; position?: number; body: string; line?: number; side?: string }[];
       }>(ctx);
       const user = actor(ctx);
+      if (input.event === 'APPROVE') refuseActionsWithoutSetting(ctx, repo);
       if ((input.event === 'REQUEST_CHANGES' || input.event === 'COMMENT') && (input.body ?? '') === '' && (input.comments ?? []).length === 0) {
         throw new HttpError(422, 'Unprocessable Entity', { errors: ['Body is required'] });
       }

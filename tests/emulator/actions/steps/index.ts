@@ -3,6 +3,7 @@
 // names it, instead of silently doing nothing.
 import { join } from 'node:path';
 import { StepFailure, type StepInvocation, type StepOutcome } from '../types.ts';
+import { createAppToken } from './app-token.ts';
 import { downloadArtifact, uploadArtifact } from './artifacts.ts';
 import { checkout } from './checkout.ts';
 import { runNodeAction } from './node-action.ts';
@@ -26,6 +27,8 @@ function builtin(repo: string, serverUrl: string): Builtin | undefined {
       return (s) => uploadArtifact(s, serverUrl);
     case 'actions/download-artifact':
       return downloadArtifact;
+    case 'actions/create-github-app-token':
+      return createAppToken;
     default:
       return undefined;
   }
@@ -60,7 +63,7 @@ export async function executeStep(step: StepInvocation): Promise<StepOutcome | v
   if (!dir) {
     throw new StepFailure(
       `step '${step.name}' uses '${uses}', which the emulator cannot run: only actions/checkout, ` +
-        `actions/upload-artifact, actions/download-artifact, ./local actions and the runner's \`actions\` map are supported`,
+        `actions/upload-artifact, actions/download-artifact, actions/create-github-app-token, ./local actions and the runner's \`actions\` map are supported`,
     );
   }
   return runNodeAction(step, dir, uses);
