@@ -1,6 +1,6 @@
 // Actions-only mode end to end, no app process: `baton init --mode actions` output in the
 // repository → a label starts baton.yml (mode run) → the worker workflow (mode agent with
-// the fake claude) → its apply job (mode apply) → the reviewer agent (fake codex) → CI as
+// the fake claude, which also edits dotfiles) → its apply job (mode apply) → the reviewer agent (fake codex) → CI as
 // a commit status an outside CI posts → a draft PR, and the status comment says so.
 import { afterEach, describe, expect, it } from 'vitest';
 import { startActionsOnly, type ActionsOnly } from './harness.ts';
@@ -23,7 +23,8 @@ steps:
 `;
 
 const AGENTS = [
-  { write: { 'src/fix.txt': 'fixed\n' }, reply: { done: true } },
+  // Hidden files too: the result artifact must carry them (upload-artifact drops them by default).
+  { write: { 'src/fix.txt': 'fixed\n', '.gitignore': 'dist/\n', '.config/lint.json': '{"strict":true}\n' }, reply: { done: true } },
   { reply: { approved: true, summary: 'The fix is right.', comments: [] } },
 ];
 
@@ -63,6 +64,10 @@ describe('Actions-only mode on the emulator', () => {
     expect(pulls[0]!.draft).toBe(true);
     const fix = await alice.rest.repos.getContent({ ...o, path: 'src/fix.txt', ref: pulls[0]!.head.sha });
     expect(Buffer.from((fix.data as { content: string }).content, 'base64').toString()).toBe('fixed\n');
+    for (const [path, text] of [['.gitignore', 'dist/\n'], ['.config/lint.json', '{"strict":true}\n']]) {
+      const got = await alice.rest.repos.getContent({ ...o, path: path!, ref: pulls[0]!.head.sha });
+      expect(Buffer.from((got.data as { content: string }).content, 'base64').toString(), path).toBe(text);
+    }
 
     // What ran: baton.yml for the label (and the CI status), the worker twice (implement, review) with its apply job.
     const runs = [...h.runner.store.runs.values()];
