@@ -477,6 +477,11 @@ export class ActionsRunner {
   }
 
   /** Resolves when every run (including ones started meanwhile) has finished. */
+  /** Whether runs or triggers are still being handled (what `idle()` waits for). */
+  get busy(): boolean {
+    return this.active.size > 0;
+  }
+
   async idle(): Promise<void> {
     while (this.active.size > 0) await Promise.allSettled([...this.active]);
   }
