@@ -116,4 +116,27 @@ jobs:
     expect(runner.errors).toEqual([]);
     emu.assertNoViolations();
   }, 60_000);
+
+  it('puts a pull_request run’s check runs on the pull request’s head, not on the test merge commit', async () => {
+    const p = { owner: 'acme', repo: 'pulls' };
+    await emu.createRepo(p.owner, p.repo, {
+      'README.md': '# pulls\n',
+      '.github/workflows/pr.yml': 'name: PR\non: pull_request\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps: [ { run: "true" } ]\n',
+    });
+    emu.store.setRole(p.owner, p.repo, 'alice', 'admin');
+    const alice = as('alice');
+    const main = (await alice.rest.git.getRef({ ...p, ref: 'heads/main' })).data.object.sha;
+    await alice.rest.git.createRef({ ...p, ref: 'refs/heads/feature', sha: main });
+    await alice.rest.repos.createOrUpdateFileContents({ ...p, path: 'f.txt', message: 'Feature', content: Buffer.from('f\n').toString('base64'), branch: 'feature' });
+    const pull = (await alice.rest.pulls.create({ ...p, head: 'feature', base: 'main', title: 'Feature' })).data;
+    await runner.idle();
+    const run = [...runner.store.runs.values()].find((r) => r.repo === p.repo && r.event === 'pull_request')!;
+    expect(run.conclusion, runner.logs(run.id)).toBe('success');
+    const onHead = (await alice.rest.checks.listForRef({ ...p, ref: pull.head.sha })).data.check_runs;
+    expect(onHead.map((c) => [c.name, c.app?.slug, c.check_suite?.id])).toEqual([['test', 'github-actions', run.checkSuiteId]]);
+    expect((await alice.rest.checks.getSuite({ ...p, check_suite_id: run.checkSuiteId })).data.head_branch).toBe('feature');
+    expect((await alice.rest.checks.listForRef({ ...p, ref: run.headSha })).data.check_runs).toEqual([]);
+    expect(runner.errors).toEqual([]);
+    emu.assertNoViolations();
+  }, 60_000);
 });
