@@ -101,6 +101,10 @@ jobs:
     expect(theirs2.check_suite?.id).toBe(theirs.check_suite?.id);
     expect(new Set([mine.check_suite?.id, theirs.check_suite?.id, ci.checkSuiteId]).size).toBe(3);
     expect(token.check_suite?.id).toBe(ci.checkSuiteId);
+    // The checks API is for apps: a person's token is refused.
+    const refused = await as('alice').rest.checks.create({ ...o, name: 'mine', head_sha: sha }).catch((e: { status: number; message: string }) => e);
+    expect((refused as { status: number }).status).toBe(403);
+    expect((refused as { message: string }).message).toContain('You must authenticate via a GitHub App.');
     await runner.idle();
 
     // No check event of an Actions suite (sent as alice, who pushed) started a workflow; the other apps' check runs did.

@@ -184,7 +184,8 @@ export function refName(ref: string): string {
 export async function pullMergeCommit(gitDir: string, number: number, baseSha: string, headSha: string): Promise<string | undefined> {
   // GitHub recomputes the merge commit only when the head or the base moves: a second event on
   // an unchanged pull request (labeled, edited) runs on the same commit.
-  const kept = await git(['--git-dir', gitDir, 'rev-parse', '--verify', '--quiet', `refs/pull/${number}/merge^1`, `refs/pull/${number}/merge^2`, `refs/pull/${number}/merge`]).catch(() => '');
+  // (No --verify: it takes exactly one name and would fail here every time.)
+  const kept = await git(['--git-dir', gitDir, 'rev-parse', `refs/pull/${number}/merge^1`, `refs/pull/${number}/merge^2`, `refs/pull/${number}/merge`]).catch(() => '');
   const [keptBase, keptHead, keptMerge] = kept.split('\n').map((l) => l.trim());
   if (keptBase === baseSha && keptHead === headSha && keptMerge) return keptMerge;
   let tree: string;

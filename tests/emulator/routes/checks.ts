@@ -26,8 +26,15 @@ export function registerCheckRoutes(emulator: Emulator): void {
 
   const suites = checkSuitesOf(emulator);
 
-  /** The app a check run is created by: the installation's (GitHub Actions for a job's GITHUB_TOKEN). */
-  const appOf = (ctx: RouteContext): string => (ctx.auth.kind === 'installation' ? store.appOfLogin(ctx.auth.login).slug : store.app.slug);
+  /**
+   * The app a check run is created by: the installation's (GitHub Actions for a job's
+   * GITHUB_TOKEN). The checks API is for GitHub Apps only: a person's token gets 403 (REST
+   * docs "Create a check run"; actions/github-script issue #118).
+   */
+  const appOf = (ctx: RouteContext): string => {
+    if (ctx.auth.kind !== 'installation') throw new HttpError(403, 'You must authenticate via a GitHub App.');
+    return store.appOfLogin(ctx.auth.login).slug;
+  };
 
   const checkOutput = (input: CheckRunInput) => {
     for (const field of ['summary', 'text'] as const) {
@@ -122,6 +129,7 @@ export function registerCheckRoutes(emulator: Emulator): void {
     async (ctx) => {
       const repo = repoOf(ctx);
       const run = runOf(ctx, repo);
+      appOf(ctx);
       const input = body<CheckRunInput>(ctx);
       checkOutput(input);
       const wasCompleted = run.status === 'completed';
