@@ -82,7 +82,9 @@ export function workerWorkflow(o: WorkflowOptions): string {
     ...(secrets.length ? ['        env:', ...secrets.map((s) => `          ${s}: "\${{ secrets.${s} }}"`)] : []),
     '      - uses: actions/upload-artifact@v4',
     '        if: always()   # partial work of a crashed or timed-out agent is kept too',
-    '        with: { name: baton-result, path: "${{ runner.temp }}/baton-result" }',
+    // Without include-hidden-files, upload-artifact (v4.4+) drops every dotfile and
+    // dot-folder: an agent's change to .gitignore or .config/… would vanish from the result.
+    '        with: { name: baton-result, path: "${{ runner.temp }}/baton-result", include-hidden-files: true }',
   ];
   if (actions) {
     lines.push(

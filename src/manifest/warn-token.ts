@@ -1,11 +1,14 @@
 // DESIGN §4's gotcha: events caused by a job's GITHUB_TOKEN start no workflows. In
 // Actions-only mode baton writes run branches with that token, so CI never starts on them
 // and a `checks` step would wait forever — unless baton acts with a GitHub App token
-// (actions/create-github-app-token) or dispatches CI itself (`checks.workflow:`). Shared
-// by the Action's validate mode and `baton doctor`.
+// (actions/create-github-app-token) or dispatches CI itself (`checks.workflow:`). And a CI
+// workflow baton dispatches reports as GitHub Actions check runs, whose check_run and
+// check_suite events start no workflow either (docs "Events that trigger workflows"):
+// baton.yml hears it finish only through `workflow_run`. Shared by the Action's validate
+// mode and `baton doctor`.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
+import { isMap, isScalar, isSeq, LineCounter, parse, parseDocument } from 'yaml';
 
 export const ACTIONS_ONLY_WORKFLOW = '.github/workflows/baton.yml';
 export const MANIFESTS_DIR = '.agents/workflows';
@@ -16,7 +19,33 @@ export interface TokenWarning {
   column: number;
   /** `<workflow>/<step>` */
   step: string;
+  /** What goes wrong, in a few words (the annotation's title). */
+  title: string;
   message: string;
+}
+
+const WORKFLOWS_DIR = '.github/workflows';
+
+/** The workflow names baton.yml's `on.workflow_run.workflows` lists. */
+function workflowRunNames(batonYml: string): Set<string> {
+  try {
+    const on = (parse(batonYml) as { on?: { workflow_run?: { workflows?: unknown } } } | null)?.on;
+    const names = on?.workflow_run?.workflows;
+    return new Set(Array.isArray(names) ? names.map(String) : typeof names === 'string' ? [names] : []);
+  } catch {
+    return new Set();
+  }
+}
+
+/** A workflow file's `name:` (GitHub shows the file's path for a workflow without one). */
+function workflowName(path: string, text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const name = (parse(text) as { name?: unknown } | null)?.name;
+    return typeof name === 'string' ? name : path;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Actions-only mode is set up (baton.yml exists) and acts with GITHUB_TOKEN (no App token step). */
@@ -25,12 +54,17 @@ export function usesJobToken(batonYml: string | undefined): boolean {
 }
 
 /**
- * Warnings for the repository's files (path → text, paths relative to its root): every
- * `checks` step without `workflow:` in `.agents/workflows/*.yml`, when Actions-only mode
- * acts with GITHUB_TOKEN. Files that do not parse are left to the validator.
+ * Warnings for the repository's files (path → text, paths relative to its root), in
+ * Actions-only mode (baton.yml exists): every `checks` step without `workflow:` in
+ * `.agents/workflows/*.yml` when baton acts with GITHUB_TOKEN, and every `checks` step
+ * whose `workflow:` baton.yml does not hear finish (no `workflow_run` naming it). Files
+ * that do not parse are left to the validator.
  */
 export function tokenWarnings(files: Record<string, string>): TokenWarning[] {
-  if (!usesJobToken(files[ACTIONS_ONLY_WORKFLOW])) return [];
+  const batonYml = files[ACTIONS_ONLY_WORKFLOW];
+  if (batonYml === undefined) return [];
+  const jobToken = usesJobToken(batonYml);
+  const heard = workflowRunNames(batonYml);
   const out: TokenWarning[] = [];
   for (const [file, text] of Object.entries(files).sort(([a], [b]) => a.localeCompare(b))) {
     if (!file.startsWith(`${MANIFESTS_DIR}/`) || !/\.ya?ml$/.test(file)) continue;
@@ -44,18 +78,33 @@ export function tokenWarnings(files: Record<string, string>): TokenWarning[] {
     for (const item of steps.items) {
       if (!isMap(item)) continue;
       const pair = item.items.find((p) => isScalar(p.key) && p.key.value === 'checks');
-      if (!pair || (isMap(pair.value) && pair.value.has('workflow'))) continue;
+      if (!pair) continue;
       const id = item.get('id');
       const step = `${workflow}/${typeof id === 'string' ? id : '?'}`;
       const at = lines.linePos((pair.key as { range?: [number, number, number] }).range?.[0] ?? 0);
+      const where = { file, line: at.line, column: at.col, step };
+      const ci = isMap(pair.value) ? pair.value.get('workflow') : undefined;
+      if (typeof ci !== 'string') {
+        if (!jobToken) continue;
+        out.push({
+          ...where,
+          title: 'CI never starts on baton run branches',
+          message:
+            `${step} waits for CI, but in Actions-only mode pushes made with GITHUB_TOKEN start no workflows: ` +
+            `set \`workflow:\` on the checks step (baton dispatches CI itself) or give ${ACTIONS_ONLY_WORKFLOW} an App token (actions/create-github-app-token)`,
+        });
+        continue;
+      }
+      const ciPath = `${WORKFLOWS_DIR}/${ci}`;
+      const ciName = workflowName(ciPath, files[ciPath]);
+      if (ciName === undefined || heard.has(ciName)) continue;
       out.push({
-        file,
-        line: at.line,
-        column: at.col,
-        step,
+        ...where,
+        title: 'baton never hears CI finish',
         message:
-          `${step} waits for CI, but in Actions-only mode pushes made with GITHUB_TOKEN start no workflows: ` +
-          `set \`workflow:\` on the checks step (baton dispatches CI itself) or give ${ACTIONS_ONLY_WORKFLOW} an App token (actions/create-github-app-token)`,
+          `${step} dispatches ${ciPath}, but ${ACTIONS_ONLY_WORKFLOW} never hears it finish: the check runs of a GitHub Actions workflow start no workflow ` +
+          `(check_run and check_suite events of Actions' own check suites are not delivered to workflows); add ` +
+          `\`workflow_run: { workflows: [${JSON.stringify(ciName)}], types: [completed] }\` to the \`on:\` of ${ACTIONS_ONLY_WORKFLOW}`,
       });
     }
   }
@@ -68,9 +117,10 @@ export function tokenWarningsIn(root: string): TokenWarning[] {
   const baton = join(root, ACTIONS_ONLY_WORKFLOW);
   if (!existsSync(baton)) return [];
   files[ACTIONS_ONLY_WORKFLOW] = readFileSync(baton, 'utf8');
-  const dir = join(root, MANIFESTS_DIR);
-  if (existsSync(dir)) {
-    for (const name of readdirSync(dir)) if (/\.ya?ml$/.test(name)) files[`${MANIFESTS_DIR}/${name}`] = readFileSync(join(dir, name), 'utf8');
+  for (const folder of [MANIFESTS_DIR, WORKFLOWS_DIR]) {
+    const dir = join(root, folder);
+    if (!existsSync(dir)) continue;
+    for (const name of readdirSync(dir)) if (/\.ya?ml$/.test(name)) files[`${folder}/${name}`] = readFileSync(join(dir, name), 'utf8');
   }
   return tokenWarnings(files);
 }

@@ -1,9 +1,9 @@
 // Actions-only mode end to end, no app process: `baton init --mode actions` output in the
 // repository → a label starts baton.yml (mode run) → the worker workflow (mode agent with
-// the fake claude) → its apply job (mode apply) → the reviewer agent (fake codex) → CI as
+// the fake claude, which also edits dotfiles) → its apply job (mode apply) → the reviewer agent (fake codex) → CI as
 // a commit status an outside CI posts → a draft PR, and the status comment says so.
 import { afterEach, describe, expect, it } from 'vitest';
-import { startActionsOnly, type ActionsOnly } from './harness.ts';
+import { initFiles, startActionsOnly, type ActionsOnly } from './harness.ts';
 
 const QUICK = `name: quick
 on: { labels: ["baton:quick"] }
@@ -23,7 +23,8 @@ steps:
 `;
 
 const AGENTS = [
-  { write: { 'src/fix.txt': 'fixed\n' }, reply: { done: true } },
+  // Hidden files too: the result artifact must carry them (upload-artifact drops them by default).
+  { write: { 'src/fix.txt': 'fixed\n', '.gitignore': 'dist/\n', '.config/lint.json': '{"strict":true}\n' }, reply: { done: true } },
   { reply: { approved: true, summary: 'The fix is right.', comments: [] } },
 ];
 
@@ -65,6 +66,10 @@ describe('Actions-only mode on the emulator', () => {
     expect(pulls[0]!.draft).toBe(true);
     const fix = await alice.rest.repos.getContent({ ...o, path: 'src/fix.txt', ref: pulls[0]!.head.sha });
     expect(Buffer.from((fix.data as { content: string }).content, 'base64').toString()).toBe('fixed\n');
+    for (const [path, text] of [['.gitignore', 'dist/\n'], ['.config/lint.json', '{"strict":true}\n']]) {
+      const got = await alice.rest.repos.getContent({ ...o, path: path!, ref: pulls[0]!.head.sha });
+      expect(Buffer.from((got.data as { content: string }).content, 'base64').toString(), path).toBe(text);
+    }
 
     // What ran: baton.yml for the label (and the CI status), the worker twice (implement, review) with its apply job.
     const runs = [...h.runner.store.runs.values()];
@@ -139,6 +144,57 @@ steps:
     // The work is kept on the run branch, and every baton job ended cleanly.
     expect((await alice.rest.git.getRef({ ...o, ref: `heads/baton/${runId}` })).status).toBe(200);
     for (const r of h.runner.store.runs.values()) expect(r.conclusion, h.runner.logs(r.id)).toBe('success');
+    expect(h.runner.errors).toEqual([]);
+    h.emu.assertNoViolations();
+  }, 60_000);
+
+  it('gates on an Actions CI workflow: checks.workflow dispatches it on the run branch, workflow_run tells baton.yml it finished', async () => {
+    const ci = `name: CI
+on: workflow_dispatch
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v5
+      - run: test -f src/fix.txt
+`;
+    const quick = `name: quick
+on: { labels: ["baton:quick"] }
+agents: { coder: { uses: claude-code } }
+steps:
+  - id: implement
+    agent: coder
+    prompt: "Fix issue #\${{ issue.number }}"
+  - id: ci
+    checks: { names: [test], workflow: ci.yml }
+  - id: pr
+    pull-request: { title: "Fix #\${{ issue.number }}", draft: true }
+`;
+    const init = await initFiles(['--mode', 'actions', '--workflows', 'fix-issue']);
+    // What docs/actions-only.md tells users to add: check events of Actions' own suites start no workflow.
+    const batonYml = init['.github/workflows/baton.yml']!.replace('  status:\n', '  status:\n  workflow_run: { workflows: [CI], types: [completed] }\n');
+    expect(batonYml).toContain('workflow_run');
+    h = await startActionsOnly({
+      init: ['--mode', 'actions', '--workflows', 'fix-issue'],
+      files: { '.agents/workflows/quick.yml': quick, '.github/workflows/ci.yml': ci, '.github/workflows/baton.yml': batonYml },
+      agentScript: [{ write: { 'src/fix.txt': 'fixed\n' }, reply: { done: true } }],
+    });
+    h.emu.store.allowActionsToCreatePullRequests('acme', 'widgets');
+    const alice = h.as('alice');
+    const issue = (await alice.rest.issues.create({ ...o, title: 'Widgets break', body: 'Please fix.' })).data;
+    await alice.rest.issues.addLabels({ ...o, issue_number: issue.number, labels: ['baton:quick'] });
+    const runId = `quick-${issue.number}-1`;
+    await h.settle();
+
+    const body = (await alice.rest.issues.listComments({ ...o, issue_number: issue.number })).data.find((c) => c.user?.login === 'github-actions[bot]' && c.body?.includes('baton:record'))?.body ?? '';
+    expect(body, body).toContain(`run \`${runId}\` — succeeded`);
+    const runs = [...h.runner.store.runs.values()];
+    const ciRuns = runs.filter((r) => r.workflowName === 'CI');
+    expect(ciRuns.map((r) => [r.event, r.headBranch, r.conclusion])).toEqual([['workflow_dispatch', `baton/${runId}`, 'success']]);
+    expect(h.runner.triggered.some((t) => t.event === 'workflow_run' && t.path === '.github/workflows/baton.yml')).toBe(true);
+    // The CI job's check_run / check_suite events did not start baton.yml: GitHub starts no workflow for Actions' own suites.
+    expect(h.runner.skippedTriggers.some((s) => s.event === 'check_suite' && s.workflows.includes('.github/workflows/baton.yml') && s.reason.includes('GitHub Actions'))).toBe(true);
+    expect((await alice.rest.pulls.list({ ...o, state: 'open' })).data.map((p) => p.head.ref)).toEqual([`baton/${runId}`]);
     expect(h.runner.errors).toEqual([]);
     h.emu.assertNoViolations();
   }, 60_000);

@@ -10,7 +10,7 @@ import { attemptOf } from '../../src/action/modes/apply.ts';
 import { concurrencyKey } from '../../src/action/route-key.ts';
 import { withLocalArtifact, zipBundle } from '../../src/action/local-artifact.ts';
 import type { GitHubClient } from '../../src/hosts/github/client.ts';
-import { tokenWarnings } from '../../src/manifest/warn-token.ts';
+import { tokenWarnings, tokenWarningsIn } from '../../src/manifest/warn-token.ts';
 import { PROJECT_ROOT } from './harness.ts';
 
 const dirs: string[] = [];
@@ -74,6 +74,25 @@ describe('the GITHUB_TOKEN warning (DESIGN §4)', () => {
     expect(tokenWarnings(files)).toEqual([expect.objectContaining({ file: '.agents/workflows/fix.yml', line: 6, column: 5, step: 'fix/ci' })]);
     expect(tokenWarnings({ '.agents/workflows/fix.yml': manifest })).toEqual([]); // App mode
     expect(tokenWarnings({ ...files, '.github/workflows/baton.yml': '- uses: actions/create-github-app-token@v2\n' })).toEqual([]);
+  });
+
+  it('warns for a checks.workflow that baton.yml never hears finish (no workflow_run naming it), in both token modes', () => {
+    const ci = 'name: CI\non: workflow_dispatch\njobs: { lint: { runs-on: ubuntu-latest, steps: [ { run: "true" } ] } }\n';
+    const appToken = '- uses: actions/create-github-app-token@v2\n';
+    const files = { '.agents/workflows/fix.yml': manifest, '.github/workflows/baton.yml': appToken, '.github/workflows/ci.yml': ci };
+    const warned = tokenWarnings(files);
+    expect(warned).toEqual([expect.objectContaining({ file: '.agents/workflows/fix.yml', line: 8, column: 5, step: 'fix/ci2', title: 'baton never hears CI finish' })]);
+    expect(warned[0]!.message).toContain('workflow_run: { workflows: ["CI"], types: [completed] }');
+    const listening = '# uses actions/create-github-app-token@v2\non:\n  status:\n  workflow_run: { workflows: [CI], types: [completed] }\njobs: {}\n';
+    expect(tokenWarnings({ ...files, '.github/workflows/baton.yml': listening })).toEqual([]);
+    // On disk too (what `baton doctor` and the validate mode read): the CI workflow's name comes from its file.
+    const ws = mkdtempSync(join(tmpdir(), 'baton-warn-ci-'));
+    dirs.push(ws);
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(join(ws, path, '..'), { recursive: true });
+      writeFileSync(join(ws, path), text);
+    }
+    expect(tokenWarningsIn(ws).map((w) => w.step)).toEqual(['fix/ci2']);
   });
 
   it('is a warning annotation of the bundled validate mode, on the file and line', () => {

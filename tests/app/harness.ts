@@ -120,6 +120,8 @@ export interface HarnessOptions {
   timeScale?: number;
   /** The repository's visibility and its owner's plan (default: public, Free). */
   repo?: Pick<CreateRepoOptions, 'visibility' | 'plan'>;
+  /** Run the repository's own workflows on the events they listen to (CI on push…), as GitHub does; default off. */
+  triggerOnWebhooks?: boolean;
 }
 
 /** Writes the steering files the routed fake agents read; returns their folder. */
@@ -137,6 +139,7 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
     secrets: { ANTHROPIC_API_KEY: 'sk-ant-test', OPENAI_API_KEY: 'sk-openai-test' },
     env: { PATH: [ROUTED_AGENTS, process.env.PATH ?? ''].join(delimiter), FAKE_AGENTS, BATON_STEERING: steer, FAKE_AGENT_LOG: join(steer, 'calls.jsonl') },
     ...(o.minuteMs ? { minuteMs: o.minuteMs } : {}),
+    ...(o.triggerOnWebhooks ? { triggerOnWebhooks: true } : {}),
   });
   const emu = await startEmulator({ webhookSecret: SECRET, appPublicKey: publicKey, plugins: [actions.plugin] });
   await emu.createRepo('acme', 'widgets', { 'README.md': '# widgets\n', '.github/workflows/baton-worker.yml': await initWorkerWorkflow(), ...o.files }, o.repo);
@@ -226,7 +229,8 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
       await emu.webhooks.idle();
       await app.runs.idle();
       const pending = emu.webhooks.deliveries.some((d) => !d.dropped && d.status === undefined && d.error === undefined);
-      if (!pending && ![...actions.runner.store.runs.values()].some((r) => r.status !== "completed")) return;
+      // A webhook delivered meanwhile may have started a trigger (triggerOnWebhooks): not settled yet.
+      if (!pending && !actions.runner.busy && ![...actions.runner.store.runs.values()].some((r) => r.status !== "completed")) return;
       await new Promise((r) => setTimeout(r, 20));
     }
     throw new Error('the app, the emulator and the runner did not settle');

@@ -187,16 +187,16 @@ export class Shapes {
     return 'NONE';
   }
 
-  /** The app as `performed_via_github_app` and check runs show it. */
-  app() {
-    const app = this.store.app;
+  /** The app as `performed_via_github_app` and check runs show it (baton unless a slug is given). */
+  app(slug = this.store.app.slug) {
+    const app = this.store.appBySlug(slug);
     return {
       id: app.id,
       slug: app.slug,
       node_id: nodeId('A', app.id),
       owner: this.user(app.owner),
       name: app.name,
-      description: 'GitHub-native orchestrator for AI coding agents',
+      description: app === this.store.app ? 'GitHub-native orchestrator for AI coding agents' : app.name,
       external_url: `${this.web}/apps/${app.slug}`,
       html_url: `${this.web}/apps/${app.slug}`,
       created_at: app.createdAt,
@@ -426,7 +426,7 @@ export class Shapes {
       before: null,
       after: suite.headSha,
       pull_requests: this.pullRefs(repo, suite.headSha),
-      app: this.app(),
+      app: this.app(suite.app),
       repository: this.repository(repo),
       created_at: suite.createdAt,
       updated_at: suite.updatedAt,
@@ -475,7 +475,7 @@ export class Shapes {
       },
       name: run.name,
       check_suite: { id: run.suiteId },
-      app: this.app(),
+      app: this.app(this.store.checkSuites.get(run.suiteId)?.app),
       pull_requests: this.pullRefs(repo, run.headSha),
     };
   }

@@ -122,6 +122,10 @@ export interface Issue {
 export interface CheckSuite {
   id: number;
   repoId: number;
+  /** Slug of the app the suite belongs to (`baton`, `github-actions`, another app's). */
+  app: string;
+  /** Actions' suites: the workflow run they hold (each run has its own, completed with it). */
+  workflowRunId?: number;
   headSha: string;
   headBranch: string | null;
   status: 'queued' | 'in_progress' | 'completed';
@@ -144,7 +148,6 @@ export interface CheckRun {
   completedAt: string | null;
   output: { title: string | null; summary: string | null; text: string | null; annotations: unknown[] };
   actions: { label: string; description: string; identifier: string }[];
-  app: boolean;
 }
 
 export interface Status {
@@ -195,6 +198,9 @@ export interface Repo {
   actionsCanCreatePullRequests: boolean;
 }
 
+/** The slug of GitHub Actions' app: its suites hold workflow runs, its check runs are jobs. */
+export const ACTIONS_APP = 'github-actions';
+
 /** GitHub's timestamps: ISO 8601 without milliseconds. */
 export function now(): string {
   return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -209,6 +215,8 @@ export class Store {
   readonly checkSuites = new Map<number, CheckSuite>();
   readonly statuses: Status[] = [];
   readonly app: App;
+  /** Apps other than baton that act on repositories (GitHub Actions, a CI app), by slug. */
+  private readonly otherApps = new Map<string, App>();
   private lastId = 1000;
 
   constructor() {
@@ -226,6 +234,25 @@ export class Store {
     };
     this.user(this.app.botLogin, 'Bot');
     this.user('github-actions[bot]', 'Bot');
+    // GitHub Actions is an app too: its jobs are check runs of app `github-actions` (id 15368 on github.com).
+    this.otherApps.set(ACTIONS_APP, { ...this.app, id: 15368, slug: ACTIONS_APP, name: 'GitHub Actions', clientId: 'Iv1.github-actions', owner: 'github', botLogin: 'github-actions[bot]', events: [] });
+  }
+
+  /** The app by slug; a slug never seen before is another app installed on the repositories (a CI service). */
+  appBySlug(slug: string): App {
+    if (slug === this.app.slug) return this.app;
+    let app = this.otherApps.get(slug);
+    if (app === undefined) {
+      app = { ...this.app, id: this.nextId(), slug, name: slug, clientId: `Iv1.${slug}`, botLogin: `${slug}[bot]`, events: ['check_run', 'check_suite'] };
+      this.otherApps.set(slug, app);
+      this.user(app.botLogin, 'Bot');
+    }
+    return app;
+  }
+
+  /** The app an installation token acts for, from its bot login (`<slug>[bot]`). */
+  appOfLogin(login: string): App {
+    return this.appBySlug(login.replace(/\[bot\]$/, ''));
   }
 
   /** Ids are unique across all kinds, like GitHub's database ids are for practical purposes. */

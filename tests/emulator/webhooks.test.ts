@@ -96,8 +96,10 @@ describe('deliveries', () => {
     const { data: issue } = await octokit.issues.create({ owner, repo, title: 'Events' });
     await octokit.issues.createComment({ owner, repo, issue_number: issue.number, body: '/baton help' });
     const sha = (await octokit.git.getRef({ owner, repo, ref: 'heads/main' })).data.object.sha;
-    const run = await octokit.checks.create({ owner, repo, name: 'ci', head_sha: sha });
-    await octokit.checks.update({ owner, repo, check_run_id: run.data.id, conclusion: 'failure' });
+    // Check runs are for GitHub Apps only: a CI app's installation token.
+    const ciApp = new Octokit({ baseUrl: emu.apiUrl, auth: emu.auth.mint({ owner, repo, permissions: { checks: 'write' }, login: 'ci-app[bot]' }) });
+    const run = await ciApp.checks.create({ owner, repo, name: 'ci', head_sha: sha });
+    await ciApp.checks.update({ owner, repo, check_run_id: run.data.id, conclusion: 'failure' });
     await octokit.repos.createCommitStatus({ owner, repo, sha, state: 'success', context: 'ci' });
     await emu.webhooks.idle();
     const names = received.map((r) => (r.action === undefined ? r.name : `${r.name}.${r.action}`));

@@ -50,6 +50,8 @@ describe('baton init', () => {
     expect(agent.env).toEqual({ ANTHROPIC_API_KEY: '${{ secrets.ANTHROPIC_API_KEY }}', OPENAI_API_KEY: '${{ secrets.OPENAI_API_KEY }}' });
     const upload = steps.find((s) => s.uses === 'actions/upload-artifact@v4')!;
     expect(upload.if).toBe('always()');
+    // upload-artifact drops dotfiles by default: an agent's .gitignore edit would vanish.
+    expect(upload.with['include-hidden-files']).toBe(true);
     expect(parsed.permissions).toEqual({ contents: 'read' });
     // The manifest's editor hint points at the schema of the Action's version.
     expect(read(d, '.agents/workflows/fix-issue.yml')).toContain('$schema=https://raw.githubusercontent.com/baton-dev/baton/v1/schema/workflow.schema.json');
@@ -75,6 +77,8 @@ describe('baton init', () => {
     const apply = worker.jobs.find((j) => j.id === 'apply')!;
     expect(worker.jobs.find((j) => j.id === 'agent')!.permissions).toEqual({ contents: 'read' });
     expect(apply.needs).toEqual(['agent']);
+    const upload = worker.jobs.find((j) => j.id === 'agent')!.steps.find((s) => s.uses === 'actions/upload-artifact@v4')!;
+    expect(upload.with['include-hidden-files']).toBe(true);
     expect(apply.permissions!).toMatchObject({ contents: 'write' });
     expect(apply.steps.map((s) => s.uses)).toEqual(['actions/download-artifact@v4', 'acme/baton@v2']);
     expect(r.out).toContain('ANTHROPIC_API_KEY');

@@ -29,10 +29,10 @@ export async function validateMode(inputs: Inputs): Promise<void> {
       }
     }
   }
-  // DESIGN §4's GITHUB_TOKEN gotcha: CI that Actions-only mode would never start.
+  // DESIGN §4's GITHUB_TOKEN gotcha: CI that Actions-only mode would never start, or never hear finish.
   for (const w of tokenWarningsIn(inputs.workspace)) {
     warnings++;
-    core.warning(w.message, { title: 'CI never starts on baton run branches', file: w.file, startLine: w.line, startColumn: w.column });
+    core.warning(w.message, { title: w.title, file: w.file, startLine: w.line, startColumn: w.column });
   }
   const bad = report.files.filter((f) => !f.valid).length;
   const line = bad

@@ -1,5 +1,6 @@
 // What the Actions runner needs from the rest of the emulator. index.ts adapts the real
 // emulator to this; unit tests pass a small fake with a temp bare repo.
+import type { JobRecord, RunRecord } from './records.ts';
 
 export type TokenPermissions = Record<string, 'read' | 'write'>;
 
@@ -25,4 +26,14 @@ export interface ActionsHost {
   repository(owner: string, repo: string): Record<string, unknown>;
   /** The installation to name in webhook payloads, when one covers the repository. */
   installation?(owner: string, repo: string): { id: number; node_id: string } | undefined;
+  /**
+   * Actions' check suite for a new workflow run on `headSha` (the pull request's head for
+   * `pull_request`); returns its id, the run's `check_suite_id`. Without it the runner makes
+   * up an id and no check runs exist.
+   */
+  createCheckSuite?(run: RunRecord, headSha: string): number;
+  /** A job was queued, started or finished: its check run in the run's suite follows it. */
+  jobChanged?(run: RunRecord, job: JobRecord): Promise<void>;
+  /** The run (attempt) finished: its check suite completes with the run's conclusion. */
+  runChanged?(run: RunRecord): Promise<void>;
 }

@@ -10,6 +10,7 @@
 // or, on an emulator already started: `const runner = installActions(emu, options)`.
 import type { Emulator, EmulatorPlugin } from '../emulator.ts';
 import type { ActionsHost } from './host.ts';
+import { jobCheckRuns } from './job-checks.ts';
 import { registerActionsRoutes } from './routes.ts';
 import { ActionsRunner } from './runner.ts';
 import type { RunnerOptions } from './types.ts';
@@ -39,6 +40,7 @@ export function emulatorHost(emulator: Emulator): ActionsHost {
       const id = emulator.repo(owner, repo).installationId;
       return { id, node_id: `MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9u${id}` };
     },
+    ...jobCheckRuns(emulator),
   };
 }
 

@@ -49,6 +49,8 @@ export interface JobRecord {
   outputs: Record<string, string>;
   /** Why it failed, when it did (also in the log). */
   error?: string;
+  /** The job's check run (app `github-actions`), when the host keeps check runs. */
+  checkRunId?: number;
 }
 
 export interface ArtifactRecord {

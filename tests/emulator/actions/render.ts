@@ -140,7 +140,7 @@ export class ActionsShapes {
       completed_at: job.completedAt,
       name: job.name,
       steps: job.steps.map((s) => this.step(s)),
-      check_run_url: `${api}/check-runs/${job.id}`,
+      check_run_url: `${api}/check-runs/${job.checkRunId ?? job.id}`,
       labels: job.labels,
       runner_id: job.runnerId,
       runner_name: job.runnerName,

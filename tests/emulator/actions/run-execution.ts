@@ -50,6 +50,8 @@ export class RunExecution implements Member {
   private cancelled = false;
   /** Members (the run, or a job) waiting for a concurrency group, by group key. */
   private readonly waiting = new Map<Member, string>();
+  /** Check-run updates of this run, in the order its jobs changed (webhooks keep that order). */
+  private checks: Promise<void> = Promise.resolve();
   readonly done: Promise<void>;
 
   constructor(
@@ -81,11 +83,20 @@ export class RunExecution implements Member {
       workflow: this.deps.workflowPayload,
       sender: userLite(run.actor),
     }));
+    const { runChanged } = this.deps.host;
+    if (runChanged) this.syncChecks(() => runChanged.call(this.deps.host, run));
   }
 
   private emitJob(action: 'queued' | 'in_progress' | 'completed', job: JobRecord): void {
     const { run } = this.input;
     this.deps.emit('workflow_job', () => ({ action, workflow_job: this.deps.shapes.job(run, job), sender: userLite(run.actor) }));
+    const { jobChanged } = this.deps.host;
+    if (jobChanged) this.syncChecks(() => jobChanged.call(this.deps.host, run, job));
+  }
+
+  /** Jobs are check runs of GitHub Actions: the host's check runs follow every transition. */
+  private syncChecks(update: () => Promise<void>): void {
+    this.checks = this.checks.then(update).catch((err: unknown) => this.deps.reportError(`check runs of run ${this.input.run.id}: ${(err as Error).stack ?? String(err)}`));
   }
 
   private async withGroup<T>(concurrency: Concurrency | undefined, ctx: Contexts, member: Member, body: () => Promise<T>, onReplaced: () => T): Promise<T> {
@@ -129,6 +140,7 @@ export class RunExecution implements Member {
     run.conclusion = conclusion;
     this.touch();
     this.emitRun('completed');
+    await this.checks;
   }
 
   private async runJobs(): Promise<RunConclusion> {

@@ -213,6 +213,20 @@ jobs:
         with: { name: source }
       - run: echo "\${{ steps.ts.outputs.greeting }}"
 `,
+  '.github/workflows/hidden.yml': `
+on: workflow_dispatch
+jobs:
+  a:
+    runs-on: ubuntu-latest
+    steps:
+      - run: mkdir -p out/.config out/src .hidden-out && echo a > out/.gitignore && echo b > out/.config/tool.json && echo c > out/src/main.ts && echo d > .hidden-out/x.txt
+      - uses: actions/upload-artifact@v4
+        with: { name: default, path: out }
+      - uses: actions/upload-artifact@v4
+        with: { name: with-hidden, path: out, include-hidden-files: true }
+      - uses: actions/upload-artifact@v4
+        with: { name: hidden-root, path: .hidden-out, if-no-files-found: error }
+`,
   '.github/workflows/push-only.yml': `
 on: push
 jobs: { a: { runs-on: x, steps: [ { run: "true" } ] } }
@@ -301,6 +315,17 @@ describe('the runner', () => {
       { metadata: 'read', contents: 'read', packages: 'read' },
     ]);
     expect(host.revoked).toEqual(expect.arrayContaining(host.minted.slice(-2).map((m) => m.token)));
+  });
+
+  it('leaves hidden files and folders out of an artifact unless include-hidden-files: true', async () => {
+    const run = await finished(await dispatch('hidden.yml'));
+    const byName = new Map(runner.artifacts.forRun(run).map((a) => [a.name, [...unzipFiles(a.zip).keys()].sort()]));
+    expect(byName.get('default')).toEqual(['src/main.ts']);
+    expect(byName.get('with-hidden')).toEqual(['.config/tool.json', '.gitignore', 'src/main.ts']);
+    // a hidden search path is itself left out: nothing found, and `error` fails the step
+    expect(byName.has('hidden-root')).toBe(false);
+    expect(run.conclusion).toBe('failure');
+    expect(runner.logs(run.id)).toContain('No files were found with the provided path: .hidden-out');
   });
 
   it('sends workflow_run and workflow_job webhooks in order', async () => {

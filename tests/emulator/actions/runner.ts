@@ -12,7 +12,7 @@ import { DispatchError, resolveInputs } from './dispatch.ts';
 import { templateText, type Contexts, type Json } from './expressions.ts';
 import { commitInfo, defaultBranch, listWorkflowPaths, readFileAt, resolveRef, type CommitInfo } from './git.ts';
 import type { ActionsHost } from './host.ts';
-import { ActionsStore, latestJobs, type RunRecord, type WorkflowRecord } from './records.ts';
+import { ActionsStore, latestJobs, sameRepo, type RunRecord, type WorkflowRecord } from './records.ts';
 import { ActionsShapes, userLite } from './render.ts';
 import { RunExecution } from './run-execution.ts';
 import { ArtifactService } from './steps/artifacts.ts';
@@ -21,6 +21,7 @@ import {
   MAX_WORKFLOW_RUN_DEPTH,
   pullMergeCommit,
   refName,
+  startedByActions,
   TOKEN_EXEMPT,
   TRIGGER_EVENTS,
   workflowListens,
@@ -253,10 +254,13 @@ export class ActionsRunner {
       createdAt: now,
       updatedAt: now,
       runStartedAt: now,
-      checkSuiteId: this.store.id(),
+      checkSuiteId: 0,
       jobs: [],
       cancelRequested: false,
     };
+    // GitHub attaches a pull_request run's checks to the pull request's head, not the test merge commit.
+    const checksSha = o.event === 'pull_request' ? String((o.eventPayload.pull_request as { head?: { sha?: string } } | undefined)?.head?.sha ?? location.sha) : location.sha;
+    run.checkSuiteId = this.host.createCheckSuite?.(run, checksSha) ?? this.store.id();
     const contexts: Contexts = {
       github: githubContext(this.host, run, o.repository, o.eventPayload, o.workflow),
       inputs: o.inputs,
@@ -310,6 +314,11 @@ export class ActionsRunner {
     }
     const paths = matched.filter((m) => m.workflow).map((m) => m.path);
     for (const m of matched) if (m.error) this.skippedTriggers.push({ ...tag, sender: login, reason: m.error, workflows: [m.path] });
+    const byActions = startedByActions(event, payload, (sha) => [...this.store.runs.values()].some((r) => sameRepo(r, owner, repo) && r.headSha === sha));
+    if (byActions) {
+      this.skippedTriggers.push({ ...tag, sender: login, reason: byActions, workflows: paths });
+      return [];
+    }
     if (login === GITHUB_TOKEN_LOGIN && !TOKEN_EXEMPT.has(event)) {
       this.skippedTriggers.push({ ...tag, sender: login, reason: 'caused by a GITHUB_TOKEN: GitHub starts no workflow for it', workflows: paths });
       return [];
@@ -481,6 +490,11 @@ export class ActionsRunner {
   }
 
   /** Resolves when every run (including ones started meanwhile) has finished. */
+  /** Whether runs or triggers are still being handled (what `idle()` waits for). */
+  get busy(): boolean {
+    return this.active.size > 0;
+  }
+
   async idle(): Promise<void> {
     while (this.active.size > 0) await Promise.allSettled([...this.active]);
   }

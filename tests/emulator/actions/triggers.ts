@@ -3,6 +3,7 @@
 // forms, `types:` against the payload's `action` (with GitHub's default types where an
 // event has them), `branches`/`branches-ignore`/`tags`/`tags-ignore` for push,
 // pull_request and pull_request_target, `workflows:` (and `branches`) for workflow_run.
+import { ACTIONS_APP } from '../store.ts';
 import { git } from './git.ts';
 
 /** Webhook events that can start a workflow (workflow_dispatch is the dispatch endpoint's). */
@@ -42,6 +43,22 @@ export const GITHUB_TOKEN_LOGIN = 'github-actions[bot]';
 
 /** Events a GITHUB_TOKEN may cause and still start workflows (GitHub's exceptions). */
 export const TOKEN_EXEMPT = new Set(['workflow_dispatch', 'repository_dispatch', 'workflow_run']);
+
+/**
+ * Why a `check_run`/`check_suite` event starts no workflow, or undefined when it may: GitHub
+ * prevents recursion by not starting workflows for check events of a suite GitHub Actions
+ * created, nor for a `check_suite` whose head commit Actions ran on (docs "Events that
+ * trigger workflows", check_run and check_suite).
+ */
+export function startedByActions(event: string, payload: Record<string, unknown>, actionsRanOn: (sha: string) => boolean): string | undefined {
+  if (event !== 'check_run' && event !== 'check_suite') return undefined;
+  const suite = (event === 'check_run' ? (payload.check_run as { check_suite?: unknown } | undefined)?.check_suite : payload.check_suite) as
+    | { app?: { slug?: string }; head_sha?: string }
+    | undefined;
+  if (suite?.app?.slug === ACTIONS_APP) return `a ${event} event of a GitHub Actions check suite: GitHub starts no workflow for it`;
+  if (event === 'check_suite' && suite?.head_sha && actionsRanOn(suite.head_sha)) return 'a check_suite event on a commit GitHub Actions ran on: GitHub starts no workflow for it';
+  return undefined;
+}
 
 /** GitHub does not chain workflow_run deeper than this. */
 export const MAX_WORKFLOW_RUN_DEPTH = 3;
@@ -167,7 +184,8 @@ export function refName(ref: string): string {
 export async function pullMergeCommit(gitDir: string, number: number, baseSha: string, headSha: string): Promise<string | undefined> {
   // GitHub recomputes the merge commit only when the head or the base moves: a second event on
   // an unchanged pull request (labeled, edited) runs on the same commit.
-  const kept = await git(['--git-dir', gitDir, 'rev-parse', '--verify', '--quiet', `refs/pull/${number}/merge^1`, `refs/pull/${number}/merge^2`, `refs/pull/${number}/merge`]).catch(() => '');
+  // (No --verify: it takes exactly one name and would fail here every time.)
+  const kept = await git(['--git-dir', gitDir, 'rev-parse', `refs/pull/${number}/merge^1`, `refs/pull/${number}/merge^2`, `refs/pull/${number}/merge`]).catch(() => '');
   const [keptBase, keptHead, keptMerge] = kept.split('\n').map((l) => l.trim());
   if (keptBase === baseSha && keptHead === headSha && keptMerge) return keptMerge;
   let tree: string;

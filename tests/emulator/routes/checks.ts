@@ -1,7 +1,8 @@
 /** Check runs and suites, commit statuses, and the webhooks their changes send. */
+import { checkSuitesOf } from '../check-suites.ts';
 import type { Emulator } from '../emulator.ts';
 import { HttpError, notFound, validationFailed, type RouteContext } from '../http/router.ts';
-import type { CheckRun, CheckSuite, Repo, Status } from '../store.ts';
+import type { CheckRun, Repo, Status } from '../store.ts';
 import { now } from '../store.ts';
 import { actor, body, gitOf, paginate, repoOf, resolveCommitish } from './util.ts';
 
@@ -32,50 +33,16 @@ const MAX_ANNOTATIONS = 50;
 export function registerCheckRoutes(emulator: Emulator): void {
   const { router, store, shapes, webhooks } = emulator;
 
-  const suiteFor = (repo: Repo, headSha: string, headBranch: string | null): CheckSuite => {
-    for (const suite of store.checkSuites.values()) if (suite.repoId === repo.id && suite.headSha === headSha) return suite;
-    const created = now();
-    const suite: CheckSuite = { id: store.nextId(), repoId: repo.id, headSha, headBranch, status: 'queued', conclusion: null, createdAt: created, updatedAt: created };
-    store.checkSuites.set(suite.id, suite);
-    return suite;
-  };
+  const suites = checkSuitesOf(emulator);
 
-  const branchAt = async (ctx: RouteContext, repo: Repo, sha: string): Promise<string | null> => {
-    const refs = await gitOf(ctx, repo).listRefs('refs/heads/');
-    return refs.find((r) => r.sha === sha)?.ref.slice('refs/heads/'.length) ?? null;
-  };
-
-  const emitRun = (repo: Repo, run: CheckRun, action: string, sender: string) => {
-    const json = shapes.checkRun(repo, run);
-    // Webhooks always carry a details URL: GitHub falls back to the run's page.
-    const checkRun = { ...json, details_url: json.details_url ?? json.html_url, external_id: json.external_id ?? '', check_suite: suiteJson(repo, store.checkSuites.get(run.suiteId)!) };
-    webhooks.emit('check_run', { action, check_run: checkRun }, { owner: repo.owner, repo: repo.name, sender });
-  };
-
-  const suiteJson = (repo: Repo, suite: CheckSuite) => {
-    const { repository: _repository, head_commit: _head, latest_check_runs_count: _count, check_runs_url: _url, rerequestable: _r, runs_rerequestable: _rr, ...rest } =
-      shapes.checkSuite(repo, suite, null);
-    return rest;
-  };
-
-  /** A suite completes when all its runs have; its conclusion is the worst of theirs. */
-  const settleSuite = async (ctx: RouteContext, repo: Repo, suite: CheckSuite, sender: string) => {
-    const runs = [...store.checkRuns.values()].filter((r) => r.suiteId === suite.id);
-    const done = runs.every((r) => r.status === 'completed');
-    const before = suite.status;
-    suite.status = done ? 'completed' : runs.some((r) => r.status !== 'queued') ? 'in_progress' : 'queued';
-    suite.updatedAt = now();
-    if (!done) {
-      suite.conclusion = null;
-      return;
-    }
-    const order = ['action_required', 'cancelled', 'timed_out', 'failure', 'stale', 'neutral', 'skipped', 'success'];
-    suite.conclusion = runs.map((r) => r.conclusion ?? 'success').sort((a, b) => order.indexOf(a) - order.indexOf(b))[0] ?? 'success';
-    if (before !== 'completed') {
-      const head = await gitOf(ctx, repo).readCommit(suite.headSha);
-      const { repository: _repository, ...checkSuite } = shapes.checkSuite(repo, suite, head);
-      webhooks.emit('check_suite', { action: 'completed', check_suite: checkSuite }, { owner: repo.owner, repo: repo.name, sender });
-    }
+  /**
+   * The app a check run is created by: the installation's (GitHub Actions for a job's
+   * GITHUB_TOKEN). The checks API is for GitHub Apps only: a person's token gets 403 (REST
+   * docs "Create a check run"; actions/github-script issue #118).
+   */
+  const appOf = (ctx: RouteContext): string => {
+    if (ctx.auth.kind !== 'installation') throw new HttpError(403, 'You must authenticate via a GitHub App.');
+    return store.appOfLogin(ctx.auth.login).slug;
   };
 
   const checkOutput = (input: CheckRunInput) => {
@@ -138,7 +105,7 @@ export function registerCheckRoutes(emulator: Emulator): void {
         throw validationFailed([{ resource: 'CheckRun', field: 'conclusion', code: 'missing_field' }]);
       }
       checkOutput(input);
-      const suite = suiteFor(repo, input.head_sha, await branchAt(ctx, repo, input.head_sha));
+      const suite = await suites.suiteFor(repo, appOf(ctx), input.head_sha);
       const run: CheckRun = {
         id: store.nextId(),
         repoId: repo.id,
@@ -153,14 +120,13 @@ export function registerCheckRoutes(emulator: Emulator): void {
         completedAt: null,
         output: { title: null, summary: null, text: null, annotations: [] },
         actions: [],
-        app: true,
       };
       apply(run, input);
       store.checkRuns.set(run.id, run);
       const sender = actor(ctx);
-      emitRun(repo, run, 'created', sender);
-      if (run.status === 'completed') emitRun(repo, run, 'completed', sender);
-      await settleSuite(ctx, repo, suite, sender);
+      suites.emitRun(repo, run, 'created', sender);
+      if (run.status === 'completed') suites.emitRun(repo, run, 'completed', sender);
+      await suites.settle(repo, suite, sender);
       return { status: 201, body: shapes.checkRun(repo, run) };
     },
     { permission: ['checks', 'write'] },
@@ -177,13 +143,14 @@ export function registerCheckRoutes(emulator: Emulator): void {
     async (ctx) => {
       const repo = repoOf(ctx);
       const run = runOf(ctx, repo);
+      appOf(ctx);
       const input = body<CheckRunInput>(ctx);
       checkOutput(input);
       const wasCompleted = run.status === 'completed';
       apply(run, input);
       const sender = actor(ctx);
-      if (run.status === 'completed' && !wasCompleted) emitRun(repo, run, 'completed', sender);
-      await settleSuite(ctx, repo, store.checkSuites.get(run.suiteId)!, sender);
+      if (run.status === 'completed' && !wasCompleted) suites.emitRun(repo, run, 'completed', sender);
+      await suites.settle(repo, suites.suite(run.suiteId), sender);
       return { status: 200, body: shapes.checkRun(repo, run) };
     },
     { permission: ['checks', 'write'] },

@@ -64,10 +64,14 @@ export async function uploadArtifact(step: StepInvocation, serverUrl: string): P
   if (patterns.length === 0) throw new StepFailure('Input required and not supplied: path');
   if (patterns.some((p) => p.startsWith('!'))) throw new StepFailure('exclude patterns (`!…`) in `path` are not supported by the emulator');
   const ifNone = step.with['if-no-files-found'] || 'warn';
+  // upload-artifact v4.4.0+ leaves out dotfiles and dot-directories (a hidden search path
+  // too) unless `include-hidden-files: true` (actions/upload-artifact README and v4.4.0
+  // release notes; issue #602; elastic/cloudbeat PR #5286 for a hidden `path:`).
+  const excludeHidden = step.with['include-hidden-files'] !== 'true';
 
   const absPatterns = patterns.map((p) => resolveInWorkspace(job.workspace, p));
   const found = new Set<string>();
-  for (const p of absPatterns) for (const f of await globFiles(p)) found.add(f);
+  for (const p of absPatterns) for (const f of await globFiles(p, { excludeHidden })) found.add(f);
   if (found.size === 0) {
     const msg = `No files were found with the provided path: ${patterns.join('\n')}. No artifacts will be uploaded.`;
     if (ifNone === 'error') throw new StepFailure(msg);

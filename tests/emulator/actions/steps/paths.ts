@@ -1,7 +1,7 @@
 // Paths a workflow names are relative to the workspace (or absolute, like on a runner).
 // A small glob for upload-artifact's `path:` lives here too: `*`, `**` and `?`.
 import { readdir, stat } from 'node:fs/promises';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
 export function resolveInWorkspace(workspace: string, p: string): string {
   const expanded = p.startsWith('~/') ? join(process.env.HOME ?? '/', p.slice(2)) : p;
@@ -12,11 +12,23 @@ export function hasGlob(p: string): boolean {
   return /[*?[]/.test(p);
 }
 
+export interface GlobOptions {
+  /**
+   * Leave out every file or directory whose name starts with `.`, the search root itself
+   * included — @actions/glob's `excludeHiddenFiles`, which upload-artifact v4.4+ sets unless
+   * `include-hidden-files: true`.
+   */
+  excludeHidden?: boolean;
+}
+
+const isHidden = (p: string): boolean => basename(p).startsWith('.');
+
 /** Every file under `dir`, as absolute paths. */
-export async function walkFiles(dir: string): Promise<string[]> {
+export async function walkFiles(dir: string, options: GlobOptions = {}): Promise<string[]> {
   const out: string[] = [];
   const visit = async (d: string): Promise<void> => {
     for (const entry of await readdir(d, { withFileTypes: true })) {
+      if (options.excludeHidden && entry.name.startsWith('.')) continue;
       const full = join(d, entry.name);
       if (entry.isDirectory()) await visit(full);
       else if (entry.isFile()) out.push(full);
@@ -54,18 +66,19 @@ export function searchRoot(absPattern: string): string {
 }
 
 /** Files matching an absolute glob pattern; a directory match contributes its files. */
-export async function globFiles(absPattern: string): Promise<string[]> {
+export async function globFiles(absPattern: string, options: GlobOptions = {}): Promise<string[]> {
   const root = searchRoot(absPattern);
+  if (options.excludeHidden && isHidden(root)) return [];
   let info;
   try {
     info = await stat(root);
   } catch {
     return [];
   }
-  if (!hasGlob(absPattern)) return info.isDirectory() ? walkFiles(root) : [root];
+  if (!hasGlob(absPattern)) return info.isDirectory() ? walkFiles(root, options) : [root];
   if (!info.isDirectory()) return [];
   const re = globRegex(absPattern);
-  const files = await walkFiles(root);
+  const files = await walkFiles(root, options);
   return files.filter((f) => {
     if (re.test(f)) return true;
     // a matched directory contributes everything below it

@@ -1,0 +1,111 @@
+// The `checks` gate against CI as it runs on GitHub: an Actions workflow of the repository
+// started by baton's pushes to the run branch (its jobs are check runs of the app
+// `github-actions`), and another GitHub App reporting check runs. baton's own check runs
+// (`baton / …`) are never taken for CI.
+import { Octokit } from '@octokit/rest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startHarness, type Harness } from './harness.ts';
+
+/** CI on every push to a run branch: `test` fails until ci-fixed.txt exists. */
+const CI = `name: CI
+on: { push: { branches: ["baton/*"] } }
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v5
+      - run: test -f src/fix.txt && test -f ci-fixed.txt
+`;
+
+const quick = (checks: string) => `name: quick
+on: { labels: ["baton:quick"] }
+agents: { coder: { uses: claude-code } }
+steps:
+  - id: implement
+    agent: coder
+    prompt: "Fix #\${{ issue.number }}"
+  - id: ci
+    checks: ${checks}
+  - id: pr
+    pull-request: { title: "Fix #\${{ issue.number }}", draft: true }
+`;
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+const o = { owner: 'acme', repo: 'widgets' };
+
+async function start(files: Record<string, string>, agents: Parameters<typeof startHarness>[0]['agents']): Promise<{ h: Harness; issue: number; runId: string }> {
+  h = await startHarness({ files, agents, triggerOnWebhooks: true });
+  const alice = h.as('alice');
+  const issue = (await alice.rest.issues.create({ ...o, title: 'Widgets break', body: 'Please fix.' })).data.number;
+  await alice.rest.issues.addLabels({ ...o, issue_number: issue, labels: ['baton:quick'] });
+  await h.settle();
+  return { h, issue, runId: `quick-${issue}-1` };
+}
+
+async function fileAt(h: Harness, path: string, ref: string): Promise<string> {
+  const got = await h.as('alice').rest.repos.getContent({ ...o, path, ref });
+  return Buffer.from((got.data as { content: string }).content, 'base64').toString();
+}
+
+describe('app: the checks gate with CI as GitHub runs it', () => {
+  it('waits for an Actions CI job on the run branch, fixes once when it fails, passes when it is green; dotfiles the agent wrote land', async () => {
+    const { h, issue, runId } = await start(
+      { '.agents/workflows/quick.yml': quick('{ names: [test], fix: implement, max-rounds: 2 }'), '.github/workflows/ci.yml': CI },
+      {
+        implement: [{ write: { 'src/fix.txt': 'fixed\n', '.gitignore': 'dist/\n', '.config/lint.json': '{"strict":true}\n' } }],
+        'ci/fix-1': [{ write: { 'ci-fixed.txt': 'ok\n' } }],
+      },
+    );
+    const record = await h.record(issue);
+    expect(record, record).toContain(`run \`${runId}\` — succeeded`);
+    expect(record).toMatch(/\| ✅ \| ci \| passed after 1 fix round/);
+
+    // CI really ran as Actions jobs on every head of the run branch: red until the fix, then green on the PR's head.
+    const ci = [...h.runner.store.runs.values()].filter((r) => r.workflowName === 'CI' && r.headBranch === `baton/${runId}`);
+    expect(ci.map((r) => r.conclusion)).toEqual([...ci.slice(1).map(() => 'failure'), 'success']);
+    const pr = (await h.as('alice').rest.pulls.list({ ...o, state: 'open' })).data.find((p) => p.head.ref === `baton/${runId}`)!;
+    expect(pr.head.sha).toBe(ci.at(-1)!.headSha);
+    const checks = (await h.as('alice').rest.checks.listForRef({ ...o, ref: pr.head.sha })).data.check_runs;
+    expect(checks.find((c) => c.name === 'test')).toMatchObject({ conclusion: 'success', app: { slug: 'github-actions' } });
+    // Hidden files survive the worker's artifact (upload-artifact drops them unless told not to).
+    expect(await fileAt(h, '.gitignore', pr.head.sha)).toBe('dist/\n');
+    expect(await fileAt(h, '.config/lint.json', pr.head.sha)).toBe('{"strict":true}\n');
+    expect(h.runner.errors).toEqual([]);
+    h.emu.assertNoViolations();
+  }, 90_000);
+
+  it('with names ["*"], takes the Actions CI jobs and not its own check runs', async () => {
+    const { h, issue, runId } = await start(
+      { '.agents/workflows/quick.yml': quick('{ names: ["*"], fix: implement, max-rounds: 2 }'), '.github/workflows/ci.yml': CI },
+      { implement: [{ write: { 'src/fix.txt': 'fixed\n' } }], 'ci/fix-1': [{ write: { 'ci-fixed.txt': 'ok\n' } }] },
+    );
+    const record = await h.record(issue);
+    expect(record, record).toContain(`run \`${runId}\` — succeeded`);
+    // The red CI run was seen (one fix round): `*` waited for the Actions job, not only for baton's checks.
+    expect(record).toMatch(/\| ✅ \| ci \| passed after 1 fix round/);
+    expect(h.runner.errors).toEqual([]);
+  }, 90_000);
+
+  it("takes another GitHub App's check runs on the run branch head", async () => {
+    const { h, issue, runId } = await start({ '.agents/workflows/quick.yml': quick('{ names: [external] }') }, { implement: [{ write: { 'src/fix.txt': 'fixed\n' } }] });
+    expect(await h.record(issue)).toMatch(/\| 🔄 \| ci \| waiting for checks \|/);
+    const head = (await h.as('alice').rest.git.getRef({ ...o, ref: `heads/baton/${runId}` })).data.object.sha;
+    // A CI service installed as its own app reports on the head with its installation token.
+    const ciApp = new Octokit({ baseUrl: h.emu.url, auth: h.emu.auth.mint({ ...o, permissions: { checks: 'write', metadata: 'read' }, login: 'ci-app[bot]' }) });
+    const created = (await ciApp.rest.checks.create({ ...o, name: 'external', head_sha: head, status: 'in_progress' })).data;
+    expect(created.app?.slug).toBe('ci-app');
+    await h.settle();
+    expect(await h.record(issue)).toMatch(/\| 🔄 \| ci \| waiting for checks \|/);
+    await ciApp.rest.checks.update({ ...o, check_run_id: created.id, conclusion: 'success' });
+    await h.settle();
+    const record = await h.record(issue);
+    expect(record, record).toContain(`run \`${runId}\` — succeeded`);
+    expect(h.runner.errors).toEqual([]);
+    h.emu.assertNoViolations();
+  }, 90_000);
+});
