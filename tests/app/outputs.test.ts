@@ -77,7 +77,7 @@ describe('app: large step outputs', () => {
     expect(done).toContain(`run \`${runId}\` — succeeded`);
     expect(done.length).toBeLessThanOrEqual(MAX_COMMENT_CHARS);
     const last = h.agentCalls().find((c) => c.prompt.includes('Finish after'));
-    expect(last?.prompt).toContain('Finish after tag-a and tag-c');
+    expect(last?.prompt).toContain('Finish after <agent-output source="steps.a">tag-a</agent-output> and <agent-output source="steps.c">tag-c</agent-output>');
     expect(last?.prompt).toContain(noise(2, 30_000).slice(0, 2000));
     const reads = appRequests(h.emu).filter((r) => r.route === 'GET /repos/{owner}/{repo}/check-runs/{check_run_id}');
     expect(reads).toHaveLength(moved.length); // once each, then from memory

@@ -118,6 +118,8 @@ describe('check run output limits', () => {
     const run = (n: number) => installation.request('POST /repos/{owner}/{repo}/check-runs', { ...o, name: 'annotations', head_sha: sha, output: { title: 't', summary: 's', annotations: annotations(n) } });
     expect(await refusal(run(50))).toBe('ok');
     expect(await refusal(run(51))).toMatchObject({ status: 422 });
+    // The description says so: a request with 51 is a malformed one, recorded as such.
+    expect(emu.violations.splice(0)).toEqual([expect.stringMatching(/^malformed request POST \/repos\/\{owner\}\/\{repo\}\/check-runs .*more than 50 items/s)]);
   });
 });
 

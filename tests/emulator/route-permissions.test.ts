@@ -22,6 +22,8 @@ const GITHUB: Record<string, [scope: string, level: 'read' | 'write'] | 'app-jwt
   'GET /repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}': ['actions', 'read'],
   'GET /repos/{owner}/{repo}/actions/runs/{run_id}': ['actions', 'read'],
   'GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts': ['actions', 'read'],
+  'GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs': ['actions', 'read'],
+  'GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs': ['actions', 'read'],
   'GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs': ['actions', 'read'],
   'POST /repos/{owner}/{repo}/actions/runs/{run_id}/cancel': ['actions', 'write'],
   'POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches': ['actions', 'write'],
