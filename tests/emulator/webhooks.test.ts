@@ -85,6 +85,17 @@ describe('deliveries', () => {
     expect(emu.webhooks.deliveries.every((d) => d.status === 200)).toBe(true);
   });
 
+  it('an issue opened with labels sends issues.opened, then one issues.labeled per label', async () => {
+    const { data: issue } = await octokit.issues.create({ owner, repo, title: 'Labelled at birth', labels: ['bug', 'baton:fix-issue'] });
+    await emu.webhooks.idle();
+    const names = received.map((r) => `${r.name}.${r.action}`);
+    expect(names).toEqual(['issues.opened', 'issues.labeled', 'issues.labeled']);
+    expect(received.slice(1).map((r) => r.payload)).toMatchObject([
+      { label: { name: 'bug' }, issue: { number: issue.number, labels: [{ name: 'bug' }, { name: 'baton:fix-issue' }] }, sender: { login: 'alice' } },
+      { label: { name: 'baton:fix-issue' }, issue: { number: issue.number }, sender: { login: 'alice' } },
+    ]);
+  });
+
   it('a receiver with the wrong secret rejects the signature', async () => {
     const body = JSON.stringify({ zen: 'hi' });
     const wrong = new Webhooks({ secret: 'wrong' });
