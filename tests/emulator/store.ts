@@ -173,6 +173,8 @@ export interface Repo {
   labels: Map<string, Label>;
   issues: Map<number, Issue>;
   nextNumber: number;
+  /** Who may read it: on a public repository everyone reads (and the permission API says so). */
+  visibility: 'private' | 'public';
 }
 
 /** GitHub's timestamps: ISO 8601 without milliseconds. */
@@ -273,6 +275,7 @@ export class Store {
       labels: new Map(),
       issues: new Map(),
       nextNumber: 1,
+      visibility: 'private',
     };
     this.repos.set(repo.fullName.toLowerCase(), repo);
     return repo;
@@ -286,10 +289,20 @@ export class Store {
     repo.roles.set(login.toLowerCase(), role);
   }
 
+  setVisibility(owner: string, name: string, visibility: Repo['visibility']): void {
+    const repo = this.repo(owner, name);
+    if (repo === undefined) throw new Error(`setVisibility: no repository ${owner}/${name}`);
+    repo.visibility = visibility;
+  }
+
+  /** A user's role: a collaborator's own, else `read` on a public repository, `none` on a private one. */
   role(repo: Repo, login: string): Role {
-    const user = this.users.get(login.toLowerCase());
-    if (user?.type === 'Bot') return repo.roles.get(login.toLowerCase()) ?? 'none';
-    return repo.roles.get(login.toLowerCase()) ?? 'read';
+    return repo.roles.get(login.toLowerCase()) ?? (repo.visibility === 'public' ? 'read' : 'none');
+  }
+
+  /** Bots and apps (`Copilot`, `renovate[bot]`) are accounts but not users: no collaborator permission. */
+  isUser(login: string): boolean {
+    return this.user(login).type !== 'Bot';
   }
 
   label(repo: Repo, name: string, color = 'ededed', description: string | null = null): Label {
