@@ -1,5 +1,5 @@
 // An issue opened with a workflow's label: GitHub sends `issues.opened` and then
-// `issues.labeled`, and either may arrive first. Exactly one run starts.
+// `issues.labeled`, either may arrive first, and they may overlap. Exactly one run starts.
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from './harness.ts';
 
@@ -45,6 +45,15 @@ describe('app: an issue opened with a label', () => {
     h.emu.faults.addWebhook({ kind: 'reorder', event: 'issues.opened' });
     const number = await openWithLabel(h);
     expect(h.emu.faults.injected.map((f) => f.target)).toContain('issues.opened');
+    await expectOneRun(h, number);
+  }, 40_000);
+
+  it('starts exactly one run when opened and labeled (each twice) overlap at the app', async () => {
+    h = await startHarness({ files: { '.agents/workflows/hello.yml': HELLO } });
+    h.emu.webhooks.configure({ overlap: true });
+    h.emu.faults.addWebhook({ kind: 'duplicate', event: 'issues', times: Infinity });
+    const number = await openWithLabel(h);
+    expect(h.emu.webhooks.mostInFlight()).toBeGreaterThanOrEqual(2);
     await expectOneRun(h, number);
   }, 40_000);
 });
