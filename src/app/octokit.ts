@@ -1,10 +1,17 @@
 // The Octokit the app runs with: Probot's, whose throttling plugin as `run()` configures it
 // only logs a secondary rate limit and gives up — the webhook's work is then lost, since
-// GitHub does not redeliver. Here a secondary limit is waited out and retried (a few times).
+// GitHub does not redeliver. Here every limit is waited out and retried (a few times).
+// plugin-throttling recognises each shape GitHub sends (docs "Rate limits for the REST
+// API"): a 403 or 429 whose message names a secondary limit, waiting `retry-after` or, when
+// that header is missing, a minute (`fallbackSecondaryRateRetryAfter`); and the primary
+// limit (`x-ratelimit-remaining: 0`), waiting until `x-ratelimit-reset`.
 import Bottleneck from 'bottleneck';
 import { ProbotOctokit } from 'probot';
 
 export const SECONDARY_LIMIT_RETRIES = 3;
+export const PRIMARY_LIMIT_RETRIES = 3;
+
+type LimitHandler = (after: number, request: unknown, octokit: unknown, retryCount: number) => boolean;
 
 /**
  * The pacing @octokit/plugin-throttling (v11) applies per installation, in milliseconds: writes one
@@ -16,8 +23,9 @@ export const GITHUB_PACING_MS = { write: 1000, notifications: 3000, search: 2000
 export interface BatonOctokitOptions {
   /**
    * 1 (default) is production: the plugins' own pacing and waits. Below 1, every interval and
-   * every wait (write spacing, retry-after, retry backoff) is multiplied by it — time compressed,
-   * nothing switched off — so tests and demos take the path production takes, only faster.
+   * every wait (write spacing, retry-after and its one-minute fallback, the wait for a primary
+   * limit's reset, retry backoff) is multiplied by it — time compressed, nothing switched off —
+   * so tests and demos take the path production takes, only faster.
    */
   timeScale?: number;
 }
@@ -38,6 +46,8 @@ function scaledGroups(scale: number): Record<string, unknown> {
 export function batonOctokit(options: BatonOctokitOptions = {}): typeof ProbotOctokit {
   const scale = options.timeScale ?? 1;
   if (!(scale > 0 && scale <= 1)) throw new Error(`timeScale must be in (0, 1], got ${scale}`);
+  const onSecondaryRateLimit: LimitHandler = (_after, _request, _octokit, retryCount) => retryCount < SECONDARY_LIMIT_RETRIES;
+  const onRateLimit: LimitHandler = (_after, _request, _octokit, retryCount) => retryCount < PRIMARY_LIMIT_RETRIES;
   // Groups are made once per Octokit class, as the plugin makes its own once per process: every
   // installation's client shares them (keyed by installation), so pacing holds across events.
   const groups = scale === 1 ? {} : scaledGroups(scale);
@@ -46,7 +56,8 @@ export function batonOctokit(options: BatonOctokitOptions = {}): typeof ProbotOc
     throttle: {
       ...(instance.throttle as object | undefined),
       ...groups,
-      onSecondaryRateLimit: (_after: number, _request: unknown, _octokit: unknown, retryCount: number) => retryCount < SECONDARY_LIMIT_RETRIES,
+      onSecondaryRateLimit,
+      onRateLimit,
     },
     ...(scale === 1 ? {} : { retry: { ...(instance.retry as object | undefined), retryAfterBaseValue: GITHUB_PACING_MS.retryAfterBase * scale } }),
   }));

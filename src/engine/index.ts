@@ -10,7 +10,7 @@ export {
   UnknownStateVersionError,
   InvalidStateError,
 } from './codec.ts';
-export { isAllowed, describeRoles } from './roles.ts';
+export { isAllowed, describeRoles, listsBot } from './roles.ts';
 export * from './naming.ts';
 export type * from './events.ts';
 export type * from './commands.ts';

@@ -22,3 +22,12 @@ export function describeRoles(roles: readonly Role[]): string {
   if (min === undefined) return 'a role no one has (the workflow lists no roles)';
   return min === 'admin' ? '`admin` permission' : `\`${min}\` permission (or higher)`;
 }
+
+/**
+ * Bots have no repository permission on GitHub (the collaborator permission API answers
+ * 404 for apps and `Copilot`): a workflow admits one only by its login in `on.bots`,
+ * whatever `on.roles` says. Logins compare case-insensitively, as GitHub's do.
+ */
+export function listsBot(bots: readonly string[], login: string): boolean {
+  return bots.some((b) => b.toLowerCase() === login.toLowerCase());
+}

@@ -1,5 +1,5 @@
 // Actions-only mode end to end, no app process: `baton init --mode actions` output in the
-// repository → a label starts baton.yml (mode run) → the worker workflow (mode agent with
+// repository → an issue opened with a label starts baton.yml (mode run) → the worker workflow (mode agent with
 // the fake claude, which also edits dotfiles) → its apply job (mode apply) → the reviewer agent (fake codex) → CI as
 // a commit status an outside CI posts → a draft PR, and the status comment says so.
 import { afterEach, describe, expect, it } from 'vitest';
@@ -43,8 +43,8 @@ describe('Actions-only mode on the emulator', () => {
     // As a repository admin must (off by default): GitHub Actions may open pull requests.
     h.emu.store.allowActionsToCreatePullRequests('acme', 'widgets');
     const alice = h.as('alice');
-    const issue = (await alice.rest.issues.create({ ...o, title: 'Widgets break', body: 'Please fix.' })).data;
-    await alice.rest.issues.addLabels({ ...o, issue_number: issue.number, labels: ['baton:quick'] });
+    // Opened with its label: GitHub sends issues.opened and issues.labeled; one run starts.
+    const issue = (await alice.rest.issues.create({ ...o, title: 'Widgets break', body: 'Please fix.', labels: ['baton:quick'] })).data;
     const runId = `quick-${issue.number}-1`;
     const record = async () => (await alice.rest.issues.listComments({ ...o, issue_number: issue.number })).data.find((c) => c.user?.login === 'github-actions[bot]' && c.body?.includes('baton:record'))?.body ?? '';
 
@@ -80,7 +80,8 @@ describe('Actions-only mode on the emulator', () => {
       expect(w.jobs.map((j) => `${j.key}:${j.conclusion}`).sort()).toEqual(['agent:success', 'apply:success']);
     }
     const started = h.runner.triggered.map((s) => `${s.event}.${s.action ?? ''}`);
-    expect(started).toContain('issues.labeled');
+    expect(started.filter((s) => s.startsWith('issues.'))).toEqual(['issues.labeled']);
+    expect(runs.filter((r) => r.path === '.github/workflows/baton.yml' && r.event === 'issues')).toHaveLength(1);
     expect(started).toContain('status.');
     // baton's own comments, labels and pushes (GITHUB_TOKEN) started no workflow.
     expect(h.runner.skippedTriggers.filter((s) => s.sender === 'github-actions[bot]').length).toBeGreaterThan(0);

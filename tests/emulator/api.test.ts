@@ -46,7 +46,7 @@ async function status(promise: Promise<unknown>): Promise<{ status: number; data
 describe('repository', () => {
   it('gets the repository, also under /api/v3', async () => {
     const { data } = await app.repos.get({ owner, repo });
-    expect(data).toMatchObject({ full_name: 'acme/widgets', default_branch: 'main', private: false });
+    expect(data).toMatchObject({ full_name: 'acme/widgets', default_branch: 'main', private: true, visibility: 'private' });
     const ghes = new Octokit({ baseUrl: `${emu.url}/api/v3` });
     expect((await ghes.repos.get({ owner, repo })).data.id).toBe(data.id);
   });
@@ -65,6 +65,30 @@ describe('repository', () => {
     expect(await perm('mallory')).toMatchObject({ permission: 'read' });
     expect(await perm('maude')).toMatchObject({ permission: 'write', role_name: 'maintain' });
     expect(await perm('acme')).toMatchObject({ permission: 'admin' });
+  });
+});
+
+describe('collaborator permission, as GitHub answers it', () => {
+  const perm = (username: string) => app.repos.getCollaboratorPermissionLevel({ owner, repo, username });
+  afterEach(() => emu.store.setVisibility(owner, repo, 'private'));
+
+  it('answers `none` for a non-collaborator of a private repository and `read` for anyone on a public one', async () => {
+    expect((await perm('stranger')).data).toMatchObject({ permission: 'none' });
+    emu.store.setVisibility(owner, repo, 'public');
+    expect((await perm('stranger')).data).toMatchObject({ permission: 'read', role_name: 'read' });
+    expect((await app.repos.get({ owner, repo })).data).toMatchObject({ private: false, visibility: 'public' });
+    // A collaborator keeps their own role.
+    expect((await perm('alice')).data).toMatchObject({ permission: 'write' });
+  });
+
+  it('answers 404 for accounts that are not users (apps, Copilot), collaborator or not', async () => {
+    emu.store.user('Copilot', 'Bot');
+    emu.store.setVisibility(owner, repo, 'public');
+    for (const login of ['Copilot', 'renovate[bot]']) {
+      const { status: code, data } = await status(perm(login));
+      expect(code).toBe(404);
+      expect(data).toMatchObject({ message: `${login} is not a user` });
+    }
   });
 });
 

@@ -47,13 +47,30 @@ describe('API faults', () => {
     expect(emu.requestLog.filter((e) => e.fault === 'server-error')).toHaveLength(2);
   });
 
-  it('answers a secondary rate limit with retry-after and GitHub’s message', async () => {
+  it.each([
+    [403, 7],
+    [403, null],
+    [429, 7],
+    [429, null],
+  ] as const)('answers a secondary rate limit as GitHub does: %i, retry-after %s', async (code, retryAfter) => {
     const octokit = client({ issues: 'read' });
-    emu.faults.add({ kind: 'secondary-rate-limit', route: '*', retryAfter: 7 });
+    emu.faults.add({ kind: 'secondary-rate-limit', route: '*', status: code, retryAfter });
+    const { status, data, headers } = await failure(octokit.issues.listForRepo({ owner, repo }));
+    expect(status).toBe(code);
+    expect(headers['retry-after']).toBe(retryAfter === null ? undefined : String(retryAfter));
+    // Not the primary limit: requests remain in the hour.
+    expect(Number(headers['x-ratelimit-remaining'])).toBeGreaterThan(0);
+    expect(data).toMatchObject({ message: expect.stringMatching(/^You have exceeded a secondary rate limit\. Please wait a few minutes/), documentation_url: expect.stringContaining('secondary-rate-limits') });
+  });
+
+  it('answers the primary rate limit with remaining 0 and the reset time, naming the installation', async () => {
+    const octokit = client({ issues: 'read' });
+    emu.faults.add({ kind: 'primary-rate-limit', route: '*', resetIn: 30 });
     const { status, data, headers } = await failure(octokit.issues.listForRepo({ owner, repo }));
     expect(status).toBe(403);
-    expect(headers['retry-after']).toBe('7');
-    expect((data as { message: string }).message).toMatch(/secondary rate limit/);
+    expect(headers['x-ratelimit-remaining']).toBe('0');
+    expect(Number(headers['x-ratelimit-reset']) - Date.now() / 1000).toBeGreaterThan(25);
+    expect(data).toMatchObject({ message: expect.stringMatching(/^API rate limit exceeded for installation ID \d+\./) });
   });
 
   it('misses a resource right after its creation (eventual consistency)', async () => {

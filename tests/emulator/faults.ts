@@ -8,7 +8,7 @@
 import type { RouteResult } from './http/router.ts';
 import { DOCS_URL } from './http/router.ts';
 
-export type ApiFaultKind = 'server-error' | 'secondary-rate-limit' | 'not-found' | 'stale-read';
+export type ApiFaultKind = 'server-error' | 'secondary-rate-limit' | 'primary-rate-limit' | 'not-found' | 'stale-read';
 
 export interface ApiFault {
   kind: ApiFaultKind;
@@ -22,10 +22,20 @@ export interface ApiFault {
   times?: number;
   /** Fire at random with this probability (seeded) instead of a fixed count. */
   probability?: number;
-  /** For `server-error`: 500, 502 or 503 (default 502). */
+  /**
+   * For `server-error`: 500, 502 or 503 (default 502). For the rate limits: 403 (default)
+   * or 429 — GitHub answers a limit with either.
+   */
   status?: number;
-  /** For `secondary-rate-limit`: seconds in `retry-after` (default 1). */
-  retryAfter?: number;
+  /**
+   * For `secondary-rate-limit`: seconds in `retry-after` (default 1); `null` sends no
+   * `retry-after` at all, and the client must then wait at least one minute.
+   */
+  retryAfter?: number | null;
+  /** For `secondary-rate-limit`: the "temporarily blocked from content creation" message. */
+  contentCreation?: boolean;
+  /** For `primary-rate-limit`: seconds until `x-ratelimit-reset` (default 1). */
+  resetIn?: number;
   /** For `stale-read`: how many reads miss (default 1). */
   reads?: number;
 }
@@ -117,8 +127,8 @@ export class Faults {
     return true;
   }
 
-  /** A fault answer for this request, or null to serve it normally. */
-  before(method: string, route: string, path: string): RouteResult | null {
+  /** A fault answer for this request (`who`: the request log's identity), or null to serve it normally. */
+  before(method: string, route: string, path: string, who = 'anonymous'): RouteResult | null {
     const key = `${method} ${route}`;
     if (method === 'GET' && (this.stale.get(path) ?? 0) > 0) {
       this.stale.set(path, this.stale.get(path)! - 1);
@@ -131,7 +141,7 @@ export class Faults {
       if (rule.route !== undefined && rule.route !== '*' && rule.route !== key) continue;
       if (!this.fires(armed)) continue;
       this.injected.push({ kind: rule.kind, target: key, at: new Date().toISOString() });
-      return answer(rule);
+      return answer(rule, who);
     }
     return null;
   }
@@ -168,19 +178,57 @@ export class Faults {
   }
 }
 
-function answer(rule: ApiFault): RouteResult {
-  if (rule.kind === 'secondary-rate-limit') {
+const REQUEST_ID = 'If you reach out to GitHub Support for help, please include the request ID 0000:0000:0000000:0000000:00000000.';
+
+/**
+ * GitHub's rate-limit answers, per docs "Rate limits for the REST API" (§ Exceeding the
+ * rate limit): a secondary limit is a 403 or a 429 whose message says so; `retry-after`
+ * may be missing (then wait at least one minute); `x-ratelimit-remaining` stays above 0.
+ * The primary limit is a 403 or 429 with `x-ratelimit-remaining: 0` and the reset time in
+ * `x-ratelimit-reset`. Messages as GitHub sends them (apache/devlake issue #1322,
+ * app-sre/github-mirror PR #62; "API rate limit exceeded for installation ID …":
+ * upptime/upptime issue #786, bobheadxi/deployments issue #67).
+ */
+function rateLimited(rule: ApiFault, who: string): RouteResult {
+  const status = rule.status ?? 403;
+  const inSeconds = (n: number) => String(Math.floor(Date.now() / 1000) + n);
+  if (rule.kind === 'primary-rate-limit') {
+    const installation = /^installation:(\d+)/.exec(who)?.[1];
+    const user = who.startsWith('user:') ? 'user ID 1' : `installation ID ${installation ?? 1}`;
     return {
-      status: 403,
-      headers: { 'retry-after': String(rule.retryAfter ?? 1), 'x-ratelimit-remaining': '4999' },
+      status,
+      headers: { 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '0', 'x-ratelimit-used': '5000', 'x-ratelimit-reset': inSeconds(rule.resetIn ?? 1), 'x-ratelimit-resource': 'core' },
       body: {
-        message:
-          'You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID 0000:0000:0000000:0000000:00000000.',
-        documentation_url: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits',
-        status: '403',
+        message: `API rate limit exceeded for ${user}. ${REQUEST_ID}`,
+        documentation_url: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api',
+        status: String(status),
       },
     };
   }
+  const retryAfter = rule.retryAfter === undefined ? 1 : rule.retryAfter;
+  return {
+    status,
+    headers: {
+      ...(retryAfter === null ? {} : { 'retry-after': String(retryAfter) }),
+      'x-ratelimit-limit': '5000',
+      'x-ratelimit-remaining': '4999',
+      'x-ratelimit-used': '1',
+      // The hourly window's reset, not the end of this limit: it says nothing about when to retry.
+      'x-ratelimit-reset': inSeconds(3600),
+      'x-ratelimit-resource': 'core',
+    },
+    body: {
+      message: rule.contentCreation
+        ? 'You have exceeded a secondary rate limit and have been temporarily blocked from content creation. Please retry your request again later.'
+        : `You have exceeded a secondary rate limit. Please wait a few minutes before you try again. ${REQUEST_ID}`,
+      documentation_url: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits',
+      status: String(status),
+    },
+  };
+}
+
+function answer(rule: ApiFault, who: string): RouteResult {
+  if (rule.kind === 'secondary-rate-limit' || rule.kind === 'primary-rate-limit') return rateLimited(rule, who);
   if (rule.kind === 'not-found') return { status: 404, body: { message: 'Not Found', documentation_url: DOCS_URL, status: '404' } };
   const status = rule.status ?? 502;
   const message = status === 502 ? 'Server Error' : status === 503 ? 'Service Unavailable' : 'Internal Server Error';

@@ -334,10 +334,20 @@ export class Store {
     repo.actionsCanCreatePullRequests = allowed;
   }
 
+  setVisibility(owner: string, name: string, visibility: Repo['visibility']): void {
+    const repo = this.repo(owner, name);
+    if (repo === undefined) throw new Error(`setVisibility: no repository ${owner}/${name}`);
+    repo.visibility = visibility;
+  }
+
+  /** A user's role: a collaborator's own, else `read` on a public repository, `none` on a private one. */
   role(repo: Repo, login: string): Role {
-    const user = this.users.get(login.toLowerCase());
-    if (user?.type === 'Bot') return repo.roles.get(login.toLowerCase()) ?? 'none';
-    return repo.roles.get(login.toLowerCase()) ?? 'read';
+    return repo.roles.get(login.toLowerCase()) ?? (repo.visibility === 'public' ? 'read' : 'none');
+  }
+
+  /** Bots and apps (`Copilot`, `renovate[bot]`) are accounts but not users: no collaborator permission. */
+  isUser(login: string): boolean {
+    return this.user(login).type !== 'Bot';
   }
 
   label(repo: Repo, name: string, color = 'ededed', description: string | null = null): Label {

@@ -85,6 +85,49 @@ describe('deliveries', () => {
     expect(emu.webhooks.deliveries.every((d) => d.status === 200)).toBe(true);
   });
 
+  it('an issue opened with labels sends issues.opened, then one issues.labeled per label', async () => {
+    const { data: issue } = await octokit.issues.create({ owner, repo, title: 'Labelled at birth', labels: ['bug', 'baton:fix-issue'] });
+    await emu.webhooks.idle();
+    const names = received.map((r) => `${r.name}.${r.action}`);
+    expect(names).toEqual(['issues.opened', 'issues.labeled', 'issues.labeled']);
+    expect(received.slice(1).map((r) => r.payload)).toMatchObject([
+      { label: { name: 'bug' }, issue: { number: issue.number, labels: [{ name: 'bug' }, { name: 'baton:fix-issue' }] }, sender: { login: 'alice' } },
+      { label: { name: 'baton:fix-issue' }, issue: { number: issue.number }, sender: { login: 'alice' } },
+    ]);
+  });
+
+  it('overlaps deliveries when asked, as GitHub does: each sent without waiting for earlier answers', async () => {
+    // A slow receiver: how many deliveries it holds at once.
+    let open = 0;
+    let most = 0;
+    const slow = createServer((req, res) => {
+      open += 1;
+      most = Math.max(most, open);
+      req.resume();
+      setTimeout(() => {
+        open -= 1;
+        res.writeHead(200).end();
+      }, 100);
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    const fast = emu.webhooks.url;
+    try {
+      emu.webhooks.configure({ url: `http://127.0.0.1:${(slow.address() as AddressInfo).port}/` });
+      const { data: issue } = await octokit.issues.create({ owner, repo, title: 'Busy' });
+      await octokit.issues.addLabels({ owner, repo, issue_number: issue.number, labels: ['a', 'b'] });
+      await emu.webhooks.idle();
+      expect(most).toBe(1);
+      emu.webhooks.configure({ overlap: true });
+      await octokit.issues.addLabels({ owner, repo, issue_number: issue.number, labels: ['c', 'd', 'e'] });
+      await emu.webhooks.idle();
+      expect(most).toBeGreaterThanOrEqual(2);
+      expect(emu.webhooks.deliveries.slice(-3).map((d) => d.status)).toEqual([200, 200, 200]);
+    } finally {
+      emu.webhooks.configure({ url: fast!, overlap: false });
+      await new Promise<void>((resolve) => slow.close(() => resolve()));
+    }
+  });
+
   it('a receiver with the wrong secret rejects the signature', async () => {
     const body = JSON.stringify({ zen: 'hi' });
     const wrong = new Webhooks({ secret: 'wrong' });

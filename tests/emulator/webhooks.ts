@@ -2,7 +2,11 @@
  * Webhook deliveries: each event is completed (installation, repository, sender),
  * validated against @octokit/webhooks-schemas — an invalid payload is a bug of the
  * emulator and throws — signed like GitHub signs it and POSTed to the configured URL,
- * in order, after the API answer that caused it. Faults (faults.ts) may drop, duplicate,
+ * in order, after the API answer that caused it: one at a time (each waits for the
+ * previous answer) or, with `overlap`, as GitHub does — each sent as soon as it is due,
+ * without waiting for earlier answers, so that deliveries are handled concurrently
+ * (deliveries overlap and arrive out of order on GitHub: quarkiverse/quarkus-github-app
+ * issue #460, SpyglassMC/Spyglass issue #1734, google/go-github issue #2706). Faults (faults.ts) may drop, duplicate,
  * delay or reorder a delivery; every delivery attempt is kept in `deliveries`.
  */
 import { createHmac, randomUUID } from 'node:crypto';
@@ -19,6 +23,9 @@ export interface Delivery {
   payload: Record<string, unknown>;
   /** Receiver's status; undefined while pending or when no URL is configured. */
   status?: number;
+  /** When it was sent and answered (performance.now()): tests check deliveries overlapped. */
+  sentAt?: number;
+  answeredAt?: number;
   error?: string;
   dropped: boolean;
   redelivery: boolean;
@@ -39,6 +46,8 @@ export class Webhooks {
   readonly deliveries: Delivery[] = [];
   url: string | undefined;
   secret: string;
+  /** Deliveries overlap: sent without waiting for the answers to earlier ones. */
+  overlap: boolean;
   private chain: Promise<void> = Promise.resolve();
   private readonly inFlight = new Set<Promise<void>>();
   private held: (() => Promise<void>)[] = [];
@@ -49,15 +58,17 @@ export class Webhooks {
     private readonly shapes: Shapes,
     private readonly faults: Faults,
     private readonly onViolation: (message: string) => void,
-    options: { url?: string; secret?: string } = {},
+    options: { url?: string; secret?: string; overlap?: boolean } = {},
   ) {
     this.url = options.url;
     this.secret = options.secret ?? 'development';
+    this.overlap = options.overlap ?? false;
   }
 
-  configure(options: { url?: string; secret?: string }): void {
+  configure(options: { url?: string; secret?: string; overlap?: boolean }): void {
     if (options.url !== undefined) this.url = options.url;
     if (options.secret !== undefined) this.secret = options.secret;
+    if (options.overlap !== undefined) this.overlap = options.overlap;
   }
 
   /** Called for every delivery as it is queued (before it is sent). */
@@ -112,9 +123,21 @@ export class Webhooks {
     const copy: Delivery = { ...original, dropped: false, redelivery: true, at: new Date().toISOString() };
     delete copy.status;
     delete copy.error;
+    delete copy.sentAt;
+    delete copy.answeredAt;
     this.deliveries.push(copy);
     this.enqueue(() => this.send(copy));
     return this.idle();
+  }
+
+  /** The most deliveries that were awaiting their answers at the same time. */
+  mostInFlight(): number {
+    const edges = this.deliveries.flatMap((d) => (d.sentAt === undefined || d.answeredAt === undefined ? [] : [[d.sentAt, 1] as const, [d.answeredAt, -1] as const]));
+    edges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    let open = 0;
+    let most = 0;
+    for (const [, step] of edges) most = Math.max(most, (open += step));
+    return most;
   }
 
   /** Resolves when every queued, delayed and held delivery has been sent. */
@@ -136,6 +159,11 @@ export class Webhooks {
   }
 
   private enqueue(send: () => Promise<void>): void {
+    if (this.overlap) {
+      this.track(send());
+      this.flushHeld();
+      return;
+    }
     this.chain = this.chain.then(send).then(() => this.flushHeld());
   }
 
@@ -143,7 +171,10 @@ export class Webhooks {
   private flushHeld(): void {
     const held = this.held.reverse();
     this.held = [];
-    for (const send of held) this.chain = this.chain.then(send);
+    for (const send of held) {
+      if (this.overlap) this.track(send());
+      else this.chain = this.chain.then(send);
+    }
   }
 
   private track(promise: Promise<void>): void {
@@ -172,6 +203,7 @@ export class Webhooks {
   private async send(delivery: Delivery): Promise<void> {
     if (this.url === undefined) return;
     const body = JSON.stringify(delivery.payload);
+    delivery.sentAt = performance.now();
     try {
       const response = await fetch(this.url, {
         method: 'POST',
@@ -193,5 +225,6 @@ export class Webhooks {
     } catch (error) {
       delivery.error = error instanceof Error ? error.message : String(error);
     }
+    delivery.answeredAt = performance.now();
   }
 }

@@ -1,6 +1,7 @@
-// GitHub misbehaving around the app: every webhook twice, deliveries out of order, 5% of
-// API calls failing (502 or a secondary rate limit), and the app killed at random points
-// and restarted with what it missed redelivered. Faults are seeded: a failure replays.
+// GitHub misbehaving around the app: every webhook twice, deliveries out of order and
+// overlapping, 5% of API calls failing (502 or a secondary rate limit), and the app killed
+// at random points and restarted with what it missed redelivered. Faults are seeded: a
+// failure replays.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Harness } from '../app/harness.ts';
 import { prng } from '../emulator/faults.ts';
@@ -29,6 +30,20 @@ describe('reliability: deliveries and the API', () => {
     const { number, runId } = await labelFlow(h);
     await h.settle();
     expect(h.emu.faults.injected.some((f) => f.kind === 'reorder')).toBe(true);
+    await expectFlowSucceeded(h, number, runId);
+  }, 60_000);
+
+  it.each([7, 23])('deliveries overlapping, every one twice and some reordered (seed %i): the run ends the same, nothing twice', async (seed) => {
+    h = await flowHarness();
+    // As GitHub delivers: each webhook sent without waiting for the answer to the previous.
+    h.emu.webhooks.configure({ overlap: true });
+    h.emu.faults.seed(seed);
+    h.emu.faults.addWebhook({ kind: 'duplicate', times: Infinity });
+    h.emu.faults.addWebhook({ kind: 'reorder', probability: 0.3 });
+    const { number, runId } = await labelFlow(h);
+    await h.settle();
+    expect(h.emu.faults.injected.some((f) => f.kind === 'reorder')).toBe(true);
+    expect(h.emu.webhooks.mostInFlight()).toBeGreaterThanOrEqual(2);
     await expectFlowSucceeded(h, number, runId);
   }, 60_000);
 

@@ -2,7 +2,7 @@
 // the default branch; the starter's permission is looked up; the engine decides whether
 // it is enough (and answers a refusal naming the role).
 import { sanitizeUntrusted } from '../../engine/untrusted.ts';
-import type { Json } from '../../engine/index.ts';
+import { listsBot, type Json } from '../../engine/index.ts';
 import type { Workflow } from '../../manifest/types.ts';
 import type { RepoContext } from '../../hosts/github/client.ts';
 import { permissionOf } from '../../hosts/github/permission.ts';
@@ -28,11 +28,13 @@ export interface StartRequest {
 }
 
 export async function startRun(runs: RunService, gh: RepoContext, req: StartRequest, log: Log): Promise<void> {
-  if (req.actorIsBot && !req.workflow.on.bots.includes(req.actor)) {
+  if (req.actorIsBot && !listsBot(req.workflow.on.bots, req.actor)) {
     log.info(`ignored ${req.actor}: bots start \`${req.workflow.name}\` only when listed in on.bots`);
     return;
   }
-  const permission = await permissionOf(gh, req.actor);
+  // A bot has no repository permission to look up (GitHub answers 404): the engine admits
+  // a listed one by name.
+  const permission = req.actorIsBot ? 'none' : await permissionOf(gh, req.actor);
   const text = { number: req.thread.number, title: sanitizeUntrusted(req.thread.title), body: sanitizeUntrusted(req.thread.body ?? ''), url: req.thread.url };
   await runs.start(
     gh,

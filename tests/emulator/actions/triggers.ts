@@ -5,6 +5,7 @@
 // pull_request and pull_request_target, `workflows:` (and `branches`) for workflow_run.
 import { ACTIONS_APP } from '../store.ts';
 import { git } from './git.ts';
+import { KeyedQueue } from '../../../src/app/queue.ts';
 
 /** Webhook events that can start a workflow (workflow_dispatch is the dispatch endpoint's). */
 export const TRIGGER_EVENTS = new Set([
@@ -181,7 +182,16 @@ export function refName(ref: string): string {
  * `refs/pull/<n>/head`): undefined when the pull request does not merge cleanly, in which
  * case GitHub starts no `pull_request` workflow either.
  */
-export async function pullMergeCommit(gitDir: string, number: number, baseSha: string, headSha: string): Promise<string | undefined> {
+export function pullMergeCommit(gitDir: string, number: number, baseSha: string, headSha: string): Promise<string | undefined> {
+  // Events of one pull request (opened, labeled) are triggered side by side: one computes the
+  // merge commit, the others then find it kept, instead of each writing its own (under load
+  // two commits made a second apart differ, and a run ended up on a commit the ref no longer names).
+  return mergeCommits.run(`${gitDir}#${number}`, () => computeMergeCommit(gitDir, number, baseSha, headSha));
+}
+
+const mergeCommits = new KeyedQueue();
+
+async function computeMergeCommit(gitDir: string, number: number, baseSha: string, headSha: string): Promise<string | undefined> {
   // GitHub recomputes the merge commit only when the head or the base moves: a second event on
   // an unchanged pull request (labeled, edited) runs on the same commit.
   // (No --verify: it takes exactly one name and would fail here every time.)

@@ -144,7 +144,7 @@ async function serve(
   log.identity = identity.label;
   emulator.auth.authorize(identity, route.options, params, method);
 
-  const fault = emulator.faults.before(method, route.template, path);
+  const fault = emulator.faults.before(method, route.template, path, identity.label);
   if (fault !== null) {
     log.fault = emulator.faults.injected.at(-1)?.kind ?? 'fault';
     return fault;

@@ -85,7 +85,11 @@ export function registerIssueRoutes(emulator: Emulator): void {
         reactions: [],
       };
       repo.issues.set(issue.number, issue);
-      emulator.webhooks.emit('issues', { action: 'opened', issue: shapes.issue(repo, issue) }, { owner: repo.owner, repo: repo.name, sender: issue.user });
+      const context = { owner: repo.owner, repo: repo.name, sender: issue.user };
+      emulator.webhooks.emit('issues', { action: 'opened', issue: shapes.issue(repo, issue) }, context);
+      // An issue opened with labels also sends one `labeled` per label, after `opened`
+      // (seen on GitHub: metabase/metabase PR #50271, preloop issue #667).
+      for (const name of issue.labels) emulator.webhooks.emit('issues', { action: 'labeled', issue: shapes.issue(repo, issue), label: shapes.label(repo, store.label(repo, name)) }, context);
       return { status: 201, body: shapes.issue(repo, issue) };
     },
     write,

@@ -27,6 +27,11 @@ export function registerRepoRoutes(emulator: Emulator): void {
     (ctx) => {
       const repo = repoOf(ctx);
       const login = ctx.params.username!;
+      // Accounts that are not users (apps, `Copilot`) get 404 here, never `none`
+      // (anthropics/claude-code-action PR #1030: "Copilot is not a user").
+      if (!store.isUser(login)) throw notFound(`${login} is not a user`);
+      // On a public repository anyone reads: a non-collaborator is answered `read`
+      // (aws-ia/cloudformation-github-resource-providers PR #14); on a private one, `none`.
       const role = store.role(repo, login);
       const permission = PERMISSION[role];
       const permissions = {
