@@ -12,7 +12,7 @@ const repo = 'widgets';
 
 beforeAll(async () => {
   emu = await startEmulator();
-  await emu.createRepo(owner, repo, { 'README.md': '# widgets\n', 'src/index.ts': 'export const a = 1;\n' });
+  await emu.createRepo(owner, repo, { 'README.md': '# widgets\n', 'src/index.ts': 'export const a = 1;\n' }, { visibility: 'private' });
   emu.store.setRole(owner, repo, 'alice', 'write');
   app = new Octokit({ baseUrl: emu.apiUrl, auth: emu.auth.mint({ owner, repo, permissions: { contents: 'write', issues: 'write', pull_requests: 'write', checks: 'write', statuses: 'write', metadata: 'read' }, login: 'baton[bot]' }) });
   alice = new Octokit({ baseUrl: emu.apiUrl, auth: emu.auth.userToken('alice') });
@@ -47,7 +47,7 @@ describe('repository', () => {
   it('gets the repository, also under /api/v3', async () => {
     const { data } = await app.repos.get({ owner, repo });
     expect(data).toMatchObject({ full_name: 'acme/widgets', default_branch: 'main', private: true, visibility: 'private' });
-    const ghes = new Octokit({ baseUrl: `${emu.url}/api/v3` });
+    const ghes = new Octokit({ baseUrl: `${emu.url}/api/v3`, auth: emu.auth.userToken('alice') });
     expect((await ghes.repos.get({ owner, repo })).data.id).toBe(data.id);
   });
 

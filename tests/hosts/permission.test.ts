@@ -14,7 +14,7 @@ let gh: RepoContext;
 
 beforeAll(async () => {
   emu = await startEmulator();
-  await emu.createRepo(owner, repo);
+  await emu.createRepo(owner, repo, undefined, { visibility: 'private' });
   emu.store.setRole(owner, repo, 'mo', 'maintain');
   emu.store.user('Copilot', 'Bot');
   const octokit = new Octokit({ baseUrl: emu.apiUrl, auth: emu.auth.mint({ owner, repo, permissions: { metadata: 'read' }, login: 'baton[bot]' }) });

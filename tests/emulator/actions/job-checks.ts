@@ -30,7 +30,8 @@ export function jobCheckRuns(emulator: Emulator): JobCheckHooks {
         detailsUrl: `${emulator.webUrl}/${run.owner}/${run.repo}/actions/runs/${run.id}/job/${job.id}`,
         status: 'queued',
         conclusion: null,
-        startedAt: null,
+        // The webhook schema has check_run.started_at as a string: a check run has one from creation.
+        startedAt: job.startedAt ?? now(),
         completedAt: null,
         output: { title: null, summary: null, text: null, annotations: [] },
         actions: [],
@@ -39,7 +40,7 @@ export function jobCheckRuns(emulator: Emulator): JobCheckHooks {
       check.name = job.name;
       check.status = job.status;
       check.conclusion = job.conclusion;
-      if (job.status !== 'queued') check.startedAt ??= job.startedAt ?? now();
+      if (job.status !== 'queued' && job.startedAt) check.startedAt = job.startedAt;
       if (job.status === 'completed') check.completedAt = job.completedAt ?? now();
       if (suite.status === 'queued' && job.status !== 'queued') suite.status = 'in_progress';
       const sender = senderOf(run.actor);
