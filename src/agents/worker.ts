@@ -10,7 +10,7 @@ import type { DispatchWorker } from '../engine/commands.ts';
 import type { Json } from '../manifest/expressions.ts';
 import { backendFor } from './backends/index.ts';
 import { addUsage, type AgentBackend, type Usage } from './backends/types.ts';
-import { checkBase, collectChanges, type DiffStatLine } from './changes.ts';
+import { collectChanges, openCheckout, type Checkout, type DiffStatLine } from './changes.ts';
 import { extractResult } from './extract.ts';
 import { preflight, WorkerSetupError } from './preflight.ts';
 import { runProcess, type ProcessResult } from './process.ts';
@@ -53,8 +53,10 @@ const SHELL = ['bash', '--noprofile', '--norc', '-eo', 'pipefail', '-c'];
 export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Promise<WorkerRun> {
   const now = opts.now ?? Date.now;
   const start = now();
+  // Found before the agent runs: git, the object store and the base are not the agent's to change.
+  let checkout: Checkout;
   try {
-    checkBase(opts.cwd, task.base);
+    checkout = openCheckout(opts.cwd, task.base);
   } catch (err) {
     throw new WorkerSetupError((err as Error).message);
   }
@@ -87,7 +89,7 @@ export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Prom
   // Collected whatever happened above: a crash or a timeout keeps its partial work.
   let changes: ReturnType<typeof collectChanges> = { changes: [], files: new Map(), diffstat: [], warnings: [] };
   try {
-    changes = collectChanges(opts.cwd, task.base);
+    changes = collectChanges(checkout);
     for (const w of changes.warnings) transcript.push(`baton: ${w}`);
   } catch (err) {
     const why = `baton could not list the changes in ${opts.cwd}: ${(err as Error).message}`;
