@@ -14,7 +14,7 @@ import { collectChanges, openCheckout, type Checkout, type DiffStatLine } from '
 import { extractResult } from './extract.ts';
 import { preflight, WorkerSetupError } from './preflight.ts';
 import { runProcess, type ProcessResult } from './process.ts';
-import { redact, secretValues } from './redact.ts';
+import { redactor, secretValues } from './redact.ts';
 import { buildPrompt, buildReprompt } from './prompt.ts';
 import { RESULT_VERSION, type ResultBundle, type WorkerResult } from './result.ts';
 import { validateOutputs } from './validate-output.ts';
@@ -30,6 +30,11 @@ export interface WorkerOptions {
   now?: () => number;
   /** Between SIGTERM and SIGKILL when stopping an agent (default 3 s). */
   killGraceMs?: number;
+  /**
+   * Secrets of the caller the agent was not given (the job token of the Action's inputs…):
+   * hidden from what the worker hands on, like those of `env`.
+   */
+  secrets?: string[];
 }
 
 /** The result bundle, plus what a summary of the attempt shows. */
@@ -112,10 +117,19 @@ export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Prom
     backend: task.backend?.uses ?? 'command',
     durationMs: Math.max(0, now() - start),
   };
-  // Secrets given to the agent stay out of what is uploaded (its outputs are its own words).
-  const secrets = secretValues({ ...opts.env, ...task.env, ...(task.backend?.env ?? {}) });
-  if (result.error) result.error = redact(result.error, secrets);
-  return { result, files: changes.files, transcript: redact(transcript.join('\n'), secrets), prompt, diffstat: changes.diffstat };
+  // Nothing the worker hands on carries a secret of the job, plain or encoded: not the
+  // transcript, not the error, not the outputs (they reach the public status comment), not
+  // the changed files (they reach the pull request).
+  const hide = redactor([...secretValues({ ...opts.env, ...task.env, ...(task.backend?.env ?? {}) }), ...(opts.secrets ?? [])]);
+  if (result.error) result.error = hide.text(result.error);
+  result.outputs = hide.json(result.outputs);
+  const files = new Map<string, Uint8Array>();
+  for (const [path, content] of changes.files) {
+    const hidden = hide.bytes(content);
+    if (hidden !== content) transcript.push(`baton: ${path} contained a secret of the job; it was replaced with ***`);
+    files.set(path, hidden);
+  }
+  return { result, files, transcript: hide.text(transcript.join('\n')), prompt, diffstat: changes.diffstat };
 }
 
 interface Run {

@@ -204,6 +204,37 @@ jobs:
         with: { name: source }
       - run: echo "\${{ steps.ts.outputs.greeting }}"
 `,
+  '.github/workflows/runtime-tokens.yml': `
+name: runtime-tokens
+on: workflow_dispatch
+jobs:
+  plain:
+    runs-on: ubuntu-latest
+    outputs:
+      action: \${{ steps.report.outputs.seen }}
+      shell: \${{ steps.shell.outputs.names }}
+      token: \${{ steps.shell.outputs.token }}
+    steps:
+      - id: report
+        uses: acme/report@v1
+        with: { message: plain }
+      - id: shell
+        run: |
+          echo "names=$(env | cut -d= -f1 | grep '^ACTIONS_' | sort | tr '\\n' ' ')" >> "$GITHUB_OUTPUT"
+          echo "token=\${ACTIONS_RUNTIME_TOKEN:-none}" >> "$GITHUB_OUTPUT"
+  oidc:
+    runs-on: ubuntu-latest
+    permissions: { id-token: write, contents: read }
+    outputs:
+      action: \${{ steps.report.outputs.seen }}
+      shell: \${{ steps.shell.outputs.names }}
+    steps:
+      - id: report
+        uses: acme/report@v1
+        with: { message: oidc }
+      - id: shell
+        run: echo "names=$(env | cut -d= -f1 | grep '^ACTIONS_' | sort | tr '\\n' ' ')" >> "$GITHUB_OUTPUT"
+`,
   '.github/workflows/push-only.yml': `
 on: push
 jobs: { a: { runs-on: x, steps: [ { run: "true" } ] } }
@@ -292,6 +323,19 @@ describe('the runner', () => {
       { metadata: 'read', contents: 'read', packages: 'read' },
     ]);
     expect(host.revoked).toEqual(expect.arrayContaining(host.minted.slice(-2).map((m) => m.token)));
+  });
+
+  it('gives the runtime and OIDC request tokens to JavaScript actions only, never to run: steps', async () => {
+    const run = await finished(await dispatch('runtime-tokens.yml'));
+    expect(run.conclusion, runner.logs(run.id)).toBe('success');
+    const out = Object.fromEntries(latestJobs(run).map((j) => [j.key, j.outputs]));
+    const runtime = (job: string) => (JSON.parse(out[job]!.action!) as { runtime: string[] }).runtime;
+    expect(runtime('plain')).toEqual(['ACTIONS_CACHE_URL', 'ACTIONS_RESULTS_URL', 'ACTIONS_RUNTIME_TOKEN', 'ACTIONS_RUNTIME_URL']);
+    // OIDC only when the job may mint ID tokens.
+    expect(runtime('oidc')).toEqual(['ACTIONS_CACHE_URL', 'ACTIONS_ID_TOKEN_REQUEST_TOKEN', 'ACTIONS_ID_TOKEN_REQUEST_URL', 'ACTIONS_RESULTS_URL', 'ACTIONS_RUNTIME_TOKEN', 'ACTIONS_RUNTIME_URL']);
+    expect(out.plain!.shell!.trim()).toBe('');
+    expect(out.oidc!.shell!.trim()).toBe('');
+    expect(out.plain!.token).toBe('none');
   });
 
   it('sends workflow_run and workflow_job webhooks in order', async () => {
