@@ -41,7 +41,9 @@ function base64Cores(bytes: Buffer): string[] {
 export function secretForms(secret: string): string[] {
   // Whitespace inside a secret (a PEM key) is matched loosely below, like a split.
   const bytes = Buffer.from(secret, 'utf8');
-  const forms = new Set<string>([secret]);
+  // The whole encoding first (it ends in a character that also depends on what follows).
+  const whole = bytes.toString('base64');
+  const forms = new Set<string>([secret, whole, whole.replace(/=+$/, ''), bytes.toString('base64url')]);
   for (const core of base64Cores(bytes)) {
     forms.add(core);
     forms.add(core.replace(/\+/g, '-').replace(/\//g, '_'));
