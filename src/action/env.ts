@@ -4,6 +4,13 @@
 // read them from its parent's /proc/<pid>/environ, so the worker that starts the agent
 // must not hold them at all (tokensHeld).
 const WITHHELD = [
+  // The step's command files: what the agent wrote there would steer the later steps
+  // (they are put back after it anyway, command-files.ts).
+  'GITHUB_ENV',
+  'GITHUB_PATH',
+  'GITHUB_OUTPUT',
+  'GITHUB_STATE',
+  'GITHUB_STEP_SUMMARY',
   'ACTIONS_RUNTIME_TOKEN',
   'ACTIONS_RUNTIME_URL',
   'ACTIONS_RESULTS_URL',

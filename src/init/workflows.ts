@@ -52,7 +52,8 @@ function identity(o: WorkflowOptions, extra: string): string {
  * step, which holds no token — the task and mode come as environment variables, never
  * into the script, and the model keys only in this step's env. On GitHub-hosted runners
  * the job's user has passwordless sudo and the docker socket, either of which reads any
- * process's memory: both are dropped first.
+ * process's memory: both are dropped first, after the code of the later `uses:` steps and
+ * the runner's node are made root's, so the agent cannot rewrite them.
  */
 function agentSteps(actionRef: string, secrets: string[]): string[] {
   return [
@@ -61,8 +62,13 @@ function agentSteps(actionRef: string, secrets: string[]): string[] {
     '        with: { mode: locate, token: "" }',
     '      - name: Drop sudo and docker before the agent starts',
     "        if: runner.environment == 'github-hosted' && runner.os == 'Linux'",
+    '        env: { BATON_NODE: "${{ steps.baton.outputs.node }}" }',
     '        run: |',
     '          if [ -f /etc/sudoers.d/runner ] && [ "$(id -un)" = runner ]; then',
+    '            # What later `uses:` steps run (the upload holds the runner token) is made read-only to the agent.',
+    '            if [ -d "$RUNNER_WORKSPACE/../_actions" ]; then sudo chown -R root:root "$RUNNER_WORKSPACE/../_actions"; fi',
+    '            ext="$(dirname "$(dirname "$(dirname "$BATON_NODE")")")"',
+    '            if [ "$(basename "$ext")" = externals ]; then sudo chown -R root:root "$ext"; fi',
     '            sudo chmod 0600 /var/run/docker.sock 2>/dev/null || true',
     '            sudo rm /etc/sudoers.d/runner',
     '            sudo -k',

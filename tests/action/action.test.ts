@@ -2,7 +2,7 @@
 // GITHUB_WORKSPACE (a real git checkout), GITHUB_OUTPUT, GITHUB_STEP_SUMMARY and
 // RUNNER_TEMP, and the fake agent CLIs on PATH.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -136,6 +136,44 @@ describe('mode agent', () => {
     expect(bundle.result).toMatchObject({ status: 'crashed', changes: [] });
     expect(bundle.result.error).toContain('/proc/<pid>/environ');
     expect(JSON.stringify(bundle)).not.toMatch(/runtime-secret-42|ghs_jobtoken123/);
+  });
+
+  it('undoes what the agent wrote into the step\'s command files and the result folder', async () => {
+    const repo = makeRepo();
+    cleanup.push(repo.dir);
+    // The agent has no GITHUB_ENV & co., but finds the files in the runner's temp folder and
+    // writes a NODE_OPTIONS for the upload step, a PATH entry, outputs and a summary; it also
+    // plants a file in the result folder and makes its transcript a symlink.
+    const attack = [
+      'for f in "$RUNNER_TEMP"/*.txt "$RUNNER_TEMP"/*.md; do echo "$f" >> found.txt; done',
+      'echo "NODE_OPTIONS=--require $RUNNER_TEMP/evil.js" >> "$RUNNER_TEMP/env.txt"',
+      'echo "$RUNNER_TEMP/evil-bin" >> "$RUNNER_TEMP/path.txt"',
+      'echo "status=pwned" >> "$RUNNER_TEMP/output.txt"',
+      'echo "# pwned" >> "$RUNNER_TEMP/summary.md"',
+      'mkdir -p "$RUNNER_TEMP/baton-result/files" && echo evil > "$RUNNER_TEMP/baton-result/files/evil.txt"',
+      'ln -s "$HOME/stolen" "$RUNNER_TEMP/baton-result/transcript.txt"',
+    ].join('\n');
+    const task = makeTask({ base: repo.base, outputsSchema: null, backend: { uses: 'command', run: ['bash', '-c', attack], env: {} } });
+    const r = runner(repo.dir, { mode: 'agent', task: encodeTask(task) });
+    const envFile = join(r.temp, 'env.txt');
+    const pathFile = join(r.temp, 'path.txt');
+    writeFileSync(envFile, '');
+    writeFileSync(pathFile, '');
+    r.env.GITHUB_ENV = envFile;
+    r.env.GITHUB_PATH = pathFile;
+    const run = await runAction(r.env, repo.dir);
+    expect(run.code).toBe(0);
+    // Delivered: the agent found the files and wrote them.
+    expect(readFileSync(join(repo.dir, 'found.txt'), 'utf8')).toContain('env.txt');
+    expect(readFileSync(envFile, 'utf8')).toBe('');
+    expect(readFileSync(pathFile, 'utf8')).toBe('');
+    expect(outputs(r.output)).toEqual({ status: 'succeeded', 'result-dir': join(r.temp, 'baton-result') });
+    expect(readFileSync(r.output, 'utf8')).not.toContain('pwned');
+    expect(readFileSync(r.summary, 'utf8')).not.toContain('pwned');
+    expect(readFileSync(r.summary, 'utf8')).toContain('— succeeded');
+    expect(existsSync(join(r.temp, 'baton-result/files/evil.txt'))).toBe(false);
+    expect(lstatSync(join(r.temp, 'baton-result/transcript.txt')).isSymbolicLink()).toBe(false);
+    expect(existsSync(join(r.temp, 'stolen'))).toBe(false);
   });
 
   it('hands the agent an environment without the action inputs and runner tokens', async () => {

@@ -65,6 +65,7 @@ describe('baton init', () => {
     const drop = steps[steps.indexOf(agent) - 1]!;
     expect(drop.if).toBe("runner.environment == 'github-hosted' && runner.os == 'Linux'");
     expect(drop.run).toContain('sudo rm /etc/sudoers.d/runner');
+    expect(drop.run).toContain('sudo chown -R root:root "$RUNNER_WORKSPACE/../_actions"');
     expect(steps.indexOf(locate)).toBeLessThan(steps.indexOf(drop));
     const upload = steps.find((s) => s.uses === 'actions/upload-artifact@v4')!;
     expect(upload.if).toBe('always()');

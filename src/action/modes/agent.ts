@@ -12,6 +12,7 @@ import { decodeTask } from '../../agents/task.ts';
 import { runWorker, type WorkerRun } from '../../agents/worker.ts';
 import type { DispatchWorker } from '../../engine/commands.ts';
 import { redactor, secretValues } from '../../agents/redact.ts';
+import { snapshotCommandFiles } from '../command-files.ts';
 import { agentEnvironment, tokensHeld } from '../env.ts';
 import type { Inputs } from '../inputs.ts';
 import { renderSummary } from '../summary.ts';
@@ -41,7 +42,13 @@ export async function agentMode(inputs: Inputs): Promise<void> {
           'run it from a `run:` step as the worker workflow `baton init` writes does (a `mode: locate` step, then `"$BATON_NODE" "$BATON_ENTRY"`): regenerate .github/workflows/baton-worker.yml with `baton init`',
       );
     }
-    run = await runWorker(task, { cwd: inputs.workspace, env: agentEnvironment(process.env), signal: stop.signal, secrets });
+    const commandFiles = snapshotCommandFiles(process.env);
+    try {
+      run = await runWorker(task, { cwd: inputs.workspace, env: agentEnvironment(process.env), signal: stop.signal, secrets });
+    } finally {
+      // The agent's tree is gone by now: nothing can write them again.
+      commandFiles.restore();
+    }
   } catch (err) {
     if (!(err instanceof WorkerSetupError)) throw new Error(hide.text((err as Error).message), { cause: err });
     // Nothing ran: the result still tells the app why, then the step fails.
