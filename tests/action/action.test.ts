@@ -142,11 +142,11 @@ describe('mode agent', () => {
     const repo = makeRepo();
     cleanup.push(repo.dir);
     // The agent has no GITHUB_ENV & co., but finds the files in the runner's temp folder and
-    // writes a NODE_OPTIONS for the upload step, a PATH entry, outputs and a summary; it also
+    // writes an LD_PRELOAD for the upload step, a PATH entry, outputs and a summary; it also
     // plants a file in the result folder and makes its transcript a symlink.
     const attack = [
       'for f in "$RUNNER_TEMP"/*.txt "$RUNNER_TEMP"/*.md; do echo "$f" >> found.txt; done',
-      'echo "NODE_OPTIONS=--require $RUNNER_TEMP/evil.js" >> "$RUNNER_TEMP/env.txt"',
+      'echo "LD_PRELOAD=$RUNNER_TEMP/evil.so" >> "$RUNNER_TEMP/env.txt"',
       'echo "$RUNNER_TEMP/evil-bin" >> "$RUNNER_TEMP/path.txt"',
       'echo "status=pwned" >> "$RUNNER_TEMP/output.txt"',
       'echo "# pwned" >> "$RUNNER_TEMP/summary.md"',

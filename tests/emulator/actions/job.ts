@@ -311,7 +311,13 @@ export class JobExecution {
       const result = await executeStep(invocation);
       try {
         outputs = { ...parseCommandFile(await readFile(files.output, 'utf8'), 'GITHUB_OUTPUT'), ...(result?.outputs ?? {}) };
-        Object.assign(rt.exported, parseCommandFile(await readFile(files.env, 'utf8'), 'GITHUB_ENV'));
+        for (const [name, value] of Object.entries(parseCommandFile(await readFile(files.env, 'utf8'), 'GITHUB_ENV'))) {
+          // GitHub's runner refuses NODE_OPTIONS here (it would run code inside every later
+          // node action): an error line, the variable dropped, the step not failed. actions/runner
+          // SetEnvFileCommand; public reports quote the message (jhipster CI notes, nektos/act tests).
+          if (name.toUpperCase() === 'NODE_OPTIONS') rt.log("##[error]Can't store NODE_OPTIONS output parameter using '$GITHUB_ENV' command.");
+          else rt.exported[name] = value;
+        }
         rt.path.unshift(...parsePathFile(await readFile(files.path, 'utf8')).reverse());
       } catch (err) {
         if (err instanceof CommandFileError) throw new StepFailure(err.message);

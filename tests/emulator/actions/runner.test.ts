@@ -214,7 +214,11 @@ jobs:
       action: \${{ steps.report.outputs.seen }}
       shell: \${{ steps.shell.outputs.names }}
       token: \${{ steps.shell.outputs.token }}
+      envcheck: \${{ steps.envcheck.outputs.seen }}
     steps:
+      - run: printf 'NODE_OPTIONS=--require /nowhere.js\\nKEPT=yes\\n' >> "$GITHUB_ENV"
+      - id: envcheck
+        run: echo "seen=\${NODE_OPTIONS:-unset}/\${KEPT:-unset}" >> "$GITHUB_OUTPUT"
       - id: report
         uses: acme/report@v1
         with: { message: plain }
@@ -336,6 +340,14 @@ describe('the runner', () => {
     expect(out.plain!.shell!.trim()).toBe('');
     expect(out.oidc!.shell!.trim()).toBe('');
     expect(out.plain!.token).toBe('none');
+  });
+
+  it('refuses NODE_OPTIONS from GITHUB_ENV with an error line, keeping the step and every other variable', async () => {
+    const run = await finished(await dispatch('runtime-tokens.yml'));
+    expect(run.conclusion).toBe('success');
+    const plain = latestJobs(run).find((j) => j.key === 'plain')!;
+    expect(plain.outputs.envcheck).toBe('unset/yes');
+    expect(runner.logs(run.id)).toContain("##[error]Can't store NODE_OPTIONS output parameter using '$GITHUB_ENV' command.");
   });
 
   it('sends workflow_run and workflow_job webhooks in order', async () => {
