@@ -1,6 +1,7 @@
 // The Action: read the inputs, run the mode they name. A mode throws only for baton's own
 // failures (bad inputs, a broken setup); the step then fails with that message.
 import * as core from '@actions/core';
+import { redact, secretValues } from '../agents/redact.ts';
 import { readInputs } from './inputs.ts';
 import { MODES } from './modes/index.ts';
 
@@ -9,6 +10,7 @@ export async function main(): Promise<void> {
     const inputs = readInputs(process.env, Object.keys(MODES));
     await MODES[inputs.mode]!(inputs);
   } catch (err) {
-    core.setFailed(`baton: ${(err as Error).message}`);
+    // The log masks registered secrets only, not their encodings: hide every form.
+    core.setFailed(`baton: ${redact((err as Error).message, secretValues(process.env))}`);
   }
 }

@@ -1,7 +1,10 @@
 // Running one agent process: stdin in, stdout/stderr captured (bounded), and a deadline or
 // an abort that stops the whole process tree, not just the CLI (agents start shells, test
-// runners, dev servers that would otherwise keep running and keep the pipes open).
+// runners, dev servers that would otherwise keep running and keep the pipes open). When it
+// ends, nothing of its tree is left running — not even a process that left its process
+// group (sweep.ts) — so nothing it started can wait for a later step's token.
 import { spawn } from 'node:child_process';
+import { killMarked, newTreeMarker, TREE_MARKER } from './sweep.ts';
 
 export interface ProcessOptions {
   cwd: string;
@@ -68,11 +71,12 @@ export function runProcess(argv: string[], opts: ProcessOptions): Promise<Proces
     let done = false;
     let exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
     const timers: NodeJS.Timeout[] = [];
+    const marker = newTreeMarker();
 
     // detached: the child leads a new process group, so one kill reaches its whole tree.
     const child = spawn(argv[0]!, argv.slice(1), {
       cwd: opts.cwd,
-      env: opts.env,
+      env: { ...opts.env, [TREE_MARKER]: marker },
       detached: process.platform !== 'win32',
       stdio: ['pipe', 'pipe', 'pipe'],
     });
@@ -81,6 +85,10 @@ export function runProcess(argv: string[], opts: ProcessOptions): Promise<Proces
       if (done) return;
       done = true;
       for (const t of timers) clearTimeout(t);
+      // The CLI has ended: whatever of its tree still runs, in its group or not, goes now.
+      killGroup(child.pid, 'SIGKILL');
+      // Again until none is found: one may have forked between a look and its kill.
+      for (let round = 0; round < 5 && killMarked(marker, 'SIGKILL') > 0; round++);
       opts.signal?.removeEventListener('abort', onAbort);
       resolvePromise({
         code: exit?.code ?? null,
@@ -95,6 +103,7 @@ export function runProcess(argv: string[], opts: ProcessOptions): Promise<Proces
 
     const stop = (): void => {
       killGroup(child.pid, 'SIGTERM');
+      killMarked(marker, 'SIGTERM');
       const t = setTimeout(() => killGroup(child.pid, 'SIGKILL'), opts.killGraceMs ?? 3000);
       t.unref();
       timers.push(t);
@@ -112,6 +121,7 @@ export function runProcess(argv: string[], opts: ProcessOptions): Promise<Proces
       // Whatever the CLI left running in the background goes with it; a grandchild that
       // holds the pipes open must not keep us waiting for 'close'.
       killGroup(child.pid, 'SIGTERM');
+      killMarked(marker, 'SIGTERM');
       const t = setTimeout(() => {
         killGroup(child.pid, 'SIGKILL');
         child.stdout.destroy();

@@ -9,7 +9,7 @@
 // The artifact is produced next to an agent that read untrusted text, so reading it
 // back checks everything: shape, paths (no `..`, nothing under .git), and that every
 // listed file is present.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { unzipSync } from 'fflate';
 import type { Json } from '../manifest/expressions.ts';
@@ -59,6 +59,14 @@ export class InvalidResultError extends Error {}
 
 /** Writes the artifact directory (what upload-artifact then uploads). */
 export function writeResultDir(dir: string, bundle: ResultBundle): void {
+  // Replaced, never merged: the agent ran before this and may have planted files or
+  // symlinks where the result goes (the upload step would carry them, or write through them).
+  try {
+    if (lstatSync(dir).isSymbolicLink()) rmSync(dir, { force: true });
+  } catch {
+    // not there yet
+  }
+  for (const entry of ['files', 'result.json', 'transcript.txt']) rmSync(join(dir, entry), { recursive: true, force: true });
   mkdirSync(join(dir, 'files'), { recursive: true });
   writeFileSync(join(dir, 'result.json'), JSON.stringify(bundle.result, null, 2));
   writeFileSync(join(dir, 'transcript.txt'), bundle.transcript);

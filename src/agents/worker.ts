@@ -10,11 +10,11 @@ import type { DispatchWorker } from '../engine/commands.ts';
 import type { Json } from '../manifest/expressions.ts';
 import { backendFor } from './backends/index.ts';
 import { addUsage, type AgentBackend, type Usage } from './backends/types.ts';
-import { checkBase, collectChanges, type DiffStatLine } from './changes.ts';
+import { collectChanges, openCheckout, type Checkout, type DiffStatLine } from './changes.ts';
 import { extractResult } from './extract.ts';
 import { preflight, WorkerSetupError } from './preflight.ts';
 import { runProcess, type ProcessResult } from './process.ts';
-import { redact, secretValues } from './redact.ts';
+import { redactor, secretValues } from './redact.ts';
 import { buildPrompt, buildReprompt } from './prompt.ts';
 import { RESULT_VERSION, type ResultBundle, type WorkerResult } from './result.ts';
 import { validateOutputs } from './validate-output.ts';
@@ -30,6 +30,11 @@ export interface WorkerOptions {
   now?: () => number;
   /** Between SIGTERM and SIGKILL when stopping an agent (default 3 s). */
   killGraceMs?: number;
+  /**
+   * Secrets of the caller the agent was not given (the job token of the Action's inputs…):
+   * hidden from what the worker hands on, like those of `env`.
+   */
+  secrets?: string[];
 }
 
 /** The result bundle, plus what a summary of the attempt shows. */
@@ -53,8 +58,10 @@ const SHELL = ['bash', '--noprofile', '--norc', '-eo', 'pipefail', '-c'];
 export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Promise<WorkerRun> {
   const now = opts.now ?? Date.now;
   const start = now();
+  // Found before the agent runs: git, the object store and the base are not the agent's to change.
+  let checkout: Checkout;
   try {
-    checkBase(opts.cwd, task.base);
+    checkout = openCheckout(opts.cwd, task.base);
   } catch (err) {
     throw new WorkerSetupError((err as Error).message);
   }
@@ -87,7 +94,7 @@ export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Prom
   // Collected whatever happened above: a crash or a timeout keeps its partial work.
   let changes: ReturnType<typeof collectChanges> = { changes: [], files: new Map(), diffstat: [], warnings: [] };
   try {
-    changes = collectChanges(opts.cwd, task.base);
+    changes = collectChanges(checkout);
     for (const w of changes.warnings) transcript.push(`baton: ${w}`);
   } catch (err) {
     const why = `baton could not list the changes in ${opts.cwd}: ${(err as Error).message}`;
@@ -110,10 +117,19 @@ export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Prom
     backend: task.backend?.uses ?? 'command',
     durationMs: Math.max(0, now() - start),
   };
-  // Secrets given to the agent stay out of what is uploaded (its outputs are its own words).
-  const secrets = secretValues({ ...opts.env, ...task.env, ...(task.backend?.env ?? {}) });
-  if (result.error) result.error = redact(result.error, secrets);
-  return { result, files: changes.files, transcript: redact(transcript.join('\n'), secrets), prompt, diffstat: changes.diffstat };
+  // Nothing the worker hands on carries a secret of the job, plain or encoded: not the
+  // transcript, not the error, not the outputs (they reach the public status comment), not
+  // the changed files (they reach the pull request).
+  const hide = redactor([...secretValues({ ...opts.env, ...task.env, ...(task.backend?.env ?? {}) }), ...(opts.secrets ?? [])]);
+  if (result.error) result.error = hide.text(result.error);
+  result.outputs = hide.json(result.outputs);
+  const files = new Map<string, Uint8Array>();
+  for (const [path, content] of changes.files) {
+    const hidden = hide.bytes(content);
+    if (hidden !== content) transcript.push(`baton: ${path} contained a secret of the job; it was replaced with ***`);
+    files.set(path, hidden);
+  }
+  return { result, files, transcript: hide.text(transcript.join('\n')), prompt, diffstat: changes.diffstat };
 }
 
 interface Run {

@@ -44,6 +44,47 @@ function identity(o: WorkflowOptions, extra: string): string {
     : `        with: { ${extra} }`;
 }
 
+/**
+ * The agent's steps. The runner gives every `uses:` step's process the job's runtime and
+ * OIDC request tokens (and the Action its `token` input), and a process's environment is
+ * readable by its children through /proc/<pid>/environ: so the baton Action only says
+ * where its code is (mode locate), and the worker that starts the agent runs from a `run:`
+ * step, which holds no token — the task and mode come as environment variables, never
+ * into the script, and the model keys only in this step's env. On GitHub-hosted runners
+ * the job's user has passwordless sudo and the docker socket, either of which reads any
+ * process's memory: both are dropped first, after the code of the later `uses:` steps and
+ * the runner's node are made root's, so the agent cannot rewrite them.
+ */
+function agentSteps(actionRef: string, secrets: string[]): string[] {
+  return [
+    '      - id: baton',
+    `        uses: ${actionRef}`,
+    '        with: { mode: locate, token: "" }',
+    '      - name: Drop sudo and docker before the agent starts',
+    "        if: runner.environment == 'github-hosted' && runner.os == 'Linux'",
+    '        env: { BATON_NODE: "${{ steps.baton.outputs.node }}" }',
+    '        run: |',
+    '          if [ -f /etc/sudoers.d/runner ] && [ "$(id -un)" = runner ]; then',
+    '            # What later `uses:` steps run (the upload holds the runner token) is made read-only to the agent.',
+    '            if [ -d "$RUNNER_WORKSPACE/../_actions" ]; then sudo chown -R root:root "$RUNNER_WORKSPACE/../_actions"; fi',
+    '            ext="$(dirname "$(dirname "$(dirname "$BATON_NODE")")")"',
+    '            if [ "$(basename "$ext")" = externals ]; then sudo chown -R root:root "$ext"; fi',
+    '            sudo chmod 0600 /var/run/docker.sock 2>/dev/null || true',
+    '            sudo rm /etc/sudoers.d/runner',
+    '            sudo -k',
+    '            if sudo -n true 2>/dev/null; then echo "::error::sudo is still available to the agent"; exit 1; fi',
+    '          fi',
+    '      - name: baton agent',
+    `        run: '"$BATON_NODE" "$BATON_ENTRY"'`,
+    '        env:',
+    '          BATON_NODE: "${{ steps.baton.outputs.node }}"',
+    '          BATON_ENTRY: "${{ steps.baton.outputs.entry }}"',
+    '          INPUT_MODE: agent',
+    '          INPUT_TASK: "${{ inputs.task }}"',
+    ...secrets.map((s) => `          ${s}: "\${{ secrets.${s} }}"`),
+  ];
+}
+
 /** What the run and apply jobs need to drive a run with the job's GITHUB_TOKEN. */
 const WRITE_PERMISSIONS = '{ contents: write, issues: write, pull-requests: write, checks: write, actions: write, statuses: read }';
 
@@ -54,6 +95,7 @@ export function workerWorkflow(o: WorkflowOptions): string {
     '# baton worker: one step attempt of a baton run, dispatched by baton (never by hand).',
     '# The agent job holds a read-only token and uploads its work as the baton-result artifact;',
     actions ? '# the apply job (contents: write) writes it to the step branch and advances the run.' : '# the baton App writes it to the step branch.',
+    '# The agent runs from a `run:` step, whose process holds no token the agent could read.',
     'name: baton-worker',
     'run-name: "baton ${{ inputs.run }} ${{ inputs.step }} #${{ inputs.attempt }}"',
     'on:',
@@ -77,9 +119,7 @@ export function workerWorkflow(o: WorkflowOptions): string {
     '      - uses: actions/checkout@v5',
     '        with: { ref: "${{ inputs.base }}", persist-credentials: false }',
     ...installSteps(o.backends),
-    `      - uses: ${o.actionRef}`,
-    '        with: { mode: agent, task: "${{ inputs.task }}" }',
-    ...(secrets.length ? ['        env:', ...secrets.map((s) => `          ${s}: "\${{ secrets.${s} }}"`)] : []),
+    ...agentSteps(o.actionRef, secrets),
     '      - uses: actions/upload-artifact@v4',
     '        if: always()   # partial work of a crashed or timed-out agent is kept too',
     // Without include-hidden-files, upload-artifact (v4.4+) drops every dotfile and

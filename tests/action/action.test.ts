@@ -2,7 +2,7 @@
 // GITHUB_WORKSPACE (a real git checkout), GITHUB_OUTPUT, GITHUB_STEP_SUMMARY and
 // RUNNER_TEMP, and the fake agent CLIs on PATH.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,7 +24,10 @@ interface Runner {
   env: NodeJS.ProcessEnv;
 }
 
-/** What a runner gives a JavaScript action, minus the network. */
+/**
+ * What a runner gives a JavaScript action, minus the network. Mode agent runs from a `run:`
+ * step (the worker workflow `baton init` writes), which the runner gives no runtime token.
+ */
 function runner(workspace: string, inputs: Record<string, string>, extra: NodeJS.ProcessEnv = {}): Runner {
   const temp = mkdtempSync(join(tmpdir(), 'baton-runner-'));
   cleanup.push(temp);
@@ -42,7 +45,7 @@ function runner(workspace: string, inputs: Record<string, string>, extra: NodeJS
     GITHUB_STEP_SUMMARY: summary,
     GITHUB_REPOSITORY: 'octo/demo',
     RUNNER_TEMP: temp,
-    ACTIONS_RUNTIME_TOKEN: 'runtime-secret',
+    ...(inputs.mode === 'agent' ? {} : { ACTIONS_RUNTIME_TOKEN: 'runtime-secret' }),
     ...extra,
   };
   for (const [k, v] of Object.entries(inputs)) env[`INPUT_${k.toUpperCase()}`] = v;
@@ -85,7 +88,7 @@ describe('mode agent', () => {
     cleanup.push(f.dir);
     f.script([{ write: { 'src/a.ts': 'export const a = 2;\n', 'bin/tool': '#!/bin/sh\n' }, chmod: { 'bin/tool': '755' }, reply: { summary: 'fixed the bug' }, usage: { costUsd: 0.42, inputTokens: 3000, outputTokens: 120 } }]);
     const task = makeTask({ base: repo.base, backend: { uses: 'claude-code', model: 'claude-sonnet-4-5', env: {} } });
-    const r = runner(repo.dir, { mode: 'agent', task: encodeTask(task), token: 'ghs_secret' }, f.env);
+    const r = runner(repo.dir, { mode: 'agent', task: encodeTask(task) }, f.env);
     // As the runner evaluates the default `${{ runner.temp }}/baton-result`.
     r.env['INPUT_RESULT-DIR'] = join(r.temp, 'baton-result');
 
@@ -116,6 +119,63 @@ describe('mode agent', () => {
     expect(f.log()[0]!.argv).toEqual(expect.arrayContaining(['-p', '--output-format', 'json', '--model', 'claude-sonnet-4-5']));
   });
 
+  it('refuses to start an agent from a process holding the runner\'s or the job\'s token, saying why in the result', async () => {
+    const repo = makeRepo();
+    cleanup.push(repo.dir);
+    const f = fakes();
+    cleanup.push(f.dir);
+    const task = makeTask({ base: repo.base });
+    // As a `uses:` step: the runner's runtime token, the Action's token input.
+    const r = runner(repo.dir, { mode: 'agent', task: encodeTask(task), token: 'ghs_jobtoken123' }, { ...f.env, ACTIONS_RUNTIME_TOKEN: 'runtime-secret-42' });
+    const run = await runAction(r.env, repo.dir);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('::error::baton: mode `agent` was started by a process holding ACTIONS_RUNTIME_TOKEN, INPUT_TOKEN');
+    expect(run.stdout).toContain('regenerate .github/workflows/baton-worker.yml');
+    expect(f.log()).toEqual([]);
+    const bundle = readResultDir(join(r.temp, 'baton-result'));
+    expect(bundle.result).toMatchObject({ status: 'crashed', changes: [] });
+    expect(bundle.result.error).toContain('/proc/<pid>/environ');
+    expect(JSON.stringify(bundle)).not.toMatch(/runtime-secret-42|ghs_jobtoken123/);
+  });
+
+  it('undoes what the agent wrote into the step\'s command files and the result folder', async () => {
+    const repo = makeRepo();
+    cleanup.push(repo.dir);
+    // The agent has no GITHUB_ENV & co., but finds the files in the runner's temp folder and
+    // writes an LD_PRELOAD for the upload step, a PATH entry, outputs and a summary; it also
+    // plants a file in the result folder and makes its transcript a symlink.
+    const attack = [
+      'for f in "$RUNNER_TEMP"/*.txt "$RUNNER_TEMP"/*.md; do echo "$f" >> found.txt; done',
+      'echo "LD_PRELOAD=$RUNNER_TEMP/evil.so" >> "$RUNNER_TEMP/env.txt"',
+      'echo "$RUNNER_TEMP/evil-bin" >> "$RUNNER_TEMP/path.txt"',
+      'echo "status=pwned" >> "$RUNNER_TEMP/output.txt"',
+      'echo "# pwned" >> "$RUNNER_TEMP/summary.md"',
+      'mkdir -p "$RUNNER_TEMP/baton-result/files" && echo evil > "$RUNNER_TEMP/baton-result/files/evil.txt"',
+      'ln -s "$HOME/stolen" "$RUNNER_TEMP/baton-result/transcript.txt"',
+    ].join('\n');
+    const task = makeTask({ base: repo.base, outputsSchema: null, backend: { uses: 'command', run: ['bash', '-c', attack], env: {} } });
+    const r = runner(repo.dir, { mode: 'agent', task: encodeTask(task) });
+    const envFile = join(r.temp, 'env.txt');
+    const pathFile = join(r.temp, 'path.txt');
+    writeFileSync(envFile, '');
+    writeFileSync(pathFile, '');
+    r.env.GITHUB_ENV = envFile;
+    r.env.GITHUB_PATH = pathFile;
+    const run = await runAction(r.env, repo.dir);
+    expect(run.code).toBe(0);
+    // Delivered: the agent found the files and wrote them.
+    expect(readFileSync(join(repo.dir, 'found.txt'), 'utf8')).toContain('env.txt');
+    expect(readFileSync(envFile, 'utf8')).toBe('');
+    expect(readFileSync(pathFile, 'utf8')).toBe('');
+    expect(outputs(r.output)).toEqual({ status: 'succeeded', 'result-dir': join(r.temp, 'baton-result') });
+    expect(readFileSync(r.output, 'utf8')).not.toContain('pwned');
+    expect(readFileSync(r.summary, 'utf8')).not.toContain('pwned');
+    expect(readFileSync(r.summary, 'utf8')).toContain('— succeeded');
+    expect(existsSync(join(r.temp, 'baton-result/files/evil.txt'))).toBe(false);
+    expect(lstatSync(join(r.temp, 'baton-result/transcript.txt')).isSymbolicLink()).toBe(false);
+    expect(existsSync(join(r.temp, 'stolen'))).toBe(false);
+  });
+
   it('hands the agent an environment without the action inputs and runner tokens', async () => {
     const repo = makeRepo();
     cleanup.push(repo.dir);
@@ -124,7 +184,7 @@ describe('mode agent', () => {
       outputsSchema: null,
       backend: { uses: 'command', run: ['bash', '-c', 'env | cut -d= -f1 | sort > env-names.txt'], env: {} },
     });
-    const r = runner(repo.dir, { mode: 'agent', task: encodeTask(task), token: 'ghs_secret' });
+    const r = runner(repo.dir, { mode: 'agent', task: encodeTask(task) });
     const run = await runAction(r.env, repo.dir);
     expect(run.code).toBe(0);
     const names = readFileSync(join(repo.dir, 'env-names.txt'), 'utf8').split('\n');
@@ -201,7 +261,18 @@ describe('mode agent', () => {
     expect(bad.stdout).toContain('::error::baton: the `task` input does not inflate');
     const mode = await runAction(runner(repo.dir, { mode: 'deploy' }).env, repo.dir);
     expect(mode.code).toBe(1);
-    expect(mode.stdout).toContain('::error::baton: unknown mode "deploy"; this version of baton has agent, validate');
+    expect(mode.stdout).toContain('::error::baton: unknown mode "deploy"; this version of baton has agent, validate, run, route, apply, locate');
+  });
+});
+
+describe('mode locate', () => {
+  it('outputs the bundled entry point and node, for the `run:` step that starts the agent', async () => {
+    const repo = makeRepo();
+    cleanup.push(repo.dir);
+    const r = runner(repo.dir, { mode: 'locate' });
+    const run = await runAction(r.env, repo.dir);
+    expect(run.code).toBe(0);
+    expect(outputs(r.output)).toEqual({ entry: realpathSync(ACTION), node: process.execPath });
   });
 });
 

@@ -44,10 +44,29 @@ describe('baton init', () => {
     expect(Object.keys(parsed.dispatchInputs!)).toEqual(['run', 'step', 'attempt', 'index', 'base', 'task']);
     expect(parsed.jobs.map((j) => j.id)).toEqual(['agent']);
     const steps = parsed.jobs[0]!.steps;
-    const agent = steps.find((s) => s.with.mode === 'agent')!;
-    expect(agent.uses).toBe('baton-dev/baton@v1');
-    expect(agent.with.task).toBe('${{ inputs.task }}');
-    expect(agent.env).toEqual({ ANTHROPIC_API_KEY: '${{ secrets.ANTHROPIC_API_KEY }}', OPENAI_API_KEY: '${{ secrets.OPENAI_API_KEY }}' });
+    // The Action only locates its code; the agent starts from a `run:` step, which holds no
+    // token, with the task as an environment variable (never in the script) and the keys.
+    const locate = steps.find((s) => s.with.mode === 'locate')!;
+    expect(locate.uses).toBe('baton-dev/baton@v1');
+    expect(locate.with.token).toBe('');
+    expect(steps.filter((s) => s.uses?.startsWith('baton-dev/baton')).length).toBe(1);
+    const agent = steps.find((s) => s.env.INPUT_MODE === 'agent')!;
+    expect(agent.uses).toBeUndefined();
+    expect(agent.run).toBe('"$BATON_NODE" "$BATON_ENTRY"');
+    expect(agent.env).toEqual({
+      BATON_NODE: '${{ steps.baton.outputs.node }}',
+      BATON_ENTRY: '${{ steps.baton.outputs.entry }}',
+      INPUT_MODE: 'agent',
+      INPUT_TASK: '${{ inputs.task }}',
+      ANTHROPIC_API_KEY: '${{ secrets.ANTHROPIC_API_KEY }}',
+      OPENAI_API_KEY: '${{ secrets.OPENAI_API_KEY }}',
+    });
+    // sudo and docker are dropped before it, on GitHub-hosted runners only.
+    const drop = steps[steps.indexOf(agent) - 1]!;
+    expect(drop.if).toBe("runner.environment == 'github-hosted' && runner.os == 'Linux'");
+    expect(drop.run).toContain('sudo rm /etc/sudoers.d/runner');
+    expect(drop.run).toContain('sudo chown -R root:root "$RUNNER_WORKSPACE/../_actions"');
+    expect(steps.indexOf(locate)).toBeLessThan(steps.indexOf(drop));
     const upload = steps.find((s) => s.uses === 'actions/upload-artifact@v4')!;
     expect(upload.if).toBe('always()');
     // upload-artifact drops dotfiles by default: an agent's .gitignore edit would vanish.

@@ -2,16 +2,20 @@
 // work leaves as the result artifact (the next workflow step uploads the result dir). An
 // agent that failed is not a failed step — the artifact says what happened — but a broken
 // setup (no CLI, no key, a bad task) is, after writing a result that says why.
+// It runs from a `run:` step (`"$BATON_NODE" "$BATON_ENTRY"`, inputs as INPUT_MODE and
+// INPUT_TASK), never as a `uses:` step: the agent is its child and can read its
+// environment, so this process must hold no token; it refuses to start an agent otherwise.
 import * as core from '@actions/core';
 import { WorkerSetupError } from '../../agents/preflight.ts';
 import { RESULT_VERSION, writeResultDir, type ResultBundle } from '../../agents/result.ts';
 import { decodeTask } from '../../agents/task.ts';
 import { runWorker, type WorkerRun } from '../../agents/worker.ts';
 import type { DispatchWorker } from '../../engine/commands.ts';
-import { agentEnvironment } from '../env.ts';
+import { redactor, secretValues } from '../../agents/redact.ts';
+import { snapshotCommandFiles } from '../command-files.ts';
+import { agentEnvironment, tokensHeld } from '../env.ts';
 import type { Inputs } from '../inputs.ts';
 import { renderSummary } from '../summary.ts';
-
 
 export async function agentMode(inputs: Inputs): Promise<void> {
   if (!inputs.task.trim()) throw new Error('mode `agent` needs the `task` input: pass the `task` the worker workflow was dispatched with');
@@ -26,16 +30,33 @@ export async function agentMode(inputs: Inputs): Promise<void> {
   for (const [s, h] of handlers) process.on(s, h);
 
   const started = Date.now();
+  // Every secret this process holds, given to the agent or not, is hidden from what it writes.
+  const secrets = secretValues(process.env);
+  const hide = redactor(secrets);
   let run: WorkerRun;
   try {
-    run = await runWorker(task, { cwd: inputs.workspace, env: agentEnvironment(process.env), signal: stop.signal });
+    const held = tokensHeld(process.env);
+    if (held.length) {
+      throw new WorkerSetupError(
+        `mode \`agent\` was started by a process holding ${held.join(', ')}, which the agent could read from its parent's /proc/<pid>/environ; ` +
+          'run it from a `run:` step as the worker workflow `baton init` writes does (a `mode: locate` step, then `"$BATON_NODE" "$BATON_ENTRY"`): regenerate .github/workflows/baton-worker.yml with `baton init`',
+      );
+    }
+    const commandFiles = snapshotCommandFiles(process.env);
+    try {
+      run = await runWorker(task, { cwd: inputs.workspace, env: agentEnvironment(process.env), signal: stop.signal, secrets });
+    } finally {
+      // The agent's tree is gone by now: nothing can write them again.
+      commandFiles.restore();
+    }
   } catch (err) {
-    if (!(err instanceof WorkerSetupError)) throw err;
+    if (!(err instanceof WorkerSetupError)) throw new Error(hide.text((err as Error).message), { cause: err });
     // Nothing ran: the result still tells the app why, then the step fails.
-    const bundle = setupFailure(task, err.message, Date.now() - started);
+    const message = hide.text(err.message);
+    const bundle = setupFailure(task, message, Date.now() - started);
     writeResultDir(inputs.resultDir, bundle);
     await report(task, { ...bundle, prompt: task.prompt ?? task.command ?? '', diffstat: [] }, inputs);
-    throw err;
+    throw new WorkerSetupError(message);
   } finally {
     for (const [s, h] of handlers) process.off(s, h);
   }

@@ -2,6 +2,7 @@
 import type { Inputs } from '../inputs.ts';
 import { agentMode } from './agent.ts';
 import { applyMode } from './apply.ts';
+import { locateMode } from './locate.ts';
 import { routeMode } from './route.ts';
 import { runMode } from './run.ts';
 import { validateMode } from './validate.ts';
@@ -14,4 +15,5 @@ export const MODES: Record<string, Mode> = {
   run: runMode,
   route: routeMode,
   apply: applyMode,
+  locate: locateMode,
 };

@@ -3,13 +3,14 @@
 // `timeout-minutes`, env levels and the command files. Cancellation (of the run, or by
 // the job's own time limit) stops the running step; steps whose `if` still holds after
 // it (`always()`, `cancelled()`) run, as on GitHub.
+import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CommandFileError, parseCommandFile, parsePathFile } from './command-files.ts';
 import { condition, template, templateMap, templateText, toText, type Contexts, type Json } from './expressions.ts';
 import type { ActionsHost } from './host.ts';
 import { tokenPermissions } from './permissions.ts';
-import { jobDirs, RUNNER_NAME, runnerContext, runnerVariables } from './runner-env.ts';
+import { actionRuntimeVariables, jobDirs, RUNNER_NAME, runnerContext, runnerVariables } from './runner-env.ts';
 import type { JobConclusion, JobRecord, RunRecord, StepConclusion, StepRecord } from './records.ts';
 import type { ArtifactService } from './steps/artifacts.ts';
 import { executeStep } from './steps/index.ts';
@@ -98,6 +99,11 @@ export class JobExecution {
       const permissions = tokenPermissions(def.permissions, req.workflow.permissions);
       token = await req.host.mintToken(req.run.owner, req.run.repo, permissions);
       secretsList.push(token);
+      // The runtime service's token of this job: JavaScript actions get it, `run:` steps do not.
+      const runtimeToken = `rt.${randomBytes(24).toString('base64url')}`;
+      secretsList.push(runtimeToken);
+      const declared = def.permissions ?? req.workflow.permissions;
+      const idToken = declared === 'write-all' || (typeof declared === 'object' && declared['id-token'] === 'write');
       log(`GITHUB_TOKEN Permissions: ${Object.entries(permissions).map(([k, v]) => `${k}: ${v}`).join(', ')}`);
 
       const github = { ...(req.contexts.github as Record<string, Json>), token, job: def.id, workspace: dirs.workspace, action: '' };
@@ -113,6 +119,7 @@ export class JobExecution {
         temp: dirs.temp,
         files: dirs.files,
         token,
+        actionRuntime: actionRuntimeVariables(req.host.serverUrl, runtimeToken, idToken),
         contexts: {
           ...req.contexts,
           github,
@@ -307,7 +314,13 @@ export class JobExecution {
       const result = await executeStep(invocation);
       try {
         outputs = { ...parseCommandFile(await readFile(files.output, 'utf8'), 'GITHUB_OUTPUT'), ...(result?.outputs ?? {}) };
-        Object.assign(rt.exported, parseCommandFile(await readFile(files.env, 'utf8'), 'GITHUB_ENV'));
+        for (const [name, value] of Object.entries(parseCommandFile(await readFile(files.env, 'utf8'), 'GITHUB_ENV'))) {
+          // GitHub's runner refuses NODE_OPTIONS here (it would run code inside every later
+          // node action): an error line, the variable dropped, the step not failed. actions/runner
+          // SetEnvFileCommand; public reports quote the message (jhipster CI notes, nektos/act tests).
+          if (name.toUpperCase() === 'NODE_OPTIONS') rt.log("##[error]Can't store NODE_OPTIONS output parameter using '$GITHUB_ENV' command.");
+          else rt.exported[name] = value;
+        }
         rt.path.unshift(...parsePathFile(await readFile(files.path, 'utf8')).reverse());
       } catch (err) {
         if (err instanceof CommandFileError) throw new StepFailure(err.message);

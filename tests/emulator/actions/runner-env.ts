@@ -84,3 +84,27 @@ export function runnerVariables(req: JobRequest, dirs: JobDirs): Record<string, 
   // The test's own additions (a fake agent CLI on PATH…) come last.
   return Object.assign(env, req.options.env ?? {});
 }
+
+/**
+ * What the runner adds to the environment of a JavaScript action's process, and of no
+ * `run:` step: the Actions runtime service's URL and token (artifacts, caches, results),
+ * and with `permissions: id-token: write` the OIDC request URL and token. As in
+ * actions/runner, src/Runner.Worker/Handlers/NodeScriptActionHandler.cs ("Add Actions
+ * Runtime server info": ACTIONS_RUNTIME_URL, ACTIONS_RUNTIME_TOKEN, ACTIONS_CACHE_URL, and
+ * ACTIONS_ID_TOKEN_REQUEST_URL/TOKEN only when the job may mint ID tokens), while
+ * ScriptHandler (`run:`) adds none of them. ACTIONS_RESULTS_URL reaches the same
+ * processes through the runtime context. The emulator serves none of these URLs.
+ */
+export function actionRuntimeVariables(serverUrl: string, runtimeToken: string, idToken: boolean): Record<string, string> {
+  const env: Record<string, string> = {
+    ACTIONS_RUNTIME_URL: `${serverUrl}/_services/pipelines/`,
+    ACTIONS_RUNTIME_TOKEN: runtimeToken,
+    ACTIONS_CACHE_URL: `${serverUrl}/_services/artifactcache/`,
+    ACTIONS_RESULTS_URL: `${serverUrl}/_services/results/`,
+  };
+  if (idToken) {
+    env.ACTIONS_ID_TOKEN_REQUEST_URL = `${serverUrl}/_services/oidc/token?api-version=2.0`;
+    env.ACTIONS_ID_TOKEN_REQUEST_TOKEN = runtimeToken;
+  }
+  return env;
+}

@@ -227,6 +227,41 @@ jobs:
       - uses: actions/upload-artifact@v4
         with: { name: hidden-root, path: .hidden-out, if-no-files-found: error }
 `,
+  '.github/workflows/runtime-tokens.yml': `
+name: runtime-tokens
+on: workflow_dispatch
+jobs:
+  plain:
+    runs-on: ubuntu-latest
+    outputs:
+      action: \${{ steps.report.outputs.seen }}
+      shell: \${{ steps.shell.outputs.names }}
+      token: \${{ steps.shell.outputs.token }}
+      envcheck: \${{ steps.envcheck.outputs.seen }}
+    steps:
+      - run: printf 'NODE_OPTIONS=--require /nowhere.js\\nKEPT=yes\\n' >> "$GITHUB_ENV"
+      - id: envcheck
+        run: echo "seen=\${NODE_OPTIONS:-unset}/\${KEPT:-unset}" >> "$GITHUB_OUTPUT"
+      - id: report
+        uses: acme/report@v1
+        with: { message: plain }
+      - id: shell
+        run: |
+          echo "names=$(env | cut -d= -f1 | grep '^ACTIONS_' | sort | tr '\\n' ' ')" >> "$GITHUB_OUTPUT"
+          echo "token=\${ACTIONS_RUNTIME_TOKEN:-none}" >> "$GITHUB_OUTPUT"
+  oidc:
+    runs-on: ubuntu-latest
+    permissions: { id-token: write, contents: read }
+    outputs:
+      action: \${{ steps.report.outputs.seen }}
+      shell: \${{ steps.shell.outputs.names }}
+    steps:
+      - id: report
+        uses: acme/report@v1
+        with: { message: oidc }
+      - id: shell
+        run: echo "names=$(env | cut -d= -f1 | grep '^ACTIONS_' | sort | tr '\\n' ' ')" >> "$GITHUB_OUTPUT"
+`,
   '.github/workflows/push-only.yml': `
 on: push
 jobs: { a: { runs-on: x, steps: [ { run: "true" } ] } }
@@ -326,6 +361,27 @@ describe('the runner', () => {
     expect(byName.has('hidden-root')).toBe(false);
     expect(run.conclusion).toBe('failure');
     expect(runner.logs(run.id)).toContain('No files were found with the provided path: .hidden-out');
+  });
+
+  it('gives the runtime and OIDC request tokens to JavaScript actions only, never to run: steps', async () => {
+    const run = await finished(await dispatch('runtime-tokens.yml'));
+    expect(run.conclusion, runner.logs(run.id)).toBe('success');
+    const out = Object.fromEntries(latestJobs(run).map((j) => [j.key, j.outputs]));
+    const runtime = (job: string) => (JSON.parse(out[job]!.action!) as { runtime: string[] }).runtime;
+    expect(runtime('plain')).toEqual(['ACTIONS_CACHE_URL', 'ACTIONS_RESULTS_URL', 'ACTIONS_RUNTIME_TOKEN', 'ACTIONS_RUNTIME_URL']);
+    // OIDC only when the job may mint ID tokens.
+    expect(runtime('oidc')).toEqual(['ACTIONS_CACHE_URL', 'ACTIONS_ID_TOKEN_REQUEST_TOKEN', 'ACTIONS_ID_TOKEN_REQUEST_URL', 'ACTIONS_RESULTS_URL', 'ACTIONS_RUNTIME_TOKEN', 'ACTIONS_RUNTIME_URL']);
+    expect(out.plain!.shell!.trim()).toBe('');
+    expect(out.oidc!.shell!.trim()).toBe('');
+    expect(out.plain!.token).toBe('none');
+  });
+
+  it('refuses NODE_OPTIONS from GITHUB_ENV with an error line, keeping the step and every other variable', async () => {
+    const run = await finished(await dispatch('runtime-tokens.yml'));
+    expect(run.conclusion).toBe('success');
+    const plain = latestJobs(run).find((j) => j.key === 'plain')!;
+    expect(plain.outputs.envcheck).toBe('unset/yes');
+    expect(runner.logs(run.id)).toContain("##[error]Can't store NODE_OPTIONS output parameter using '$GITHUB_ENV' command.");
   });
 
   it('sends workflow_run and workflow_job webhooks in order', async () => {

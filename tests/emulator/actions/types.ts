@@ -63,6 +63,8 @@ export interface JobRuntime {
   /** Directory for the per-step command files. */
   files: string;
   token: string;
+  /** Variables only JavaScript actions' processes get (runner-env.ts actionRuntimeVariables). */
+  actionRuntime: Record<string, string>;
   /** github, inputs, secrets, vars, runner, needs, job, steps (env is per step). */
   contexts: Contexts;
   status: StatusState;

@@ -1,6 +1,7 @@
 // JavaScript actions from a directory: `action.yml` is read, `with:` becomes INPUT_*
 // (with the action's defaults, which may be expressions such as `${{ github.token }}`),
-// and `node <runs.main>` runs as a subprocess with the runner's environment. `post:`
+// and `node <runs.main>` runs as a subprocess with the runner's environment and the
+// runtime service's token (runner-env.ts actionRuntimeVariables). `post:`
 // is queued for the end of the job, like the runner does.
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -49,7 +50,8 @@ export async function runNodeAction(step: StepInvocation, dir: string, label: st
   if (unexpected.length > 0) {
     job.log(`##[warning]Unexpected input(s) '${unexpected.join("', '")}', valid inputs are ['${Object.keys(declared).join("', '")}']`);
   }
-  const env: Record<string, string> = { ...step.env };
+  // The runtime service's variables come last: the runner sets them after env (a `run:` step never has them).
+  const env: Record<string, string> = { ...step.env, ...job.actionRuntime };
   for (const [name, def] of Object.entries(declared)) {
     if (def?.default !== undefined && def.default !== null) env[inputVariable(name)] = templateText(def.default, step.contexts);
   }
