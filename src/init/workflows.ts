@@ -75,7 +75,9 @@ function agentSteps(actionRef: string, secrets: string[]): string[] {
     '            if sudo -n true 2>/dev/null; then echo "::error::sudo is still available to the agent"; exit 1; fi',
     '          fi',
     '      - name: baton agent',
-    `        run: '"$BATON_NODE" "$BATON_ENTRY"'`,
+    // exec: the worker itself gets the runner's signals at a timeout or a cancel, not a shell
+    // in front of it, so it stops the agent and keeps its partial work for the upload below.
+    `        run: 'exec "$BATON_NODE" "$BATON_ENTRY"'`,
     '        env:',
     '          BATON_NODE: "${{ steps.baton.outputs.node }}"',
     '          BATON_ENTRY: "${{ steps.baton.outputs.entry }}"',

@@ -52,7 +52,7 @@ describe('baton init', () => {
     expect(steps.filter((s) => s.uses?.startsWith('baton-dev/baton')).length).toBe(1);
     const agent = steps.find((s) => s.env.INPUT_MODE === 'agent')!;
     expect(agent.uses).toBeUndefined();
-    expect(agent.run).toBe('"$BATON_NODE" "$BATON_ENTRY"');
+    expect(agent.run).toBe('exec "$BATON_NODE" "$BATON_ENTRY"');
     expect(agent.env).toEqual({
       BATON_NODE: '${{ steps.baton.outputs.node }}',
       BATON_ENTRY: '${{ steps.baton.outputs.entry }}',
