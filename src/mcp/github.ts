@@ -4,7 +4,7 @@
 // status comment, trusting only one written by the App's bot.
 import { Octokit } from '@octokit/rest';
 import { loadWorkflowText } from '../manifest/load.ts';
-import { hasStateBlock, readStateBlock } from '../record/state-block.ts';
+import { findRecords } from '../record/find.ts';
 import { viewOfState, type RunView } from './summary.ts';
 import { ToolError } from './target.ts';
 import type { Json } from '../engine/index.ts';
@@ -92,22 +92,13 @@ export class GitHubRuns {
   async runs(t: GitHubTarget, number: number): Promise<{ runs: RunView[]; ignored: string[] }> {
     const gh = this.octokit();
     const comments = await this.call(`read the comments of #${number}`, () => gh.paginate(gh.issues.listComments, { owner: t.owner, repo: t.repo, issue_number: number, per_page: 100 }));
+    // The App's own reader: one trust rule (author, marker first, one block last, hash or HMAC).
+    const thread = comments.map((c) => ({ id: Number(c.id), body: c.body ?? '', author: c.user?.login ?? '', url: c.html_url }));
+    const found = findRecords(thread, this.botLogin, this.env.BATON_STATE_SECRET || undefined);
+    const urls = new Map(thread.map((c) => [c.id, c.url]));
+    const ignored = found.ignored.map((i) => `comment ${urls.get(i.commentId) ?? i.commentId} by @${i.author || 'unknown'} looks like a baton status comment but is not trusted: ${i.problem}; ignored`);
     const runs = new Map<string, RunView>();
-    const ignored: string[] = [];
-    for (const c of comments) {
-      const body = c.body ?? '';
-      if (!hasStateBlock(body)) continue;
-      if (c.user?.login !== this.botLogin) {
-        ignored.push(`comment ${c.html_url} by @${c.user?.login ?? 'unknown'} holds a baton state block but is not from ${this.botLogin}; ignored`);
-        continue;
-      }
-      const r = readStateBlock(body, this.env.BATON_STATE_SECRET || undefined);
-      if (!r.ok) {
-        ignored.push(`comment ${c.html_url}: ${r.problem}`);
-        continue;
-      }
-      runs.set(r.state.runId, { ...viewOfState(r.state), url: c.html_url });
-    }
+    for (const r of found.records) runs.set(r.state.runId, { ...viewOfState(r.state), url: r.url ?? '' });
     return { runs: [...runs.values()], ignored };
   }
 

@@ -84,7 +84,7 @@ describe('baton mcp, GitHub target (emulator)', { timeout: 90_000 }, () => {
     const s = got.structuredContent as { run: { runId: string; workflow: string; steps: { id: string; status: string }[] }; ignored: string[] };
     expect(s.run.runId).toBe(`local-demo-${issue}-1`);
     expect(s.run.steps.map((x) => x.id)).toEqual(['scaffold', 'note', 'verify', 'pr']);
-    expect(s.ignored.join('\n')).toContain('by @alice holds a baton state block but is not from baton[bot]');
+    expect(s.ignored.join('\n')).toContain('by @alice looks like a baton status comment but is not trusted: written by @alice, not by baton[bot]');
 
     const runs = await mcp.call('baton_list_runs', target());
     expect((runs.structuredContent as { runs: { runId: string }[] }).runs.map((r) => r.runId)).toEqual([`local-demo-${issue}-1`]);
