@@ -74,7 +74,8 @@ export async function startStack(o: StackOptions): Promise<Stack> {
     };
     const before = new Set(process.listeners('SIGINT'));
     // As src/app/main.ts: run(batonApp(), { Octokit: batonOctokit() }), with the env given here.
-    server = await run(batonApp({ onReady: (r) => (runs = r) }), {
+    // run() hands Probot the env below, not process.env: the App's key is given to baton too.
+    server = await run(batonApp({ onReady: (r) => (runs = r), privateKey }), {
       env,
       Octokit: batonOctokit({ timeScale: o.timeScale ?? DEMO_TIME_SCALE }),
     });

@@ -6,10 +6,13 @@ import type { GitHubClient } from '../hosts/github/client.ts';
 import { deliveryKey, repoContext, type AppConfig, type RepositoryPayload } from './context.ts';
 import { ROUTES, routeFor } from './routes.ts';
 import { RunService } from './runs.ts';
+import { resolveStateSecret } from './state-key.ts';
 
 export interface BatonAppOptions extends Partial<AppConfig> {
   /** Called with the run service once the app is loaded (tests wait on `idle()`). */
   onReady?: (runs: RunService) => void;
+  /** The App's private key, when Probot was given it directly (not through the environment): signs the state. */
+  privateKey?: string;
 }
 
 interface Identity {
@@ -19,11 +22,10 @@ interface Identity {
 
 export function batonApp(options: BatonAppOptions = {}): ApplicationFunction {
   return (app: Probot) => {
-    const stateSecret = options.stateSecret ?? process.env.BATON_STATE_SECRET;
     const config: AppConfig = {
       workerWorkflow: options.workerWorkflow ?? process.env.BATON_WORKER_WORKFLOW ?? 'baton-worker.yml',
       now: options.now ?? Date.now,
-      ...(stateSecret ? { stateSecret } : {}),
+      stateSecret: resolveStateSecret(options),
     };
     const runs = new RunService(config.now);
     options.onReady?.(runs);

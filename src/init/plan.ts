@@ -31,6 +31,7 @@ export function planInit(o: InitOptions): InitPlan {
   files.push({ path: '.github/workflows/baton-worker.yml', text: workerWorkflow(wf) });
   if (o.mode === 'actions') files.push({ path: '.github/workflows/baton.yml', text: batonWorkflow(wf) });
   const secrets = secretsOf(backends);
+  if (o.mode === 'actions') secrets.push('BATON_STATE_SECRET');
   if (wf.appToken) secrets.push('APP_ID', 'APP_PRIVATE_KEY');
   return { files, secrets };
 }

@@ -38,7 +38,14 @@ const APP_TOKEN_STEP = [
 ];
 
 /** `with:` of a run/apply step: the token and who baton is with it. */
+/**
+ * Actions-only mode has no key only baton holds (any workflow of the repository can comment
+ * with the GITHUB_TOKEN), so the state block is signed with a repository secret.
+ */
+const STATE_SECRET = 'state-secret: "${{ secrets.BATON_STATE_SECRET }}"';
+
 function identity(o: WorkflowOptions, extra: string): string {
+  extra = `${extra}, ${STATE_SECRET}`;
   return o.appToken
     ? `        with: { ${extra}, token: "\${{ steps.app-token.outputs.token }}", bot-login: "\${{ steps.app-token.outputs.app-slug }}[bot]" }`
     : `        with: { ${extra} }`;

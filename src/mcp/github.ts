@@ -94,11 +94,12 @@ export class GitHubRuns {
     const comments = await this.call(`read the comments of #${number}`, () => gh.paginate(gh.issues.listComments, { owner: t.owner, repo: t.repo, issue_number: number, per_page: 100 }));
     // The App's own reader: one trust rule (author, marker first, one block last, hash or HMAC).
     const thread = comments.map((c) => ({ id: Number(c.id), body: c.body ?? '', author: c.user?.login ?? '', url: c.html_url }));
-    const found = findRecords(thread, this.botLogin, this.env.BATON_STATE_SECRET || undefined);
+    // Without BATON_STATE_SECRET the server cannot check the App's signature; it only shows runs, so it reads them marked unverified.
+    const found = findRecords(thread, this.botLogin, this.env.BATON_STATE_SECRET || undefined, { unsignedRead: true });
     const urls = new Map(thread.map((c) => [c.id, c.url]));
     const ignored = found.ignored.map((i) => `comment ${urls.get(i.commentId) ?? i.commentId} by @${i.author || 'unknown'} looks like a baton status comment but is not trusted: ${i.problem}; ignored`);
     const runs = new Map<string, RunView>();
-    for (const r of found.records) runs.set(r.state.runId, { ...viewOfState(r.state), url: r.url ?? '' });
+    for (const r of found.records) runs.set(r.state.runId, { ...viewOfState(r.state), url: r.url ?? '', ...(r.unverified ? { unverified: 'signed by the App with a key this server does not hold (set BATON_STATE_SECRET to check it)' } : {}) });
     return { runs: [...runs.values()], ignored };
   }
 

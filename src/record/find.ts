@@ -19,6 +19,8 @@ export interface FoundRecord {
   body: string;
   state: RunState;
   url?: string;
+  /** Read without the key that signed it (a display-only reader): not checked. */
+  unverified?: true;
 }
 
 export interface IgnoredRecord {
@@ -33,7 +35,8 @@ export interface RecordsOfThread {
   ignored: IgnoredRecord[];
 }
 
-export function findRecords(comments: readonly ThreadComment[], botLogin: string, secret?: string): RecordsOfThread {
+/** `unsignedRead`: see readStateBlock; for readers that show runs and never act on them. */
+export function findRecords(comments: readonly ThreadComment[], botLogin: string, secret?: string, opts: { unsignedRead?: boolean } = {}): RecordsOfThread {
   const records: FoundRecord[] = [];
   const ignored: IgnoredRecord[] = [];
   for (const c of comments) {
@@ -46,12 +49,12 @@ export function findRecords(comments: readonly ThreadComment[], botLogin: string
       ignored.push({ commentId: c.id, author: c.author, problem: 'the record marker is not the first line of the comment' });
       continue;
     }
-    const read = readStateBlock(c.body, secret);
+    const read = readStateBlock(c.body, secret, opts);
     if (!read.ok) {
       ignored.push({ commentId: c.id, author: c.author, problem: read.problem });
       continue;
     }
-    records.push({ commentId: c.id, body: c.body, state: read.state, ...(c.url ? { url: c.url } : {}) });
+    records.push({ commentId: c.id, body: c.body, state: read.state, ...(c.url ? { url: c.url } : {}), ...(read.unverified ? { unverified: true } : {}) });
   }
   return { records, ignored };
 }

@@ -20,7 +20,7 @@ export function writeStateBlock(state: RunState, secret?: string): string {
   return `<!-- baton:state v1 ${algo}=${hex} ${payload} -->`;
 }
 
-export type StateBlockResult = { ok: true; state: RunState } | { ok: false; problem: string };
+export type StateBlockResult = { ok: true; state: RunState; unverified?: true } | { ok: false; problem: string };
 
 export function hasStateBlock(body: string): boolean {
   return body.includes(OPENER);
@@ -31,7 +31,12 @@ export function hasStateBlock(body: string): boolean {
  * state block. Text above it cannot supply a block of its own (baton renders it inert, and a
  * second block makes the whole comment untrusted rather than choosing one).
  */
-export function readStateBlock(body: string, secret?: string): StateBlockResult {
+/**
+ * `unsignedRead`: a reader that only shows runs and does not hold the key (the MCP server on a
+ * developer's machine) may decode a block signed with a key it lacks; it says the state is
+ * unverified. Nothing that acts on a run reads this way.
+ */
+export function readStateBlock(body: string, secret?: string, opts: { unsignedRead?: boolean } = {}): StateBlockResult {
   const lines = body.trimEnd().split(/\r?\n/);
   const count = body.split(OPENER).length - 1;
   if (count === 0) return { ok: false, problem: 'no baton state block' };
@@ -40,6 +45,13 @@ export function readStateBlock(body: string, secret?: string): StateBlockResult 
   if (!m) return { ok: false, problem: 'the state block is not the last line of the comment' };
   const [, version, algo, hex, payload] = m as unknown as [string, string, string, string, string];
   if (version !== '1') return { ok: false, problem: `state block version ${version} is not supported` };
+  if (algo === 'hmac-sha256' && !secret && opts.unsignedRead) {
+    try {
+      return { ok: true, state: decodeCompact(payload), unverified: true };
+    } catch (err) {
+      return { ok: false, problem: (err as Error).message };
+    }
+  }
   const expected = digest(payload, secret);
   if (algo !== expected.algo) return { ok: false, problem: `state block is signed with ${algo}, expected ${expected.algo}` };
   if (!timingSafeEqual(Buffer.from(hex, 'hex'), Buffer.from(expected.hex, 'hex'))) {

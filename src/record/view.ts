@@ -40,6 +40,8 @@ export interface RunView {
   budget: RunState['budget'];
   steps: StepView[];
   waiting: Waiting[];
+  /** Set when the state was read without the key that signed it (a display-only reader), saying so. */
+  unverified?: string;
 }
 
 /**

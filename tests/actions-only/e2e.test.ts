@@ -199,4 +199,20 @@ steps:
     expect(h.runner.errors).toEqual([]);
     h.emu.assertNoViolations();
   }, 60_000);
+
+  it('without the BATON_STATE_SECRET secret, says so in the thread and starts nothing (no unsigned state)', async () => {
+    h = await startActionsOnly({ init: ['--mode', 'actions', '--workflows', 'fix-issue'], files: { '.agents/workflows/quick.yml': QUICK }, agentScript: AGENTS, missingSecrets: ['BATON_STATE_SECRET'] });
+    const alice = h.as('alice');
+    const issue = (await alice.rest.issues.create({ ...o, title: 'Widgets break', body: 'Please fix.' })).data;
+    await alice.rest.issues.addLabels({ ...o, issue_number: issue.number, labels: ['baton:quick'] });
+    await h.settle();
+    const bodies = (await alice.rest.issues.listComments({ ...o, issue_number: issue.number })).data.map((c) => c.body ?? '');
+    expect(bodies.filter((b) => b.includes('baton needs the repository secret `BATON_STATE_SECRET`'))).toHaveLength(1);
+    expect(bodies.some((b) => b.includes('baton:record'))).toBe(false);
+    const runs = [...h.runner.store.runs.values()];
+    expect(runs.some((r) => r.path === '.github/workflows/baton-worker.yml')).toBe(false);
+    expect(runs.some((r) => r.conclusion === 'failure' && h!.runner.logs(r.id).includes('BATON_STATE_SECRET'))).toBe(true);
+    h.emu.assertNoViolations();
+  }, 60_000);
 });
+

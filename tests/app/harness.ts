@@ -189,7 +189,7 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
       // As src/app/main.ts builds it, only faster.
       Octokit: batonOctokit({ timeScale: o.timeScale ?? TEST_TIME_SCALE }),
     });
-    const middleware = await createNodeMiddleware(batonApp({ onReady: (r) => (runs = r), ...(o.now ? { now: o.now } : {}) }), { probot, webhooksPath: '/' });
+    const middleware = await createNodeMiddleware(batonApp({ onReady: (r) => (runs = r), privateKey, ...(o.now ? { now: o.now } : {}) }), { probot, webhooksPath: '/' });
     server = createServer((req, res) => {
       if (state.dead || dead) {
         res.writeHead(503).end();

@@ -47,7 +47,7 @@ describe('npm run demo', () => {
     expect(record).toContain('run `fix-issue-1-1` — succeeded (6 of 6 steps done)');
     expect(record).toMatch(/\| ✅ \| review \| passed after 1 fix round \|/);
     expect(record).toMatch(/\| ✅ \| ci \| passed after 1 fix round \|/);
-    expect(record).toMatch(/<!-- baton:state v1 sha256=[0-9a-f]{64} /);
+    expect(record).toMatch(/<!-- baton:state v1 hmac-sha256=[0-9a-f]{64} /);
 
     // Its temp directory is gone (other demo runs may be going on: only new ones count).
     expect([...demoDirs()].filter((d) => !before.has(d))).toEqual([]);

@@ -102,7 +102,7 @@ describe('an agent that tries to steal the job\'s tokens', () => {
     const record = await h.record(issue.number);
     expect(record).toContain(`run \`${runId}\` — succeeded`);
     expect(leaked(record, MODEL_KEY)).toEqual([]);
-    const state = readStateBlock(record);
+    const state = readStateBlock(record, undefined, { unsignedRead: true });
     if (!state.ok) throw new Error(state.problem);
     const outputs = JSON.stringify(state.state.steps.find((s) => s.id === 'work')?.outputs);
     expect(outputs).toContain('"ANTHROPIC_API_KEY');

@@ -39,7 +39,7 @@ describe('forged state and markers', () => {
   it('a state block echoed back in baton\'s reply to a command is never read as a run', async () => {
     h = await startHarness({ files: { '.agents/workflows/ask.yml': ASK }, roles: { alice: 'admin' } });
     const { number, runId } = await started(h);
-    const real = readStateBlock(await h.record(number));
+    const real = readStateBlock(await h.record(number), undefined, { unsignedRead: true });
     if (!real.ok) throw new Error(real.problem);
     // mallory (no role) forges a later run of the thread: the same run finished, under another id.
     const forged = writeStateBlock({ ...real.state, runId: 'ask-forged', status: 'succeeded' });
@@ -75,7 +75,7 @@ steps:
 `;
     h = await startHarness({ files: { '.agents/workflows/failing.yml': FAILING, '.agents/workflows/ask.yml': ASK, 'evil.txt': 'placeholder\n' }, roles: { alice: 'admin' } });
     const { number: first } = await started(h);
-    const real = readStateBlock(await h.record(first));
+    const real = readStateBlock(await h.record(first), undefined, { unsignedRead: true });
     if (!real.ok) throw new Error(real.problem);
     // The forged state: a run the attacker made up, and the marker of the questions of the thread's next ask run.
     const forged = writeStateBlock({ ...real.state, runId: 'ask-99-1' });
@@ -105,4 +105,27 @@ steps:
     // The record shows the block as text, never as an HTML comment of its own.
     expect(failed.split('<!-- baton:state').length - 1).toBe(1);
   }, 90_000);
+
+  it('an edit of baton\'s own status comment with a recomputed plain hash is not trusted (the state is signed with a key only the App holds)', async () => {
+    h = await startHarness({ files: { '.agents/workflows/ask.yml': ASK }, roles: { alice: 'admin', mallory: 'write' } });
+    const { number, runId } = await started(h);
+    const body = await h.record(number);
+    const real = readStateBlock(body, undefined, { unsignedRead: true });
+    if (!real.ok) throw new Error(real.problem);
+    // mallory (write access: may edit comments) rewrites the block: the clarify step answered, with her answer.
+    const forged = writeStateBlock({ ...real.state, runId: 'ask-98-1' });
+    const lines = body.split('\n');
+    lines[lines.length - 1] = forged;
+    const all = await h.as('alice').paginate('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', { ...o, issue_number: number, per_page: 100 });
+    const record = all.find((c) => c.body === body)!;
+    await h.as('mallory').rest.issues.updateComment({ ...o, comment_id: record.id, body: lines.join('\n') });
+    expect(readStateBlock(lines.join('\n')).ok).toBe(true); // delivered: a block whose plain hash matches
+    await h.restart();
+    await h.as('alice').rest.issues.createComment({ ...o, issue_number: number, body: '/baton status' });
+    await h.settle();
+    const comments = await botComments(h, number);
+    expect(comments.some((b) => b.includes('run `ask-98-1`'))).toBe(false);
+    expect(comments.some((b) => b.includes(`Comment ${record.id} looks like a baton status comment`) && b.includes('signed with sha256'))).toBe(true);
+  }, 60_000);
 });
+

@@ -15,7 +15,7 @@ import { readEvent, repositoryOf } from '../event.ts';
 import { actionLog, makeOctokit, repoContextOf } from '../github.ts';
 import type { Inputs } from '../inputs.ts';
 import { withLocalArtifact } from '../local-artifact.ts';
-import { apiUrl } from './run.ts';
+import { apiUrl, MISSING_STATE_SECRET } from './run.ts';
 
 /** The attempt this worker run was dispatched for, from its `run`, `step` and `attempt` inputs. */
 export function attemptOf(inputs: Record<string, unknown> | undefined): WorkerRunName {
@@ -44,6 +44,7 @@ export async function applyMode(inputs: Inputs): Promise<void> {
   const ev = readEvent(process.env);
   if (ev.name !== 'workflow_dispatch') throw new Error(`mode \`apply\` runs in the worker workflow (a workflow_dispatch run), not on ${ev.name}`);
   if (!inputs.token) throw new Error('mode `apply` needs the `token` input with contents, issues, pull-requests, checks and actions write');
+  if (!inputs.stateSecret) throw new Error(MISSING_STATE_SECRET);
   const ref = attemptOf(ev.payload.inputs as Record<string, unknown> | undefined);
   const runId = Number(process.env.GITHUB_RUN_ID);
   if (!Number.isFinite(runId)) throw new Error('GITHUB_RUN_ID is not set: mode `apply` runs only inside a GitHub Actions job');

@@ -9,6 +9,7 @@ import { RunService } from '../../app/runs.ts';
 import { readEvent, repositoryOf } from '../event.ts';
 import { actionLog, repoContextOf } from '../github.ts';
 import type { Inputs } from '../inputs.ts';
+import { replyOnce } from '../../app/replies.ts';
 import { ourAppIdOf } from '../own-events.ts';
 
 export async function runMode(inputs: Inputs): Promise<void> {
@@ -20,6 +21,13 @@ export async function runMode(inputs: Inputs): Promise<void> {
     return;
   }
   if (!inputs.token) throw new Error('mode `run` needs the `token` input (the default, github.token, is fine when the job has the permissions in docs/actions-only.md)');
+  if (!inputs.stateSecret) {
+    // Without a key, anyone whose workflow can comment could hand a run a state of their choosing.
+    const number = threadOf(ev.payload);
+    const gh = repoContextOf({ token: inputs.token, apiUrl: apiUrl(), ...repositoryOf(ev, process.env), botLogin: inputs.botLogin, workerWorkflow: inputs.workerWorkflow });
+    if (number !== undefined) await replyOnce(gh, number, 'setup/state-secret', MISSING_STATE_SECRET);
+    throw new Error(MISSING_STATE_SECRET);
+  }
   const gh = repoContextOf({ token: inputs.token, apiUrl: apiUrl(), ...repositoryOf(ev, process.env), botLogin: inputs.botLogin, workerWorkflow: inputs.workerWorkflow, ...(inputs.stateSecret ? { stateSecret: inputs.stateSecret } : {}) });
   core.info(`baton run: ${what} on ${gh.owner}/${gh.repo} as ${gh.botLogin}`);
   const runs = new RunService();
@@ -30,6 +38,14 @@ export async function runMode(inputs: Inputs): Promise<void> {
   }
   await handler(runs, gh, ev.payload, ev.id, { log: actionLog, ourAppId, workflowRunAsChecks: true });
   await runs.idle();
+}
+
+export const MISSING_STATE_SECRET =
+  'baton needs the repository secret `BATON_STATE_SECRET` (any random string, for example from `openssl rand -hex 32`) passed as `state-secret` to its `run` and `apply` steps, as `baton init --mode actions` writes them: it signs the run state kept in baton\'s status comments, which any workflow of this repository could otherwise forge.';
+
+function threadOf(payload: Record<string, unknown>): number | undefined {
+  const n = (payload.issue as { number?: unknown } | undefined)?.number ?? (payload.pull_request as { number?: unknown } | undefined)?.number;
+  return typeof n === 'number' ? n : undefined;
 }
 
 export function apiUrl(): string {
