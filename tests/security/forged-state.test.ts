@@ -108,7 +108,7 @@ steps:
 
   it('an edit of baton\'s own status comment with a recomputed plain hash is not trusted (the state is signed with a key only the App holds)', async () => {
     h = await startHarness({ files: { '.agents/workflows/ask.yml': ASK }, roles: { alice: 'admin', mallory: 'write' } });
-    const { number, runId } = await started(h);
+    const { number } = await started(h);
     const body = await h.record(number);
     const real = readStateBlock(body, undefined, { unsignedRead: true });
     if (!real.ok) throw new Error(real.problem);
