@@ -4,7 +4,6 @@ import { formatDiagnostic } from '../manifest/diagnostics.ts';
 import type { FileResult } from '../manifest/load.ts';
 import type { RepoContext } from '../hosts/github/client.ts';
 import { fitCheckText } from '../hosts/github/limits.ts';
-import { statusOf } from '../hosts/github/client.ts';
 import { readThread, postOnce } from '../hosts/github/thread.ts';
 
 /** Posts once per key: the thread is read to see whether an earlier delivery already did. */
@@ -16,12 +15,9 @@ export async function replyOnce(gh: RepoContext, number: number, key: string, bo
 /** 👀 on the comment or issue that asked: seen, working on it. */
 export async function acknowledge(gh: RepoContext, target: { comment: number } | { issue: number }): Promise<void> {
   const o = { owner: gh.owner, repo: gh.repo, content: 'eyes' as const };
-  try {
-    if ('comment' in target) await gh.octokit.request('POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions', { ...o, comment_id: target.comment });
-    else await gh.octokit.request('POST /repos/{owner}/{repo}/issues/{issue_number}/reactions', { ...o, issue_number: target.issue });
-  } catch (err) {
-    if (statusOf(err) !== 422) throw err; // already reacted
-  }
+  // GitHub answers 200 (not an error) when the reaction exists already; a 422 is a refusal.
+  if ('comment' in target) await gh.octokit.request('POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions', { ...o, comment_id: target.comment });
+  else await gh.octokit.request('POST /repos/{owner}/{repo}/issues/{issue_number}/reactions', { ...o, issue_number: target.issue });
 }
 
 /**

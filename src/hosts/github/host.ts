@@ -10,7 +10,7 @@ import type { Workflow } from '../../manifest/types.ts';
 import { relabel } from '../../record/externalize.ts';
 import { fitRecord, RecordTooLargeError, renderRecord, type RenderOptions } from '../../record/render.ts';
 import { setBranch } from './apply.ts';
-import { statusOf, type RepoContext } from './client.ts';
+import { messageOf, statusOf, type RepoContext } from './client.ts';
 import { cancelWorker, dispatchWorker } from './dispatch.ts';
 import { upsertCheckRun } from './checks.ts';
 import type { CommitCache, RunMemory } from './memory.ts';
@@ -122,7 +122,8 @@ async function createBranch(gh: RepoContext, branch: string, sha: string): Promi
     await gh.octokit.request('POST /repos/{owner}/{repo}/git/refs', { owner: gh.owner, repo: gh.repo, ref: `refs/heads/${branch}`, sha });
     return true;
   } catch (err) {
-    if (statusOf(err) !== 422) throw err;
+    // Only "Reference already exists" means an earlier attempt made it; any other 422 is a refusal.
+    if (statusOf(err) !== 422 || !/already exists/i.test(messageOf(err))) throw err;
     return false;
   }
 }
