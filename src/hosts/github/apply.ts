@@ -11,12 +11,13 @@ import { checkTextBytes, MAX_CHECK_TEXT_BYTES } from './limits.ts';
 import { tooLargeMessage } from './outputs.ts';
 import type { WorkerRunName } from './run-id.ts';
 import { cancelCause, orGone, WorkerRunGone, type CancelCause } from './worker-run.ts';
+import { foreignWorkerRun, type WorkerRunFacts } from './worker-provenance.ts';
 
 /** GitHub guards this directory: writing it needs the `workflows` permission. */
 const WORKFLOWS_DIR = '.github/workflows';
 
-export interface CompletedWorkerRun {
-  id: number;
+/** A finished run of the worker workflow: who started it, where, and how it ended. */
+export interface CompletedWorkerRun extends WorkerRunFacts {
   conclusion: string | null;
 }
 
@@ -33,6 +34,8 @@ export async function collectWorkerResult(
 ): Promise<RunEvent[]> {
   const job = jobOf(state, ref);
   if (!job || job.status !== 'running') return []; // stale or already applied: nothing to fetch
+  // Only the run baton dispatched may move the attempt (callers say why when they ignore one).
+  if (foreignWorkerRun(gh, job.workflowRunId, run)) return [];
   const key = `worker-run:${run.id}/${ref.attempt}`;
   const base = { key, at, step: ref.step, slot: ref.slot, attempt: ref.attempt };
   const failed = (reason: WorkerFailed['reason'], error: string, checkpoint: string | null = null): RunEvent[] => [
@@ -114,7 +117,7 @@ async function applyBundle(
   return [{ type: 'worker.failed', ...base, reason: r.status, error: r.error ?? `the agent ${r.status}`, checkpoint: commit, usage }];
 }
 
-function jobOf(state: RunState, ref: WorkerRunName): JobState | undefined {
+export function jobOf(state: RunState, ref: WorkerRunName): JobState | undefined {
   const job = stepState(state, ref.step)?.jobs.find((j) => j.slot === ref.slot);
   return job && job.attempt === ref.attempt ? job : undefined;
 }
