@@ -70,6 +70,7 @@ export const ROUTES: Record<string, Route> = {
       gh,
       {
         headRef: p.pull_request.head.ref,
+        headRepo: p.pull_request.head.repo?.full_name ?? null,
         prNumber: p.pull_request.number,
         reviewId: p.review.id,
         state: p.review.state,
