@@ -167,7 +167,7 @@ export class RunService {
           if (run) await drive(host, workflow, memory.state, [{ type: 'worker.dispatched', key: `worker-run:${run.id}/found`, at: this.now(), step: step.id, slot: job.slot, attempt: job.attempt, workflowRunId: run.id }]);
         }
         if (run?.status !== 'completed') continue;
-        const events = await collectWorkerResult(gh, this.memories.commits, memory.state, ref, run, this.now());
+        const events = await collectWorkerResult(gh, this.memories.commits, memory.state, ref, run, this.now(), workflow);
         if (events.length) await drive(host, workflow, memory.state, events);
       }
     }

@@ -79,7 +79,7 @@ export async function applyMode(inputs: Inputs): Promise<void> {
   const state = await runs.onRun(
     gh,
     ref.runId,
-    async (memory) => {
+    async (memory, workflow) => {
       // The apply job runs inside the worker run: it applies only if that run is the one baton dispatched.
       foreign = foreignWorkerRun(gh, jobOf(memory.state, ref)?.workflowRunId ?? null, facts);
       if (foreign) {
@@ -88,7 +88,7 @@ export async function applyMode(inputs: Inputs): Promise<void> {
         if (thread !== undefined) await postOnce(gh, thread, `baton:reply foreign-worker-run/${runId}`, text, memory.markers);
         return [];
       }
-      const events = await collectWorkerResult(gh, runs.memories.commits, memory.state, ref, { ...facts, conclusion }, Date.now());
+      const events = await collectWorkerResult(gh, runs.memories.commits, memory.state, ref, { ...facts, conclusion }, Date.now(), workflow);
       if (local.refused) {
         for (const e of events) if (e.type === 'worker.failed') e.error = `the worker's result was refused: ${local.refused}`;
       }

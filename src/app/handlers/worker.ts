@@ -22,7 +22,7 @@ export async function onWorkerRunCompleted(runs: RunService, gh: RepoContext, ev
   await runs.onRun(
     gh,
     ref.runId,
-    async (memory) => {
+    async (memory, workflow) => {
       const why = foreignWorkerRun(gh, jobOf(memory.state, ref)?.workflowRunId ?? null, ev);
       if (why) {
         log.warn(`worker run ${ev.id} claims ${ev.displayTitle} but ${why}: ignored`);
@@ -31,7 +31,7 @@ export async function onWorkerRunCompleted(runs: RunService, gh: RepoContext, ev
         if (thread !== undefined) await postOnce(gh, thread, `baton:reply foreign-worker-run/${ev.id}`, text, memory.markers);
         return [];
       }
-      return collectWorkerResult(gh, runs.memories.commits, memory.state, ref, { ...ev }, Date.now());
+      return collectWorkerResult(gh, runs.memories.commits, memory.state, ref, { ...ev }, Date.now(), workflow);
     },
     log,
   );
