@@ -67,6 +67,9 @@ describe('protected paths and symlinks in a worker result', () => {
     expect(record).not.toContain('src/ok.txt (');
     expect(record).toContain('unless the step sets `protected-paths: allow`');
     for (const path of Object.keys(planted)) expect(await onAnyBranch(h, runId, path), path).toEqual([]);
+    // The worker job that made them warned already.
+    const worker = [...h.runner.store.runs.values()].find((r) => r.path.endsWith('baton-worker.yml'))!;
+    expect(h.runner.logs(worker.id)).toContain('::warning::baton agent: this result changes protected paths: ');
   }, 60_000);
 
   it('an agent leaving a symlink to /proc/self/environ fails the attempt; the retry goes on without it', async () => {
