@@ -9,12 +9,20 @@
 /** Code points HFS+ drops when it compares names (git's utf8.c, next_hfs_char). */
 const HFS_IGNORED = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
 
-export function isGitComponent(component: string): boolean {
+/**
+ * A path component as a case-insensitive file system (macOS, Windows) sees it: lower case,
+ * without the code points HFS+ ignores, an NTFS stream suffix, or trailing dots and spaces.
+ */
+export function comparableName(component: string): string {
   let name = component.replace(HFS_IGNORED, '').toLowerCase();
   // NTFS: an alternate data stream suffix, then trailing dots and spaces, do not count.
   const stream = name.indexOf(':');
   if (stream >= 0) name = name.slice(0, stream);
-  name = name.replace(/[. ]+$/, '');
+  return name.replace(/[. ]+$/, '');
+}
+
+export function isGitComponent(component: string): boolean {
+  const name = comparableName(component);
   return name === '.git' || /^git~\d+$/.test(name);
 }
 

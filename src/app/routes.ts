@@ -3,6 +3,7 @@
 // only what its handler needs; the handlers decide.
 import type { RepoContext } from '../hosts/github/client.ts';
 import { runIdOfPullBody } from '../hosts/github/run-id.ts';
+import { factsOfRun } from '../hosts/github/worker-provenance.ts';
 import { onCheckRun, onCheckSuite, onStatus } from './handlers/checks.ts';
 import { onComment } from './handlers/comment.ts';
 import { onLabeled } from './handlers/label.ts';
@@ -69,6 +70,7 @@ export const ROUTES: Record<string, Route> = {
       gh,
       {
         headRef: p.pull_request.head.ref,
+        headRepo: p.pull_request.head.repo?.full_name ?? null,
         prNumber: p.pull_request.number,
         reviewId: p.review.id,
         state: p.review.state,
@@ -111,7 +113,7 @@ export const ROUTES: Record<string, Route> = {
   'workflow_run.completed': async (runs, gh, p, key, env) => {
     const r = p.workflow_run;
     if (r.path === gh.workerWorkflow || String(r.path).endsWith(`/${gh.workerWorkflow}`)) {
-      return onWorkerRunCompleted(runs, gh, { path: r.path, displayTitle: r.display_title ?? '', id: r.id, conclusion: r.conclusion ?? null }, env.log);
+      return onWorkerRunCompleted(runs, gh, { ...factsOfRun(r), path: r.path, displayTitle: r.display_title ?? '', conclusion: r.conclusion ?? null }, env.log);
     }
     if (env.workflowRunAsChecks) return onCheckSuite(runs, gh, { sha: r.head_sha, branch: r.head_branch ?? null, appId: null, ourAppId: null, key }, env.log);
   },

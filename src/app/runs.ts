@@ -14,6 +14,7 @@ import { RunMemories, type RunMemory } from '../hosts/github/memory.ts';
 import { makeRunId, parseRunId } from '../hosts/github/run-id.ts';
 import { postOnce, readThread, type ThreadRead } from '../hosts/github/thread.ts';
 import { orGone, WorkerRunGone } from '../hosts/github/worker-run.ts';
+import { factsOfRun, type WorkerRunFacts } from '../hosts/github/worker-provenance.ts';
 import { KeyedQueue } from './queue.ts';
 
 export interface Log {
@@ -148,12 +149,12 @@ export class RunService {
       for (const job of step.jobs) {
         if (job.status !== 'running') continue;
         const ref = { runId: memory.state.runId, step: step.id, slot: job.slot, attempt: job.attempt };
-        let run: { id: number; status: string | null; conclusion: string | null } | undefined;
+        let run: (WorkerRunFacts & { status: string | null; conclusion: string | null }) | undefined;
         if (job.workflowRunId !== null) {
           const id = job.workflowRunId;
           try {
             const res = await orGone(id, () => gh.octokit.request('GET /repos/{owner}/{repo}/actions/runs/{run_id}', { owner: gh.owner, repo: gh.repo, run_id: id }));
-            run = { id: Number(res.data.id), status: res.data.status, conclusion: res.data.conclusion };
+            run = { ...factsOfRun(res.data), status: res.data.status, conclusion: res.data.conclusion };
           } catch (err) {
             if (!(err instanceof WorkerRunGone)) throw err;
             // Deleted or expired: the attempt failed (the retry policy decides what follows).
@@ -166,7 +167,7 @@ export class RunService {
           if (run) await drive(host, workflow, memory.state, [{ type: 'worker.dispatched', key: `worker-run:${run.id}/found`, at: this.now(), step: step.id, slot: job.slot, attempt: job.attempt, workflowRunId: run.id }]);
         }
         if (run?.status !== 'completed') continue;
-        const events = await collectWorkerResult(gh, this.memories.commits, memory.state, ref, run, this.now());
+        const events = await collectWorkerResult(gh, this.memories.commits, memory.state, ref, run, this.now(), workflow);
         if (events.length) await drive(host, workflow, memory.state, events);
       }
     }

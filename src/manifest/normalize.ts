@@ -86,6 +86,8 @@ function normalizeStep(s: Raw, previous: string | undefined, runRoles: Role[]): 
     ...(s['timeout-minutes'] !== undefined && { timeoutMinutes: s['timeout-minutes'] }),
     ...(s['for-each'] !== undefined && { forEach: String(s['for-each']) }),
     ...(s['max-parallel'] !== undefined && { maxParallel: s['max-parallel'] }),
+    // Only when set: existing manifests normalise (and hash) as before.
+    ...(s['protected-paths'] === 'allow' && { allowProtectedPaths: true as const }),
   };
   switch (kind) {
     case 'agent':

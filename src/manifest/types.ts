@@ -68,6 +68,8 @@ interface StepBase {
   maxParallel?: number;
   /** Whether the step changes files (gets a branch of its own and is merged back). */
   writes: boolean;
+  /** `protected-paths: allow`: results may change workflow files, `.agents/` and agent configuration. */
+  allowProtectedPaths?: true;
   env: Record<string, string>;
 }
 

@@ -2,7 +2,7 @@
 // comment that carries the record marker, was written by baton's own bot login, and whose
 // state block hash matches; anything else that looks like a record is ignored and
 // reported, so that a copied or edited comment can never steer a run.
-import type { RunState } from '../engine/index.ts';
+import { runBranch, type RunState } from '../engine/index.ts';
 import { RECORD_MARKER } from './render.ts';
 import { hasStateBlock, readStateBlock } from './state-block.ts';
 
@@ -54,7 +54,23 @@ export function findRecords(comments: readonly ThreadComment[], botLogin: string
       ignored.push({ commentId: c.id, author: c.author, problem: read.problem });
       continue;
     }
+    const branch = branchProblem(read.state);
+    if (branch) {
+      ignored.push({ commentId: c.id, author: c.author, problem: branch });
+      continue;
+    }
     records.push({ commentId: c.id, body: c.body, state: read.state, ...(c.url ? { url: c.url } : {}), ...(read.unverified ? { unverified: true } : {}) });
   }
   return { records, ignored };
+}
+
+/**
+ * A run writes and merges into exactly its own branch, `baton/<run id>`: a state naming
+ * another (another run's branch, under baton/ or not) would steer this run's merges there.
+ * Only a run that never started (idle) has none yet.
+ */
+function branchProblem(state: RunState): string | undefined {
+  if (state.runBranch === runBranch(state.runId)) return undefined;
+  if (state.runBranch === '' && state.status === 'idle') return undefined;
+  return `its run branch ${JSON.stringify(state.runBranch)} is not ${runBranch(state.runId)}, the branch of run ${state.runId}`;
 }

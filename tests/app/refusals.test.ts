@@ -17,7 +17,8 @@ const CI_EDIT = `name: ci-edit
 on: { labels: ["baton:ci"] }
 agents: { coder: { uses: claude-code } }
 steps:
-  - { id: edit, agent: coder, prompt: "add a workflow", retries: 0 }
+  # Opted in to protected paths: what is tested is GitHub's own refusal of workflow files.
+  - { id: edit, agent: coder, prompt: "add a workflow", retries: 0, protected-paths: allow }
   - id: pr
     pull-request: { title: "CI for #\${{ issue.number }}" }
 `;

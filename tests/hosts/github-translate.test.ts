@@ -23,7 +23,7 @@ describe('github host translations', () => {
   });
 
   it('trusts only records written by the bot with a matching hash', () => {
-    const state = { ...emptyState(), runId: 'r-1-1', status: 'running' as const };
+    const state = { ...emptyState(), runId: 'r-1-1', runBranch: 'baton/r-1-1', status: 'running' as const };
     const body = `${RECORD_MARKER}\n${writeStateBlock(state)}`;
     const found = findRecords(
       [

@@ -16,6 +16,7 @@ import { snapshotCommandFiles } from '../command-files.ts';
 import { agentEnvironment, tokensHeld } from '../env.ts';
 import type { Inputs } from '../inputs.ts';
 import { renderSummary } from '../summary.ts';
+import { protectedPaths, protectedPathsMessage } from '../../agents/protected-paths.ts';
 
 export async function agentMode(inputs: Inputs): Promise<void> {
   if (!inputs.task.trim()) throw new Error('mode `agent` needs the `task` input: pass the `task` the worker workflow was dispatched with');
@@ -67,6 +68,9 @@ export async function agentMode(inputs: Inputs): Promise<void> {
   const line = `baton agent: ${r.status} after ${Math.round(r.durationMs / 1000)}s, ${r.changes.length} file${r.changes.length === 1 ? '' : 's'} changed`;
   if (r.status === 'succeeded') core.info(line);
   else core.warning(`${line}: ${r.error ?? 'no reason given'}`);
+  // Said here too, in the job that made them: the applier refuses them unless the step opts in.
+  const guarded = protectedPaths(r.changes.map((c) => c.path));
+  if (guarded.length) core.warning(`baton agent: ${protectedPathsMessage(guarded).replace("the worker's result changes", 'this result changes')}`);
 }
 
 function setupFailure(task: DispatchWorker, error: string, durationMs: number): ResultBundle {

@@ -8,8 +8,10 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { stepState } from '../../engine/index.ts';
 import { InvalidResultError, readResultDir, type ResultBundle } from '../../agents/result.ts';
-import { collectWorkerResult } from '../../hosts/github/apply.ts';
+import { collectWorkerResult, jobOf } from '../../hosts/github/apply.ts';
 import { parseWorkerRunName, type WorkerRunName } from '../../hosts/github/run-id.ts';
+import { postOnce } from '../../hosts/github/thread.ts';
+import { foreignWorkerRun, type WorkerRunFacts } from '../../hosts/github/worker-provenance.ts';
 import { RunService } from '../../app/runs.ts';
 import { readEvent, repositoryOf } from '../event.ts';
 import { actionLog, makeOctokit, repoContextOf } from '../github.ts';
@@ -40,6 +42,21 @@ function readLocal(dir: string): { bundle?: ResultBundle; refused?: string } {
   }
 }
 
+/** This job's own run as the provenance check sees it, from the variables GitHub sets. */
+export function factsOfThisRun(env: NodeJS.ProcessEnv, id: number, event: string): WorkerRunFacts {
+  const ref = env.GITHUB_REF ?? '';
+  const actor = env.GITHUB_ACTOR ?? '';
+  return {
+    id,
+    event,
+    actor,
+    triggeringActor: env.GITHUB_TRIGGERING_ACTOR || actor,
+    // Only a branch counts: a pull request's refs/pull/<n>/merge or a tag is no head branch of baton's.
+    headBranch: ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : ref || null,
+    headRepository: env.GITHUB_REPOSITORY ?? null,
+  };
+}
+
 export async function applyMode(inputs: Inputs): Promise<void> {
   const ev = readEvent(process.env);
   if (ev.name !== 'workflow_dispatch') throw new Error(`mode \`apply\` runs in the worker workflow (a workflow_dispatch run), not on ${ev.name}`);
@@ -58,11 +75,21 @@ export async function applyMode(inputs: Inputs): Promise<void> {
   // The result travels through the App's collector; a refused one becomes "no artifact" plus the reason.
   const gh = repoContextOf(setup, withLocalArtifact(octokit, runId, local.bundle));
   const runs = new RunService();
+  const facts = factsOfThisRun(process.env, runId, ev.name);
+  let foreign: string | undefined;
   const state = await runs.onRun(
     gh,
     ref.runId,
-    async (memory) => {
-      const events = await collectWorkerResult(gh, runs.memories.commits, memory.state, ref, { id: runId, conclusion }, Date.now());
+    async (memory, workflow) => {
+      // The apply job runs inside the worker run: it applies only if that run is the one baton dispatched.
+      foreign = foreignWorkerRun(gh, jobOf(memory.state, ref)?.workflowRunId ?? null, facts);
+      if (foreign) {
+        const thread = memory.state.thread?.number;
+        const text = `⚠️ Actions run ${runId} claims to be baton's worker for \`${ref.runId} ${ref.step}\` #${ref.attempt}, but ${foreign}. baton ignored its result.`;
+        if (thread !== undefined) await postOnce(gh, thread, `baton:reply foreign-worker-run/${runId}`, text, memory.markers);
+        return [];
+      }
+      const events = await collectWorkerResult(gh, runs.memories.commits, memory.state, ref, { ...facts, conclusion }, Date.now(), workflow);
       if (local.refused) {
         for (const e of events) if (e.type === 'worker.failed') e.error = `the worker's result was refused: ${local.refused}`;
       }
@@ -70,6 +97,7 @@ export async function applyMode(inputs: Inputs): Promise<void> {
     },
     actionLog,
   );
+  if (foreign) throw new Error(`this run (${runId}) is not the worker run baton dispatched for ${ref.runId} ${ref.step} #${ref.attempt}: ${foreign}; nothing was applied`);
   if (!state) throw new Error(`run ${ref.runId} has no trusted status comment on #${ref.runId.replace(/^.*-(\d+)-\d+$/, '$1')}: nothing to apply to`);
   const step = stepState(state, ref.step);
   core.info(`baton apply: run ${state.runId} is ${state.status}; step ${ref.step} is ${step?.status ?? 'unknown'}`);

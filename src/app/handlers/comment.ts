@@ -3,12 +3,13 @@
 import { toMermaid } from '../../manifest/graph.ts';
 import { didYouMean, q } from '../../manifest/diagnostics.ts';
 import type { Workflow } from '../../manifest/types.ts';
-import type { RunEvent } from '../../engine/index.ts';
+import type { RunEvent, RunState } from '../../engine/index.ts';
 import { BUILTINS, USAGE, parseCommentCommand, type CommentCommand } from '../../hosts/github/comment-command.ts';
 import type { RepoContext } from '../../hosts/github/client.ts';
 import { brokenFor, byCommand, defaultBranchHead, loadManifests, validWorkflows } from '../../hosts/github/manifests.ts';
 import { permissionOf } from '../../hosts/github/permission.ts';
 import { openAsk, parseAnswers } from '../../hosts/github/translate.ts';
+import { notRunPull } from '../../hosts/github/run-id.ts';
 import { acknowledge, replyOnce, reportBrokenManifest } from '../replies.ts';
 import type { Log, RunService } from '../runs.ts';
 import { startRun, type Thread } from './start.ts';
@@ -73,6 +74,14 @@ function planText(workflow: Workflow, inputs: Record<string, string>): string {
   return `**Plan of \`${workflow.name}\`** (nothing was started; inputs: ${given})\n\n${steps.join('\n')}\n\n\`\`\`mermaid\n${toMermaid(workflow, {})}\n\`\`\``;
 }
 
+/**
+ * Why a comment cannot talk to the run it names: a PR whose body says "Opened by baton run X"
+ * belongs to run X only when it is the PR run X recorded (anyone can write that body).
+ */
+function foreignPull(gh: RepoContext, ev: Commented, state: RunState): string | undefined {
+  return ev.pullRunId === undefined ? undefined : notRunPull(gh, state, ev.thread.number);
+}
+
 /** The run a comment talks about: the PR's run, else the newest run of the thread. */
 async function runOf(runs: RunService, gh: RepoContext, ev: Commented, log: Log): Promise<string | undefined> {
   if (ev.pullRunId) return ev.pullRunId;
@@ -87,6 +96,11 @@ async function onRunCommand(runs: RunService, gh: RepoContext, ev: Commented, co
     gh,
     runId,
     async (memory): Promise<RunEvent[]> => {
+      const foreign = foreignPull(gh, ev, memory.state);
+      if (foreign) {
+        await replyOnce(gh, ev.thread.number, ev.key, `@${ev.author}, this pull request says it was opened by baton run \`${runId}\`, but ${foreign}: nothing was done.`);
+        return [];
+      }
       if (command.kind === 'status') {
         // Looking is also a chance to catch up: worker runs whose webhook never came are looked up.
         memory.warm = false;
@@ -112,6 +126,11 @@ async function answer(runs: RunService, gh: RepoContext, ev: Commented, log: Log
     gh,
     runId,
     async (memory): Promise<RunEvent[]> => {
+      const foreign = foreignPull(gh, ev, memory.state);
+      if (foreign) {
+        log.warn(`comment ${ev.commentId} on #${ev.thread.number} is no answer to run ${runId}: ${foreign}`);
+        return [];
+      }
       const ask = openAsk(memory.state);
       if (!ask) return [];
       const answers = parseAnswers(ev.body, ask.total, ask.open);

@@ -1,12 +1,16 @@
 // `pull_request_review.submitted` on a run's PR: a human's approval or change request.
+// Only on the run's own PR (the number in its state, head in this repository): a branch
+// named `baton/<run>` on any other PR, or on a fork, is anyone's to push.
 import type { RepoContext } from '../../hosts/github/client.ts';
 import { permissionOf } from '../../hosts/github/permission.ts';
-import { runIdOfBranch } from '../../hosts/github/run-id.ts';
+import { notRunPull, runIdOfBranch } from '../../hosts/github/run-id.ts';
 import { reviewComments, reviewState } from '../../hosts/github/translate.ts';
 import type { Log, RunService } from '../runs.ts';
 
 export interface Reviewed {
   headRef: string;
+  /** `owner/repo` of the PR's head (a fork's PR names the fork); null when the fork is gone. */
+  headRepo: string | null;
   prNumber: number;
   reviewId: number;
   state: string;
@@ -23,7 +27,12 @@ export async function onReview(runs: RunService, gh: RepoContext, ev: Reviewed, 
   await runs.onRun(
     gh,
     runId,
-    async () => {
+    async (memory) => {
+      const why = notRunPull(gh, memory.state, ev.prNumber, ev.headRepo);
+      if (why) {
+        log.warn(`review ${ev.reviewId} on #${ev.prNumber} ignored for run ${runId}: ${why}`);
+        return [];
+      }
       let comments: ReturnType<typeof reviewComments> = [];
       if (state !== 'approved') {
         const all = await gh.octokit.paginate('GET /repos/{owner}/{repo}/pulls/{pull_number}/comments', { owner: gh.owner, repo: gh.repo, pull_number: ev.prNumber, per_page: 100 });

@@ -11,12 +11,16 @@ import { checkTextBytes, MAX_CHECK_TEXT_BYTES } from './limits.ts';
 import { tooLargeMessage } from './outputs.ts';
 import type { WorkerRunName } from './run-id.ts';
 import { cancelCause, orGone, WorkerRunGone, type CancelCause } from './worker-run.ts';
+import { foreignWorkerRun, type WorkerRunFacts } from './worker-provenance.ts';
+import { protectedPathKind, protectedPathsMessage } from '../../agents/protected-paths.ts';
+import { resolveLink, symlinkProblem } from '../../agents/symlink-target.ts';
+import type { Workflow } from '../../manifest/types.ts';
 
 /** GitHub guards this directory: writing it needs the `workflows` permission. */
 const WORKFLOWS_DIR = '.github/workflows';
 
-export interface CompletedWorkerRun {
-  id: number;
+/** A finished run of the worker workflow: who started it, where, and how it ended. */
+export interface CompletedWorkerRun extends WorkerRunFacts {
   conclusion: string | null;
 }
 
@@ -30,9 +34,12 @@ export async function collectWorkerResult(
   ref: WorkerRunName,
   run: CompletedWorkerRun,
   at: number,
+  workflow: Workflow,
 ): Promise<RunEvent[]> {
   const job = jobOf(state, ref);
   if (!job || job.status !== 'running') return []; // stale or already applied: nothing to fetch
+  // Only the run baton dispatched may move the attempt (callers say why when they ignore one).
+  if (foreignWorkerRun(gh, job.workflowRunId, run)) return [];
   const key = `worker-run:${run.id}/${ref.attempt}`;
   const base = { key, at, step: ref.step, slot: ref.slot, attempt: ref.attempt };
   const failed = (reason: WorkerFailed['reason'], error: string, checkpoint: string | null = null): RunEvent[] => [
@@ -51,7 +58,7 @@ export async function collectWorkerResult(
       const cause = await causeOf(gh, run);
       return failed(cause?.reason ?? 'crashed', `the worker job ended (${run.conclusion ?? 'unknown'}) without uploading its ${RESULT_ARTIFACT} artifact${cause ? `: ${cause.error}` : ''}`);
     }
-    return await applyBundle(gh, commits, state, ref, run, job, bundle, base);
+    return await applyBundle(gh, commits, state, ref, run, job, bundle, base, mayChangeProtected(workflow, ref, job));
   } catch (err) {
     // Deleted by someone or expired with the retention: the attempt failed, the run goes on.
     if (err instanceof WorkerRunGone) return failed('gone', err.message);
@@ -83,12 +90,16 @@ async function applyBundle(
   job: JobState,
   bundle: ResultBundle,
   base: { key: string; at: number; step: string; slot: string; attempt: number },
+  allowProtected: boolean,
 ): Promise<RunEvent[]> {
   const failed = (reason: WorkerFailed['reason'], error: string): RunEvent[] => [{ type: 'worker.failed', ...base, reason, error, checkpoint: null }];
   const r = bundle.result;
   if (r.run !== state.runId || r.step !== ref.step || r.slot !== ref.slot || r.attempt !== ref.attempt) {
     return failed('crashed', `the result artifact is for ${r.run} ${r.step}[${r.slot}] #${r.attempt}, not for this attempt`);
   }
+  // Nothing of a refused result is written: not even as a checkpoint for the next attempt.
+  const refused = refusedChanges(bundle, allowProtected);
+  if (refused) return [{ type: 'worker.failed', ...base, reason: 'crashed', error: refused, checkpoint: null, usage: r.usage }];
   const branch = branchOf(state, ref, job);
   let commit: string | null = null;
   if (r.changes.length && branch) {
@@ -114,7 +125,39 @@ async function applyBundle(
   return [{ type: 'worker.failed', ...base, reason: r.status, error: r.error ?? `the agent ${r.status}`, checkpoint: commit, usage }];
 }
 
-function jobOf(state: RunState, ref: WorkerRunName): JobState | undefined {
+/**
+ * Why the result's changes may not be written, if so: a symlink leaving the repository
+ * (always), or changes to protected paths the step did not opt in to (protected-paths.ts).
+ */
+export function refusedChanges(bundle: ResultBundle, allowProtected: boolean): string | undefined {
+  const links: string[] = [];
+  const guarded: { path: string; what: string }[] = [];
+  for (const c of bundle.result.changes) {
+    const what = protectedPathKind(c.path);
+    if (what) guarded.push({ path: c.path, what });
+    if (c.status === 'deleted' || c.mode !== '120000') continue;
+    const target = Buffer.from(bundle.files.get(c.path) ?? new Uint8Array()).toString('utf8');
+    const problem = symlinkProblem(c.path, target);
+    if (problem) links.push(`${c.path} → ${JSON.stringify(target)} (${problem})`);
+    else {
+      const pointsTo = protectedPathKind(resolveLink(c.path, target));
+      if (pointsTo && !what) guarded.push({ path: `${c.path} → ${target}`, what: `a symlink to ${pointsTo}` });
+    }
+  }
+  if (links.length) return `the worker's result holds symlinks that leave the repository, which baton never writes: ${links.join(', ')}`;
+  if (guarded.length && !allowProtected) return protectedPathsMessage(guarded);
+  return undefined;
+}
+
+/** Whether the step the job works for lets its results change protected paths (a fix round: the step it fixes). */
+function mayChangeProtected(workflow: Workflow, ref: WorkerRunName, job: JobState): boolean {
+  const step = workflow.steps.find((s) => s.id === ref.step);
+  if (!step) return false;
+  const writer = job.kind === 'fix' && 'fix' in step && step.fix ? workflow.steps.find((s) => s.id === step.fix) : step;
+  return writer?.allowProtectedPaths === true;
+}
+
+export function jobOf(state: RunState, ref: WorkerRunName): JobState | undefined {
   const job = stepState(state, ref.step)?.jobs.find((j) => j.slot === ref.slot);
   return job && job.attempt === ref.attempt ? job : undefined;
 }

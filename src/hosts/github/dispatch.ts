@@ -6,16 +6,20 @@ import type { CancelWorker, DispatchWorker, RunEvent } from '../../engine/index.
 import { encodeTask, MAX_TASK_INPUT, TaskTooLargeError } from '../../agents/task.ts';
 import { messageOf, refusedForGood, statusOf, type RepoContext } from './client.ts';
 import { stepLabel } from './run-id.ts';
+import { factsOfRun, foreignWorkerRun, type WorkerRunFacts } from './worker-provenance.ts';
 
-export interface FoundWorkerRun {
-  id: number;
+export interface FoundWorkerRun extends WorkerRunFacts {
   url: string;
   status: string | null;
   conclusion: string | null;
 }
 
-/** The worker run with this run-name, if one was dispatched (newest first). */
-export async function findWorkerRun(gh: RepoContext, runName: string): Promise<FoundWorkerRun | undefined> {
+/**
+ * The worker run with this run-name that baton dispatched (newest first): its id when one was
+ * recorded, else any run triggered by baton's identity via workflow_dispatch on the default
+ * branch — a run-name alone is anyone's to copy.
+ */
+export async function findWorkerRun(gh: RepoContext, runName: string, recorded: number | null = null): Promise<FoundWorkerRun | undefined> {
   const res = await gh.octokit.request('GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs', {
     owner: gh.owner,
     repo: gh.repo,
@@ -23,8 +27,8 @@ export async function findWorkerRun(gh: RepoContext, runName: string): Promise<F
     event: 'workflow_dispatch',
     per_page: 100,
   });
-  const run = res.data.workflow_runs.find((r) => r.display_title === runName);
-  return run && { id: Number(run.id), url: run.html_url, status: run.status, conclusion: run.conclusion };
+  const run = res.data.workflow_runs.find((r) => r.display_title === runName && !foreignWorkerRun(gh, recorded, factsOfRun(r)));
+  return run && { ...factsOfRun(run), url: run.html_url, status: run.status, conclusion: run.conclusion };
 }
 
 export async function dispatchWorker(gh: RepoContext, cmd: DispatchWorker, at: number, lookFirst: boolean): Promise<RunEvent[]> {

@@ -1,6 +1,7 @@
 // Run ids are `<workflow>-<issue-or-pr-number>-<n>`, so that the thread holding a run's
 // record follows from anything that names the run: a worker's run-name, the run branch
 // `baton/<run-id>` of a check, status or pull request event.
+import type { RunState } from '../../engine/index.ts';
 
 export interface ParsedRunId {
   runId: string;
@@ -53,4 +54,16 @@ export function stepLabel(step: string, slot: string): string {
 export function runIdOfPullBody(body: string | null | undefined): string | undefined {
   const m = /Opened by baton run `([^`]+)`/.exec(body ?? '');
   return m && parseRunId(m[1]!) ? m[1] : undefined;
+}
+
+/**
+ * Why pull request #`number` is not the run's own PR, or undefined when it is. A PR's head
+ * ref and body are its author's to choose, so only the number baton recorded when it opened
+ * the PR (and a head in the repository itself, not a fork) ties a PR to a run.
+ */
+export function notRunPull(gh: { owner: string; repo: string }, state: RunState, number: number, headRepo?: string | null): string | undefined {
+  if (!state.pr) return `run ${state.runId} has opened no pull request`;
+  if (state.pr.number !== number) return `#${number} is not the pull request of run ${state.runId} (that is #${state.pr.number})`;
+  if (headRepo !== undefined && headRepo?.toLowerCase() !== `${gh.owner}/${gh.repo}`.toLowerCase()) return `the head of #${number} is in ${headRepo ?? 'a deleted fork'}, not in ${gh.owner}/${gh.repo}`;
+  return undefined;
 }
