@@ -22,7 +22,8 @@ export function referencesIn(text: string, base: string): Reference[] {
     const path = m[1]!.startsWith('tests/') ? m[1]! : join(base, m[1]!);
     // A name may be shortened with … or end in a parenthesised remark; a later › is a second test of the same file.
     for (const part of m[2]!.split(/\s›\s/)) {
-      const name = part.replace(/\s*\([^)]*\)\s*$/, '').replace(/[.,]$/, '').trim();
+      // A name may be quoted, and wrapped onto the next line (what is on the first line is its prefix).
+      const name = part.replace(/\s*\([^)]*\)\s*$/, '').replace(/[.,]$/, '').trim().replace(/^["“]|["”,.]+$/g, '').trim();
       if (name) out.push({ file: path, name });
     }
   }
