@@ -13,6 +13,7 @@ import {
   references,
 } from './expressions.ts';
 import { ancestors, findCycle } from './graph.ts';
+import { taintOf, type Tainted } from './taint.ts';
 import { stepById, type JsonSchema, type Step, type Workflow } from './types.ts';
 
 export interface Report {
@@ -188,14 +189,12 @@ function checkExpressions(wf: Workflow, ids: Set<string>, report: Report): void 
           where(`${fieldName(field.pointer)} of step ${q(s.id)}: ${explainParseError(describeExpressionError(err), seg.source, contexts, s.forEach !== undefined)}`);
           return;
         }
+        if (field.pointer.endsWith('/run')) {
+          const tainted = taintOf(wf.steps, expr);
+          if (tainted.taint !== 'trusted') where(shellInjection(s.id, seg.source, tainted));
+        }
         for (const ref of references(expr)) {
           const [ctx, name, part, ...rest] = ref.path;
-          if ((ctx === 'issue' || ctx === 'pr') && field.pointer.endsWith('/run') && name !== 'number') {
-            where(
-              `step ${q(s.id)} puts ${q(ref.path.join('.'))} into a shell command, where text like \`$(curl …)\` would run; pass it through \`env:\` (\`env: { TITLE: \${{ ${ref.path.join('.')} }} }\`) and use "$TITLE" instead`,
-            );
-            continue;
-          }
           if (ctx === 'inputs' && name !== undefined && !wf.inputs[name]) {
             where(`step ${q(s.id)} reads ${q('inputs.' + name)}, which is not declared under \`inputs\`; inputs are: ${listOf(inputNames)}${didYouMean(name, inputNames)}`);
           }
@@ -213,6 +212,21 @@ function checkExpressions(wf: Workflow, ids: Set<string>, report: Report): void 
       });
     }
   });
+}
+
+/**
+ * Text an issue or an agent wrote, interpolated into a shell command, runs as code
+ * (`$(curl …)` in a title, in an agent's output, in a fan-out item): it may reach a
+ * command only as an environment variable, which the shell expands without running it.
+ */
+function shellInjection(stepId: string, source: string, tainted: Tainted): string {
+  const last = tainted.ref.split('.').filter(Boolean).pop() ?? 'value';
+  const name = last.toUpperCase().replace(/[^A-Z0-9_]/g, '_').replace(/^(?=\d)/, '_') || 'VALUE';
+  const who = tainted.taint === 'untrusted' ? 'anyone who can write on the issue or pull request' : 'an agent';
+  return (
+    `step ${q(stepId)} puts ${q(source)} into a shell command; ${who} writes that text, and text like \`$(curl …)\` in it would run. ` +
+    `Pass it through \`env:\` instead (\`env: { ${name}: \${{ ${source} }} }\`) and use "$${name}" in the command`
+  );
 }
 
 function checkOutputName(wf: Workflow, stepId: string, key: string, readerId: string, where: (m: string) => void): void {
