@@ -86,6 +86,7 @@ function normalizeStep(s: Raw, previous: string | undefined, runRoles: Role[]): 
     ...(s['timeout-minutes'] !== undefined && { timeoutMinutes: s['timeout-minutes'] }),
     ...(s['for-each'] !== undefined && { forEach: String(s['for-each']) }),
     ...(s['max-parallel'] !== undefined && { maxParallel: s['max-parallel'] }),
+    ...(s['max-items'] !== undefined && { maxItems: s['max-items'] }),
   };
   switch (kind) {
     case 'agent':

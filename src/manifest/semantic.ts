@@ -271,7 +271,9 @@ function fieldName(pointer: string): string {
 function checkForEach(wf: Workflow, report: Report): void {
   wf.steps.forEach((s, i) => {
     if (s.forEach === undefined) {
-      if (s.maxParallel !== undefined) report(`/steps/${i}/max-parallel`, `\`max-parallel\` of step ${q(s.id)} has no effect without \`for-each\``, { key: true, warning: true });
+      for (const [key, value] of [['max-parallel', s.maxParallel], ['max-items', s.maxItems]] as const) {
+        if (value !== undefined) report(`/steps/${i}/${key}`, `\`${key}\` of step ${q(s.id)} has no effect without \`for-each\``, { key: true, warning: true });
+      }
       return;
     }
     const pointer = `/steps/${i}/for-each`;

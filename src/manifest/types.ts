@@ -66,6 +66,8 @@ interface StepBase {
   timeoutMinutes?: number;
   forEach?: Template;
   maxParallel?: number;
+  /** With `for-each`: the most items the step may fan out to (the engine's default when absent). */
+  maxItems?: number;
   /** Whether the step changes files (gets a branch of its own and is merged back). */
   writes: boolean;
   env: Record<string, string>;
