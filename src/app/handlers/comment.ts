@@ -11,6 +11,7 @@ import { permissionOf } from '../../hosts/github/permission.ts';
 import { openAsk, parseAnswers } from '../../hosts/github/translate.ts';
 import { acknowledge, replyOnce, reportBrokenManifest } from '../replies.ts';
 import type { Log, RunService } from '../runs.ts';
+import { answerTooLong, keptLength, MAX_ANSWER_CHARS } from '../too-long.ts';
 import { startRun, type Thread } from './start.ts';
 
 export interface Commented {
@@ -122,6 +123,12 @@ async function answer(runs: RunService, gh: RepoContext, ev: Commented, log: Log
       const answers = parseAnswers(ev.body, ask.total, ask.open);
       if (answers.every((a) => a === null)) return [];
       const permission = await permissionOf(gh, ev.author);
+      const length = keptLength(...answers.filter((a): a is string => a !== null));
+      if (length > MAX_ANSWER_CHARS) {
+        // Too long to keep in the record: say so; the question stays open.
+        await replyOnce(gh, ev.thread.number, `${ev.key}/too-long`, answerTooLong(ev.author, length), ev.author);
+        return [];
+      }
       return [{ type: 'questions.answered', key: ev.key, at: Date.now(), step: ask.step, answers, actor: ev.author, permission }];
     },
     log,

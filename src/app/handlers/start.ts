@@ -2,11 +2,13 @@
 // the default branch; the starter's permission is looked up; the engine decides whether
 // it is enough (and answers a refusal naming the role).
 import { sanitizeUntrusted } from '../../engine/untrusted.ts';
-import { listsBot, type Json } from '../../engine/index.ts';
+import { describeRoles, isAllowed, listsBot, type Json } from '../../engine/index.ts';
 import type { Workflow } from '../../manifest/types.ts';
 import type { RepoContext } from '../../hosts/github/client.ts';
 import { permissionOf } from '../../hosts/github/permission.ts';
+import { replyOnce } from '../replies.ts';
 import type { Log, RunService } from '../runs.ts';
+import { keptLength, MAX_THREAD_TEXT_CHARS, threadTooLong } from '../too-long.ts';
 
 export interface Thread {
   number: number;
@@ -36,6 +38,14 @@ export async function startRun(runs: RunService, gh: RepoContext, req: StartRequ
   // a listed one by name.
   const permission = req.actorIsBot ? 'none' : await permissionOf(gh, req.actor);
   const text = { number: req.thread.number, title: sanitizeUntrusted(req.thread.title), body: sanitizeUntrusted(req.thread.body ?? ''), url: req.thread.url };
+  const length = keptLength(text.title, text.body);
+  if (length > MAX_THREAD_TEXT_CHARS) {
+    // Only someone who could start it is told why it did not (a stranger is refused by the engine).
+    const allowed = listsBot(req.workflow.on.bots, req.actor) || isAllowed(permission, req.workflow.on.roles);
+    if (allowed) await replyOnce(gh, req.thread.number, `${req.key}/too-long`, threadTooLong(req.actor, req.thread.isPull, length), req.actor);
+    else await replyOnce(gh, req.thread.number, `${req.key}/reply`, refusal(req, permission), req.actor);
+    return;
+  }
   await runs.start(
     gh,
     req.workflow,
@@ -57,4 +67,9 @@ export async function startRun(runs: RunService, gh: RepoContext, req: StartRequ
     },
     log,
   );
+}
+
+/** The engine's refusal, for a start that never reaches it. */
+function refusal(req: StartRequest, permission: string): string {
+  return `@${req.actor}, starting \`${req.workflow.name}\` needs ${describeRoles(req.workflow.on.roles)}; yours is \`${permission}\`. Nothing was run.`;
 }
