@@ -116,6 +116,7 @@ function normalizeStep(s: Raw, previous: string | undefined, runRoles: Role[]): 
         names: c.names,
         maxRounds: c['max-rounds'] ?? 2,
         local: stringMap(c.local),
+        withoutApproval: c['without-approval'] === true,
         ...(c['timeout-minutes'] !== undefined && { timeoutMinutes: c['timeout-minutes'] }),
         ...(c.fix !== undefined && { fix: c.fix }),
         ...(c.workflow !== undefined && { workflow: c.workflow }),

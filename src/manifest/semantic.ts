@@ -45,6 +45,31 @@ export function checkSemantics(wf: Workflow, report: Report): void {
   checkForEach(wf, report);
   checkInputs(wf, report);
   checkTriggers(wf, report);
+  checkCiApproval(wf, report);
+}
+
+/**
+ * CI on a run branch runs the code agents wrote, with the repository's secrets and token (a
+ * test an agent wrote can read them). GitHub's own coding agent holds workflow runs on its
+ * pushes until a person approves: warn when no `approve` step stands between a writing agent
+ * step and a `checks` step, unless the checks step says `without-approval: true`.
+ */
+function checkCiApproval(wf: Workflow, report: Report): void {
+  wf.steps.forEach((s, i) => {
+    if (s.kind !== 'checks' || s.withoutApproval) return;
+    const before = ancestors(wf, s.id);
+    const approvals = wf.steps.filter((a) => a.kind === 'approve' && before.has(a.id));
+    const unapproved = wf.steps.filter(
+      (w) => w.kind === 'agent' && w.writes && before.has(w.id) && !approvals.some((a) => ancestors(wf, a.id).has(w.id)),
+    );
+    if (!unapproved.length) return;
+    report(
+      `/steps/${i}/checks`,
+      `step ${q(s.id)} runs CI on commits agents wrote (${listOf(unapproved.map((w) => w.id))}) with no \`approve\` step before it: CI runs that code with the repository's secrets and token. ` +
+        `Add an \`approve\` step between them (as workflows-library/fix-issue-gated.yml does), or set \`without-approval: true\` on the checks step to accept the risk`,
+      { key: true, warning: true },
+    );
+  });
 }
 
 function checkStepIds(wf: Workflow, report: Report): Set<string> {

@@ -113,6 +113,8 @@ export interface ChecksStep extends StepBase {
   local: Record<string, string>;
   /** A workflow file to dispatch on the run branch (the GITHUB_TOKEN gotcha). */
   workflow?: string;
+  /** CI may run agent-written commits no person approved (the author accepted the risk). */
+  withoutApproval: boolean;
 }
 
 export interface ApproveStep extends StepBase {
