@@ -25,7 +25,7 @@ steps:
 `;
 
 const HELLO = `name: hello
-on: { labels: ["baton:hello"] }
+on: { labels: ["baton:hello"], commands: [hello] }
 steps:
   - id: greet
     run: echo hi > hello.txt
@@ -62,6 +62,12 @@ describe('text too large for the run record', () => {
     await h.settle();
     const comments = await h.comments(issue.number);
     expect(comments.find((b) => b.includes('too long'))).toMatch(/^@alice, the issue's title and body are too long for baton to keep \(65,004 characters; at most 20,000\).*Nothing was started\. Shorten the description/s);
+    expect(h.runner.store.runs.size).toBe(0);
+
+    // Someone without the role is refused as usual (the engine keeps no record of a refusal).
+    await h.as('eve').rest.issues.createComment({ ...o, issue_number: issue.number, body: '/baton hello' });
+    await h.settle();
+    expect((await h.comments(issue.number)).some((b) => b.startsWith('@eve, starting `hello` needs `write` permission (or higher)'))).toBe(true);
     expect(h.runner.store.runs.size).toBe(0);
 
     // Just under the limit, the run starts and its record fits.

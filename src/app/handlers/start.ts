@@ -2,7 +2,7 @@
 // the default branch; the starter's permission is looked up; the engine decides whether
 // it is enough (and answers a refusal naming the role).
 import { sanitizeUntrusted } from '../../engine/untrusted.ts';
-import { describeRoles, isAllowed, listsBot, type Json } from '../../engine/index.ts';
+import { isAllowed, listsBot, type Json } from '../../engine/index.ts';
 import type { Workflow } from '../../manifest/types.ts';
 import type { RepoContext } from '../../hosts/github/client.ts';
 import { permissionOf } from '../../hosts/github/permission.ts';
@@ -39,11 +39,10 @@ export async function startRun(runs: RunService, gh: RepoContext, req: StartRequ
   const permission = req.actorIsBot ? 'none' : await permissionOf(gh, req.actor);
   const text = { number: req.thread.number, title: sanitizeUntrusted(req.thread.title), body: sanitizeUntrusted(req.thread.body ?? ''), url: req.thread.url };
   const length = keptLength(text.title, text.body);
-  if (length > MAX_THREAD_TEXT_CHARS) {
-    // Only someone who could start it is told why it did not (a stranger is refused by the engine).
-    const allowed = listsBot(req.workflow.on.bots, req.actor) || isAllowed(permission, req.workflow.on.roles);
-    if (allowed) await replyOnce(gh, req.thread.number, `${req.key}/too-long`, threadTooLong(req.actor, req.thread.isPull, length), req.actor);
-    else await replyOnce(gh, req.thread.number, `${req.key}/reply`, refusal(req, permission), req.actor);
+  // Text the record cannot hold is refused here, with the limit. Someone without the role is
+  // refused by the engine instead, which keeps no record (and so none of the text).
+  if (length > MAX_THREAD_TEXT_CHARS && (listsBot(req.workflow.on.bots, req.actor) || isAllowed(permission, req.workflow.on.roles))) {
+    await replyOnce(gh, req.thread.number, `${req.key}/too-long`, threadTooLong(req.actor, req.thread.isPull, length), req.actor);
     return;
   }
   await runs.start(
@@ -69,7 +68,3 @@ export async function startRun(runs: RunService, gh: RepoContext, req: StartRequ
   );
 }
 
-/** The engine's refusal, for a start that never reaches it. */
-function refusal(req: StartRequest, permission: string): string {
-  return `@${req.actor}, starting \`${req.workflow.name}\` needs ${describeRoles(req.workflow.on.roles)}; yours is \`${permission}\`. Nothing was run.`;
-}
