@@ -14,6 +14,13 @@ steps:
     run: echo hi > other.txt
 `;
 
+const ASK = `name: asker
+on: { labels: ["baton:ask"] }
+steps:
+  - id: clarify
+    ask: { questions: ["Which part?"] }
+`;
+
 const o = { owner: 'acme', repo: 'widgets' };
 let h: Harness | undefined;
 afterEach(async () => {
@@ -40,5 +47,22 @@ describe('replies to people without a role', () => {
     await h.as('alice').rest.issues.createComment({ ...o, issue_number: issue.number, body: '/baton help' });
     await h.settle();
     expect((await h.comments(issue.number)).filter((b) => b.startsWith('@alice, here is what baton understands'))).toHaveLength(1);
+  }, 120_000);
+
+  it(`refuses a stranger's answers to a running run's question at most ${REPLIES_PER_STRANGER_PER_HOUR} times; the question stays open`, async () => {
+    h = await startHarness({ files: { '.agents/workflows/asker.yml': ASK } });
+    h.emu.store.setVisibility('acme', 'widgets', 'public');
+    const alice = h.as('alice');
+    const issue = (await alice.rest.issues.create({ ...o, title: 'Ask me', body: 'Please.' })).data;
+    await alice.rest.issues.addLabels({ ...o, issue_number: issue.number, labels: ['baton:ask'] });
+    await h.settle();
+    for (let i = 0; i < 10; i++) {
+      await h.as('eve').rest.issues.createComment({ ...o, issue_number: issue.number, body: `answer ${i}` });
+      await h.settle();
+    }
+    const toEve = (await h.comments(issue.number)).filter((b) => b.startsWith('@eve,'));
+    expect(toEve).toHaveLength(REPLIES_PER_STRANGER_PER_HOUR);
+    expect(toEve[0]).toContain('answers to baton\'s questions count only from people with');
+    expect(await h.record(issue.number)).toContain(`run \`asker-${issue.number}-1\` — running`);
   }, 120_000);
 });
