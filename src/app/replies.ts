@@ -4,12 +4,19 @@ import { formatDiagnostic } from '../manifest/diagnostics.ts';
 import type { FileResult } from '../manifest/load.ts';
 import type { RepoContext } from '../hosts/github/client.ts';
 import { fitCheckText } from '../hosts/github/limits.ts';
+import { overReplyLimit } from '../hosts/github/reply-limit.ts';
 import { readThread, postOnce } from '../hosts/github/thread.ts';
 
-/** Posts once per key: the thread is read to see whether an earlier delivery already did. */
-export async function replyOnce(gh: RepoContext, number: number, key: string, body: string): Promise<void> {
-  const { markers } = await readThread(gh, number);
-  await postOnce(gh, number, `baton:reply ${key}`, body, markers);
+/**
+ * Posts once per key: the thread is read to see whether an earlier delivery already did.
+ * `to`: the person the reply answers; one without a role gets only a few per thread and hour.
+ */
+export async function replyOnce(gh: RepoContext, number: number, key: string, body: string, to?: string): Promise<void> {
+  const { markers, comments } = await readThread(gh, number);
+  const marker = `baton:reply ${key}`;
+  if (markers.has(marker)) return;
+  if (to !== undefined && (await overReplyLimit(gh, comments, to, false))) return;
+  await postOnce(gh, number, marker, body, markers);
 }
 
 /** 👀 on the comment or issue that asked: seen, working on it. */
@@ -24,11 +31,11 @@ export async function acknowledge(gh: RepoContext, target: { comment: number } |
  * A manifest that does not load: every problem with file:line in the thread, and a
  * failed `baton / manifests` check on the commit it was read from, with annotations.
  */
-export async function reportBrokenManifest(gh: RepoContext, number: number, file: FileResult, sha: string, key: string): Promise<void> {
+export async function reportBrokenManifest(gh: RepoContext, number: number, file: FileResult, sha: string, key: string, to?: string): Promise<void> {
   const errors = file.diagnostics.filter((d) => d.severity === 'error');
   const list = errors.map((d) => `- \`${formatDiagnostic(d)}\``).join('\n');
-  const body = `❌ baton cannot start a run: \`${file.file}\` on the default branch (${sha.slice(0, 7)}) is not a valid workflow.\n\n${list}\n\nFix the file on the default branch, then ask again. \`npx baton validate\` shows the same problems locally.`;
-  await replyOnce(gh, number, `${key}/manifest`, body);
+  const body = `${to === undefined ? '' : `@${to}, `}❌ baton cannot start a run: \`${file.file}\` on the default branch (${sha.slice(0, 7)}) is not a valid workflow.\n\n${list}\n\nFix the file on the default branch, then ask again. \`npx baton validate\` shows the same problems locally.`;
+  await replyOnce(gh, number, `${key}/manifest`, body, to);
   const o = { owner: gh.owner, repo: gh.repo };
   const externalId = `manifest/${file.file}`;
   const existing = await gh.octokit.request('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', { ...o, ref: sha, check_name: 'baton / manifests' });

@@ -3,13 +3,27 @@
 // stop). No dispatch is ever made that a limit forbids.
 import type { Draft } from './draft.ts';
 
+/**
+ * Limits a run has when its manifest sets none: an agent's output must not be able to make
+ * a run dispatch workers or wait without end. A manifest raises them explicitly.
+ */
+export const DEFAULT_MAX_STEPS = 100;
+export const DEFAULT_MAX_MINUTES = 7 * 24 * 60;
+/** Items one `for-each` may fan out to without `max-items` (an agent's output decides how many there are). */
+export const DEFAULT_MAX_ITEMS = 20;
+
+const defaulted = (set: boolean): string => (set ? '' : ' (the default; set `budget` in the workflow to change it)');
+
 const usd = (n: number): string => `$${n.toFixed(2)}`;
 
 function minutesOver(d: Draft): string | null {
-  const max = d.workflow.budget.maxMinutes;
+  const set = d.workflow.budget.maxMinutes;
+  const max = set ?? DEFAULT_MAX_MINUTES;
   const started = d.state.startedAt;
-  if (max === undefined || started === null) return null;
-  return d.now >= started + max * 60_000 ? `budget: max-minutes ${max} reached (the run started ${Math.floor((d.now - started) / 60_000)} minutes ago)` : null;
+  if (started === null) return null;
+  return d.now >= started + max * 60_000
+    ? `budget: max-minutes ${max}${defaulted(set !== undefined)} reached (the run started ${Math.floor((d.now - started) / 60_000)} minutes ago)`
+    : null;
 }
 
 /** The run has gone past a limit that no waiting can cure: stop it now. */
@@ -23,10 +37,11 @@ export function budgetExceeded(d: Draft): string | null {
 
 /** Why one more worker attempt (for `stepId`) may not be dispatched, or null when it may. */
 export function dispatchBlocked(d: Draft, stepId: string): string | null {
-  const { maxSteps, maxCostUsd } = d.workflow.budget;
-  if (maxSteps !== undefined && d.state.budget.steps + 1 > maxSteps) {
+  const { maxCostUsd } = d.workflow.budget;
+  const maxSteps = d.workflow.budget.maxSteps ?? DEFAULT_MAX_STEPS;
+  if (d.state.budget.steps + 1 > maxSteps) {
     // No count here: dispatches of this same decision may still be withdrawn.
-    return `budget: max-steps ${maxSteps} would be exceeded by step \`${stepId}\``;
+    return `budget: max-steps ${maxSteps}${defaulted(d.workflow.budget.maxSteps !== undefined)} would be exceeded by step \`${stepId}\``;
   }
   if (maxCostUsd !== undefined && d.state.budget.costUsd >= maxCostUsd) {
     return `budget: max-cost-usd ${usd(maxCostUsd)} reached (${usd(d.state.budget.costUsd)} spent)`;

@@ -150,6 +150,11 @@ export interface Reply extends CommandBase {
   type: 'reply';
   thread: Thread | null;
   body: string;
+  /**
+   * The login a refusal answers (someone without the role): hosts answer such a person only
+   * a few times per thread and hour, so that a stranger's comments cannot buy replies.
+   */
+  refused?: string;
 }
 
 /** The run reached a terminal status: the host finalises the record (reactions, labels). */

@@ -22,13 +22,13 @@ import { pullRequestEnsured, pullRequestFailed } from './steps/pull-request.ts';
 import { humanReview } from './steps/review.ts';
 import type { CheckResult, ChecksSeen } from './types.ts';
 
-function reply(d: Draft, key: string, body: string): void {
-  d.emit({ type: 'reply', runId: d.state.runId, key: `${key}/reply`, thread: d.state.thread, body });
+function reply(d: Draft, key: string, body: string, refused?: string): void {
+  d.emit({ type: 'reply', runId: d.state.runId, key: `${key}/reply`, thread: d.state.thread, body, ...(refused !== undefined && { refused }) });
 }
 
 function refuseUnlessAllowed(d: Draft, ev: CancelRequested | RetryRequested, what: string): boolean {
   if (isAllowed(ev.permission, d.workflow.on.roles)) return false;
-  reply(d, ev.key, `@${ev.actor}, ${what} needs ${describeRoles(d.workflow.on.roles)}; yours is \`${ev.permission}\`.`);
+  reply(d, ev.key, `@${ev.actor}, ${what} needs ${describeRoles(d.workflow.on.roles)}; yours is \`${ev.permission}\`.`, ev.actor);
   return true;
 }
 

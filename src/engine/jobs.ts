@@ -10,7 +10,7 @@ import type { JobRef, WorkerFailed, WorkerFinished, MergeCompleted, MergeConflic
 import { emitCancelWorker, failStep, stopRun } from './lifecycle.ts';
 import { fixBranch, jobKey, stepBranch, workerRunName } from './naming.ts';
 import { REVIEW_OUTPUTS_SCHEMA, outputsError } from './outputs.ts';
-import { renderPrompt, renderText } from './scope.ts';
+import { renderPrompt, renderText, type ItemScope, type Rendered } from './scope.ts';
 import { fixPrompt, reviewPrompt } from './prompts.ts';
 import { handlerFor } from './steps/index.ts';
 import type { JobState, Json } from './types.ts';
@@ -106,7 +106,7 @@ export function dispatchJob(d: Draft, stepId: string, slot: string): boolean {
     resume: job.checkpoint !== null,
     branch,
     writes,
-    env: { ...def.env },
+    env: what.env,
     timeoutMinutes,
     previousError: job.lastError,
     feedback: job.feedback,
@@ -133,9 +133,29 @@ export function dispatchJob(d: Draft, stepId: string, slot: string): boolean {
   return true;
 }
 
-type Work =
-  | { ok: true; agent: string | null; backend: AgentSpec | null; prompt: string | null; command: string | null }
-  | { ok: false; error: string };
+interface Task {
+  ok: true;
+  agent: string | null;
+  backend: AgentSpec | null;
+  prompt: string | null;
+  command: string | null;
+}
+type Work = (Task & { env: Record<string, string> }) | { ok: false; error: string };
+
+/**
+ * A worker's environment, each value rendered. This is how text an issue or an agent wrote
+ * reaches a command (the validator refuses it inside `run:`): as a variable, which a shell
+ * expands without running, and which nothing re-interpolates on the way.
+ */
+function renderEnv(d: Draft, env: Record<string, string>, scope: ItemScope): Rendered<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const [name, template] of Object.entries(env)) {
+    const r = renderText(d, template, scope);
+    if (!r.ok) return { ok: false, error: `env ${name}: ${r.error}` };
+    out[name] = r.value;
+  }
+  return { ok: true, value: out };
+}
 
 function backendOf(d: Draft, name: string): AgentSpec | null {
   return d.workflow.agents[name] ?? null;
@@ -144,6 +164,13 @@ function backendOf(d: Draft, name: string): AgentSpec | null {
 /** What the worker runs: the backend and rendered prompt, or the rendered command. */
 function buildWork(d: Draft, step: Step, def: Step, job: JobState): Work {
   const scope = job.index === null ? {} : { item: job.item, index: job.index };
+  const env = renderEnv(d, def.env, job.kind === 'fix' ? {} : scope);
+  if (!env.ok) return env;
+  const work = buildTask(d, step, def, job, scope);
+  return work.ok ? { ...work, env: env.value } : work;
+}
+
+function buildTask(d: Draft, step: Step, def: Step, job: JobState, scope: ItemScope): Task | { ok: false; error: string } {
   if (job.kind === 'review' && step.kind === 'review') {
     const extra = step.prompt === undefined ? { ok: true as const, value: '' } : renderPrompt(d, step.prompt);
     if (!extra.ok) return { ok: false, error: `prompt: ${extra.error}` };

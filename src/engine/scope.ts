@@ -13,6 +13,7 @@ import {
   stringify,
   type ExpressionContext,
 } from '../manifest/expressions.ts';
+import { taintOf, type Tainted } from '../manifest/taint.ts';
 import { fenceUntrusted, labelAgentOutput } from './untrusted.ts';
 import type { Draft } from './draft.ts';
 import type { Json } from './types.ts';
@@ -182,38 +183,8 @@ export function renderText(d: Draft, template: string, extra: ItemScope = {}): R
   return { ok: true, value: v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v) };
 }
 
-/** Fields of an issue or PR that no one can write free text into. */
-const SAFE_THREAD_FIELDS = new Set(['number', 'url', 'html_url']);
-
-type Taint = 'trusted' | 'agent' | 'untrusted';
-
-/** Step kinds whose outputs people with the role gave (answers, approvals): not an agent's. */
-const PEOPLE_STEPS = new Set(['ask', 'approve']);
-
-/**
- * Where the value of an expression comes from, by what it reads (names compare without case,
- * as the evaluator's do): issue and PR text is anyone's (`issue.body`, `issue.Title`,
- * `toJSON(issue)`, `pr.head.label`…; only the number and URL are not); the outputs of agent
- * and run steps, and `item`, are an agent's; inputs (given by a person with the role), answers
- * and approvals, a step's status, `repo`, `run` and `index` are trusted.
- */
-function taintOf(d: Draft, source: string): { taint: Taint; label: string } {
-  let taint: Taint = 'trusted';
-  let label = '';
-  for (const ref of references(parseExpression(source))) {
-    const [root, field, part] = ref.path.map((p) => p.toLowerCase());
-    if ((root === 'issue' || root === 'pr') && !(field !== undefined && ref.path.length === 2 && SAFE_THREAD_FIELDS.has(field))) {
-      return { taint: 'untrusted', label: ref.path.join('.').toLowerCase() };
-    }
-    const byAgent =
-      root === 'item' ||
-      (root === 'steps' && (field === undefined || ((part === undefined || part === 'outputs') && !PEOPLE_STEPS.has(d.workflow.steps.find((s) => s.id.toLowerCase() === field)?.kind ?? ''))));
-    if (byAgent && taint === 'trusted') {
-      taint = 'agent';
-      label = root === 'item' ? 'item' : ref.path.slice(0, 2).join('.');
-    }
-  }
-  return { taint, label };
+function taintFor(d: Draft, source: string): Tainted {
+  return taintOf(d.workflow.steps, parseExpression(source));
 }
 
 /**
@@ -238,9 +209,9 @@ export function renderPrompt(d: Draft, template: string, extra: ItemScope = {}):
     const r = render(d, template.slice(seg.start, seg.end), extra);
     if (!r.ok) return r;
     const text = stringify(r.value);
-    let taint: { taint: Taint; label: string };
+    let taint: Tainted;
     try {
-      taint = taintOf(d, seg.source);
+      taint = taintFor(d, seg.source);
     } catch (err) {
       return { ok: false, error: describeExpressionError(err) };
     }

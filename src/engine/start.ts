@@ -12,10 +12,10 @@ import type { StepState } from './types.ts';
 export function startRun(d: Draft, ev: RunRequested): void {
   // One state holds one run: a second request (label and comment both) changes nothing.
   if (d.state.status !== 'idle') return;
-  const reply = (body: string): void =>
-    d.emit({ type: 'reply', runId: ev.runId, key: `${ev.key}/reply`, thread: ev.thread, body });
+  const reply = (body: string, refused?: string): void =>
+    d.emit({ type: 'reply', runId: ev.runId, key: `${ev.key}/reply`, thread: ev.thread, body, ...(refused !== undefined && { refused }) });
   if (!listsBot(d.workflow.on.bots, ev.actor) && !isAllowed(ev.permission, d.workflow.on.roles)) {
-    reply(`@${ev.actor}, starting \`${d.workflow.name}\` needs ${describeRoles(d.workflow.on.roles)}; yours is \`${ev.permission}\`. Nothing was run.`);
+    reply(`@${ev.actor}, starting \`${d.workflow.name}\` needs ${describeRoles(d.workflow.on.roles)}; yours is \`${ev.permission}\`. Nothing was run.`, ev.actor);
     return;
   }
   const inputs = resolveInputs(d.workflow, ev.inputs);

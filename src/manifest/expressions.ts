@@ -126,15 +126,22 @@ export function functionsCalled(expr: Expr): string[] {
 }
 
 function accessPath(e: Expr): string[] | undefined {
-  if (e instanceof ContextAccess) return [e.name.lexeme];
+  return access(e)?.path;
+}
+
+/** The literal path of an access; `open` is false once a computed index (`steps[x]`) cut it short. */
+function access(e: Expr): { path: string[]; open: boolean } | undefined {
+  if (e instanceof ContextAccess) return { path: [e.name.lexeme], open: true };
   if (e instanceof IndexAccess) {
-    const head = accessPath(e.expr);
+    const head = access(e.expr);
     if (!head) return undefined;
+    if (!head.open) return head;
     if (e.index instanceof Literal && e.index.literal.kind === data.Kind.String) {
-      return [...head, e.index.literal.coerceString()];
+      return { path: [...head.path, e.index.literal.coerceString()], open: true };
     }
-    // A computed index (`steps[x]`): the known prefix is still a reference.
-    return head;
+    // A computed index (`steps[x]`): the known prefix is still a reference, and what follows
+    // (`steps[x].outputs`) is not a name in the context it would seem to be.
+    return { path: head.path, open: false };
   }
   return undefined;
 }

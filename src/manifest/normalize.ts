@@ -88,6 +88,7 @@ function normalizeStep(s: Raw, previous: string | undefined, runRoles: Role[]): 
     ...(s['max-parallel'] !== undefined && { maxParallel: s['max-parallel'] }),
     // Only when set: existing manifests normalise (and hash) as before.
     ...(s['protected-paths'] === 'allow' && { allowProtectedPaths: true as const }),
+    ...(s['max-items'] !== undefined && { maxItems: s['max-items'] }),
   };
   switch (kind) {
     case 'agent':
@@ -117,6 +118,7 @@ function normalizeStep(s: Raw, previous: string | undefined, runRoles: Role[]): 
         names: c.names,
         maxRounds: c['max-rounds'] ?? 2,
         local: stringMap(c.local),
+        withoutApproval: c['without-approval'] === true,
         ...(c['timeout-minutes'] !== undefined && { timeoutMinutes: c['timeout-minutes'] }),
         ...(c.fix !== undefined && { fix: c.fix }),
         ...(c.workflow !== undefined && { workflow: c.workflow }),

@@ -13,6 +13,7 @@ import {
   references,
 } from './expressions.ts';
 import { ancestors, findCycle } from './graph.ts';
+import { taintOf, type Tainted } from './taint.ts';
 import { stepById, type JsonSchema, type Step, type Workflow } from './types.ts';
 
 export interface Report {
@@ -44,6 +45,31 @@ export function checkSemantics(wf: Workflow, report: Report): void {
   checkForEach(wf, report);
   checkInputs(wf, report);
   checkTriggers(wf, report);
+  checkCiApproval(wf, report);
+}
+
+/**
+ * CI on a run branch runs the code agents wrote, with the repository's secrets and token (a
+ * test an agent wrote can read them). GitHub's own coding agent holds workflow runs on its
+ * pushes until a person approves: warn when no `approve` step stands between a writing agent
+ * step and a `checks` step, unless the checks step says `without-approval: true`.
+ */
+function checkCiApproval(wf: Workflow, report: Report): void {
+  wf.steps.forEach((s, i) => {
+    if (s.kind !== 'checks' || s.withoutApproval) return;
+    const before = ancestors(wf, s.id);
+    const approvals = wf.steps.filter((a) => a.kind === 'approve' && before.has(a.id));
+    const unapproved = wf.steps.filter(
+      (w) => w.kind === 'agent' && w.writes && before.has(w.id) && !approvals.some((a) => ancestors(wf, a.id).has(w.id)),
+    );
+    if (!unapproved.length) return;
+    report(
+      `/steps/${i}/checks`,
+      `step ${q(s.id)} runs CI on commits agents wrote (${listOf(unapproved.map((w) => w.id))}) with no \`approve\` step before it: CI runs that code with the repository's secrets and token. ` +
+        `Add an \`approve\` step between them (as workflows-library/fix-issue-gated.yml does), or set \`without-approval: true\` on the checks step to accept the risk`,
+      { key: true, warning: true },
+    );
+  });
 }
 
 function checkStepIds(wf: Workflow, report: Report): Set<string> {
@@ -188,14 +214,12 @@ function checkExpressions(wf: Workflow, ids: Set<string>, report: Report): void 
           where(`${fieldName(field.pointer)} of step ${q(s.id)}: ${explainParseError(describeExpressionError(err), seg.source, contexts, s.forEach !== undefined)}`);
           return;
         }
+        if (field.pointer.endsWith('/run')) {
+          const tainted = taintOf(wf.steps, expr);
+          if (tainted.taint !== 'trusted') where(shellInjection(s.id, seg.source, tainted));
+        }
         for (const ref of references(expr)) {
           const [ctx, name, part, ...rest] = ref.path;
-          if ((ctx === 'issue' || ctx === 'pr') && field.pointer.endsWith('/run') && name !== 'number') {
-            where(
-              `step ${q(s.id)} puts ${q(ref.path.join('.'))} into a shell command, where text like \`$(curl …)\` would run; pass it through \`env:\` (\`env: { TITLE: \${{ ${ref.path.join('.')} }} }\`) and use "$TITLE" instead`,
-            );
-            continue;
-          }
           if (ctx === 'inputs' && name !== undefined && !wf.inputs[name]) {
             where(`step ${q(s.id)} reads ${q('inputs.' + name)}, which is not declared under \`inputs\`; inputs are: ${listOf(inputNames)}${didYouMean(name, inputNames)}`);
           }
@@ -213,6 +237,21 @@ function checkExpressions(wf: Workflow, ids: Set<string>, report: Report): void 
       });
     }
   });
+}
+
+/**
+ * Text an issue or an agent wrote, interpolated into a shell command, runs as code
+ * (`$(curl …)` in a title, in an agent's output, in a fan-out item): it may reach a
+ * command only as an environment variable, which the shell expands without running it.
+ */
+function shellInjection(stepId: string, source: string, tainted: Tainted): string {
+  const last = tainted.ref.split('.').filter(Boolean).pop() ?? 'value';
+  const name = last.toUpperCase().replace(/[^A-Z0-9_]/g, '_').replace(/^(?=\d)/, '_') || 'VALUE';
+  const who = tainted.taint === 'untrusted' ? 'anyone who can write on the issue or pull request' : 'an agent';
+  return (
+    `step ${q(stepId)} puts ${q(source)} into a shell command; ${who} writes that text, and text like \`$(curl …)\` in it would run. ` +
+    `Pass it through \`env:\` instead (\`env: { ${name}: \${{ ${source} }} }\`) and use "$${name}" in the command`
+  );
 }
 
 function checkOutputName(wf: Workflow, stepId: string, key: string, readerId: string, where: (m: string) => void): void {
@@ -257,7 +296,9 @@ function fieldName(pointer: string): string {
 function checkForEach(wf: Workflow, report: Report): void {
   wf.steps.forEach((s, i) => {
     if (s.forEach === undefined) {
-      if (s.maxParallel !== undefined) report(`/steps/${i}/max-parallel`, `\`max-parallel\` of step ${q(s.id)} has no effect without \`for-each\``, { key: true, warning: true });
+      for (const [key, value] of [['max-parallel', s.maxParallel], ['max-items', s.maxItems]] as const) {
+        if (value !== undefined) report(`/steps/${i}/${key}`, `\`${key}\` of step ${q(s.id)} has no effect without \`for-each\``, { key: true, warning: true });
+      }
       return;
     }
     const pointer = `/steps/${i}/for-each`;

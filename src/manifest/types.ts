@@ -66,6 +66,8 @@ interface StepBase {
   timeoutMinutes?: number;
   forEach?: Template;
   maxParallel?: number;
+  /** With `for-each`: the most items the step may fan out to (the engine's default when absent). */
+  maxItems?: number;
   /** Whether the step changes files (gets a branch of its own and is merged back). */
   writes: boolean;
   /** `protected-paths: allow`: results may change workflow files, `.agents/` and agent configuration. */
@@ -113,6 +115,8 @@ export interface ChecksStep extends StepBase {
   local: Record<string, string>;
   /** A workflow file to dispatch on the run branch (the GITHUB_TOKEN gotcha). */
   workflow?: string;
+  /** CI may run agent-written commits no person approved (the author accepted the risk). */
+  withoutApproval: boolean;
 }
 
 export interface ApproveStep extends StepBase {

@@ -12,6 +12,8 @@ export interface ThreadComment {
   /** Login of the author (`baton[bot]`). */
   author: string;
   url?: string;
+  /** When it was posted (ms since the epoch), when known. */
+  createdAt?: number;
 }
 
 export interface FoundRecord {

@@ -161,7 +161,7 @@ describe('app: people acting on a run', () => {
 
     await h.as('alice').rest.issues.createComment({ ...o, issue_number: n, body: '/baton status' });
     await h.settle();
-    expect((await h.comments(n)).some((b) => b.startsWith(`🏃 baton · ship · run \`${runId}\` — running (1 of 3 steps done)`) && b.includes('The status comment is kept up to date'))).toBe(true);
+    expect((await h.comments(n)).some((b) => b.startsWith(`@alice, 🏃 baton · ship · run \`${runId}\` — running (1 of 3 steps done)`) && b.includes('The status comment is kept up to date'))).toBe(true);
 
     await h.as('bob').rest.issues.createComment({ ...o, issue_number: n, body: '/baton approve' });
     await h.settle();

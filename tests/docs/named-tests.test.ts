@@ -23,7 +23,10 @@ export function referencesIn(text: string, base: string): Reference[] {
     // A name may be shortened with … or end in a parenthesised remark; a later › is a second test of the same file.
     for (const part of m[2]!.split(/\s›\s/)) {
       // A name may be quoted, and wrapped onto the next line (what is on the first line is its prefix).
-      const name = part.replace(/\s*\([^)]*\)\s*$/, '').replace(/[.,]$/, '').trim().replace(/^["“]|["”,.]+$/g, '').trim();
+      let name = part.replace(/\s*\([^)]*\)\s*$/, '').replace(/[.,]$/, '').trim();
+      // A quoted name ends at its closing quote, whatever follows it.
+      if (/^["“]/.test(name)) name = name.slice(1).split(/["”]/)[0]!;
+      name = name.replace(/[,.]+$/, '').trim();
       if (name) out.push({ file: path, name });
     }
   }
@@ -35,7 +38,11 @@ function declares(file: string, name: string): boolean {
   // Titles are written with escaped or typographic quotes; docs with either.
   const plain = (t: string) => t.replace(/\\(['"`])/g, '$1').replace(/[‘’]/g, "'");
   const prefix = plain(name.split('…')[0]!.trim());
-  return plain(readFileSync(join(ROOT, file), 'utf8')).includes(prefix);
+  const source = plain(readFileSync(join(ROOT, file), 'utf8'));
+  if (source.includes(prefix)) return true;
+  // A title built from a constant (`at most ${LIMIT} times`) is cited with the constant's value.
+  const pattern = prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\d+/g, '(?:\\d+|\\$\\{[^}]+\\})');
+  return new RegExp(pattern).test(source);
 }
 
 describe.each([

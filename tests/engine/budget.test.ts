@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_MAX_ITEMS, DEFAULT_MAX_MINUTES, DEFAULT_MAX_STEPS } from '../../src/engine/budget.ts';
 import { agent, workflow } from './builder.ts';
 import { Run } from './harness.ts';
 
@@ -90,5 +91,37 @@ describe('budget and fan-out', () => {
     expect(r.of('cancel-worker', out)).toEqual([]);
     expect(r.state).toMatchObject({ status: 'stopped', reason: 'budget: max-steps 2 would be exceeded by step `impl`' });
     expect(r.state.budget.steps).toBe(0);
+  });
+});
+
+describe('default budget (a workflow that sets none)', () => {
+  it(`stops before the ${DEFAULT_MAX_STEPS + 1}th worker attempt, naming the default`, () => {
+    const r = new Run(workflow([agent('a', { retries: DEFAULT_MAX_STEPS + 5, writes: false })]));
+    r.start();
+    for (let i = 0; i < DEFAULT_MAX_STEPS; i++) r.fail('a');
+    expect(r.dispatches()).toHaveLength(DEFAULT_MAX_STEPS);
+    expect(r.state).toMatchObject({
+      status: 'stopped',
+      reason: `budget: max-steps ${DEFAULT_MAX_STEPS} (the default; set \`budget\` in the workflow to change it) would be exceeded by step \`a\``,
+    });
+  });
+
+  it('stops a run that waits longer than the default max-minutes', () => {
+    const r = new Run(workflow([agent('a', { writes: false, timeoutMinutes: 2 * DEFAULT_MAX_MINUTES })]));
+    r.start();
+    r.pass(DEFAULT_MAX_MINUTES - 1);
+    expect(r.state.status).toBe('running');
+    r.pass(1);
+    expect(r.state).toMatchObject({ status: 'stopped', reason: `budget: max-minutes ${DEFAULT_MAX_MINUTES} (the default; set \`budget\` in the workflow to change it) reached (the run started ${DEFAULT_MAX_MINUTES} minutes ago)` });
+  });
+
+  it(`fails a for-each of more than ${DEFAULT_MAX_ITEMS} items before any dispatch, and takes max-items when raised`, () => {
+    const items = JSON.stringify(Array.from({ length: DEFAULT_MAX_ITEMS + 1 }, (_, i) => i));
+    const many = new Run(workflow([agent('impl', { forEach: `\${{ fromJSON('${items}') }}` })]));
+    const out = many.start();
+    expect(many.dispatches(out)).toEqual([]);
+    expect(many.status('impl')).toBe('failed');
+    const raised = new Run(workflow([agent('impl', { forEach: `\${{ fromJSON('${items}') }}`, maxItems: DEFAULT_MAX_ITEMS + 1 })]));
+    expect(raised.dispatches(raised.start())).toHaveLength(DEFAULT_MAX_ITEMS + 1);
   });
 });

@@ -139,7 +139,7 @@ const cases: Case[] = [
   {
     name: 'issue text in a shell command',
     yaml: `steps:\n  - id: a\n    run: echo "\${{ issue.title }}" # <-\n`,
-    message: 'step `a` puts `issue.title` into a shell command, where text like `$(curl …)` would run; pass it through `env:`',
+    message: 'step `a` puts `issue.title` into a shell command; anyone who can write on the issue or pull request writes that text, and text like `$(curl …)` in it would run. Pass it through `env:` instead (`env: { TITLE: ${{ issue.title }} }`)',
     column: 16,
   },
   { name: 'item outside a fan-out', yaml: `steps:\n  - id: a\n    run: echo \${{ item }} # <-\n`, message: /`item` is only available in steps with `for-each`/ },

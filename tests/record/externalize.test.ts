@@ -21,7 +21,7 @@ import { run as runStep, workflow } from '../engine/builder.ts';
 import { Run } from '../engine/harness.ts';
 
 function chain(n: number): Workflow {
-  return workflow(Array.from({ length: n }, (_, i) => runStep(`s${i}`, { name: `Step ${i}`, run: 'make' })), { name: 'big' });
+  return workflow(Array.from({ length: n }, (_, i) => runStep(`s${i}`, { name: `Step ${i}`, run: 'make' })), { name: 'big', budget: { maxSteps: 1000 } });
 }
 
 /** Random text: it does not compress, as real agent summaries barely do in 2k pieces. */

@@ -57,7 +57,7 @@ describe('status comment', () => {
   });
 
   it('stays within GitHub\'s comment limit for a 200-step run', () => {
-    const big = workflow(Array.from({ length: 200 }, (_, i) => step(`s${i}`, { name: `Step number ${i} with a descriptive name`, run: 'make' })), { name: 'big' });
+    const big = workflow(Array.from({ length: 200 }, (_, i) => step(`s${i}`, { name: `Step number ${i} with a descriptive name`, run: 'make' })), { name: 'big', budget: { maxSteps: 1000 } });
     const run = new Run(big);
     run.start();
     for (let i = 0; i < 200; i++) run.complete(`s${i}`, { note: 'x'.repeat(40) });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { libraryDir, libraryFiles, readLibrary, root } from './helpers.ts';
+import { loadWorkflowFile } from '../../src/manifest/load.ts';
 
 const files = libraryFiles();
 
@@ -86,5 +87,21 @@ describe('local-demo without baton', () => {
     expect(run('\n  first line\tof it\nsecond\n')).toContain('"summary":"Added a note to NOTES.md: first line of it"');
     expect(run('')).toContain('"notes":2');
     expect(readFileSync(join(dir, 'NOTES.md'), 'utf8')).toBe('# Notes\n\n- first line\tof it\n- (empty prompt)\n');
+  });
+});
+
+describe('approve before CI', () => {
+  it('fix-issue-gated has a person approve the change before CI runs it, and validates without warnings', () => {
+    const r = loadWorkflowFile(join(libraryDir, 'fix-issue-gated.yml'));
+    expect(r.diagnostics).toEqual([]);
+    const wf = r.loaded!.workflow;
+    const ci = wf.steps.find((s) => s.id === 'ci')!;
+    expect(ci).toMatchObject({ kind: 'checks', withoutApproval: false, needs: ['approve-ci'] });
+    expect(wf.steps.find((s) => s.id === 'approve-ci')).toMatchObject({ kind: 'approve', needs: ['review'] });
+  });
+
+  it.each(files)('%s either approves before CI or says it does not (without-approval)', (file) => {
+    const r = loadWorkflowFile(join(libraryDir, file));
+    expect(r.diagnostics.filter((d) => d.severity === 'warning')).toEqual([]);
   });
 });

@@ -12,6 +12,7 @@ import { openAsk, parseAnswers } from '../../hosts/github/translate.ts';
 import { notRunPull } from '../../hosts/github/run-id.ts';
 import { acknowledge, replyOnce, reportBrokenManifest } from '../replies.ts';
 import type { Log, RunService } from '../runs.ts';
+import { answerTooLong, keptLength, MAX_ANSWER_CHARS } from '../too-long.ts';
 import { startRun, type Thread } from './start.ts';
 
 export interface Commented {
@@ -34,10 +35,10 @@ export async function onComment(runs: RunService, gh: RepoContext, ev: Commented
   }
   if (ev.authorIsBot && command.kind !== 'start') return; // bots may only start workflows that list them
   await acknowledge(gh, { comment: ev.commentId });
-  const reply = (body: string) => replyOnce(gh, ev.thread.number, ev.key, body);
+  const reply = (body: string) => replyTo(gh, ev, body);
   switch (command.kind) {
     case 'help':
-      return reply(await helpText(gh));
+      return reply(`@${ev.author}, here is what baton understands.\n\n${await helpText(gh)}`);
     case 'invalid':
       return reply(`@${ev.author}, ${command.message}.\n\n${USAGE}`);
     case 'start':
@@ -46,6 +47,11 @@ export async function onComment(runs: RunService, gh: RepoContext, ev: Commented
     default:
       return onRunCommand(runs, gh, ev, command, log);
   }
+}
+
+/** A reply to the comment's author (who, without a role, gets only a few per thread and hour). */
+function replyTo(gh: RepoContext, ev: Commented, body: string): Promise<void> {
+  return replyOnce(gh, ev.thread.number, ev.key, body, ev.author);
 }
 
 async function helpText(gh: RepoContext): Promise<string> {
@@ -60,11 +66,11 @@ async function startOrPlan(runs: RunService, gh: RepoContext, ev: Commented, com
   const found = byCommand(set, command.workflow);
   if (!found) {
     const broken = brokenFor(set, command.workflow);
-    if (broken && broken.file.replace(/^.*\//, '').replace(/\.ya?ml$/, '') === command.workflow) return reportBrokenManifest(gh, ev.thread.number, broken, sha, ev.key);
+    if (broken && broken.file.replace(/^.*\//, '').replace(/\.ya?ml$/, '') === command.workflow) return reportBrokenManifest(gh, ev.thread.number, broken, sha, ev.key, ev.author);
     const known = [...validWorkflows(set).flatMap((w) => w.on.commands), ...BUILTINS];
-    return replyOnce(gh, ev.thread.number, ev.key, `@${ev.author}, \`/baton ${command.workflow}\` is not a command here${didYouMean(command.workflow, known)}\n\n${USAGE}`);
+    return replyTo(gh, ev, `@${ev.author}, \`/baton ${command.workflow}\` is not a command here${didYouMean(command.workflow, known)}\n\n${USAGE}`);
   }
-  if (command.kind === 'plan') return replyOnce(gh, ev.thread.number, ev.key, planText(found.workflow, command.inputs));
+  if (command.kind === 'plan') return replyTo(gh, ev, `@${ev.author}, here is the plan.\n\n${planText(found.workflow, command.inputs)}`);
   await startRun(runs, gh, { workflow: found.workflow, hash: found.hash, manifestCommit: sha, thread: ev.thread, actor: ev.author, actorIsBot: ev.authorIsBot, inputs: command.inputs, key: ev.key }, log);
 }
 
@@ -90,7 +96,7 @@ async function runOf(runs: RunService, gh: RepoContext, ev: Commented, log: Log)
 
 async function onRunCommand(runs: RunService, gh: RepoContext, ev: Commented, command: CommentCommand, log: Log): Promise<void> {
   const runId = await runOf(runs, gh, ev, log);
-  if (!runId) return replyOnce(gh, ev.thread.number, ev.key, `@${ev.author}, there is no baton run in this thread.`);
+  if (!runId) return replyTo(gh, ev, `@${ev.author}, there is no baton run in this thread.`);
   const at = Date.now();
   await runs.onRun(
     gh,
@@ -105,7 +111,7 @@ async function onRunCommand(runs: RunService, gh: RepoContext, ev: Commented, co
         // Looking is also a chance to catch up: worker runs whose webhook never came are looked up.
         memory.warm = false;
         const title = memory.body.split('\n').find((l) => l.startsWith('### ')) ?? `run \`${runId}\``;
-        await replyOnce(gh, ev.thread.number, ev.key, `${title.replace(/^### /, '')}\n\nThe status comment is kept up to date${memory.commentId ? ` (comment ${memory.commentId})` : ''}.`);
+        await replyTo(gh, ev, `@${ev.author}, ${title.replace(/^### /, '')}\n\nThe status comment is kept up to date${memory.commentId ? ` (comment ${memory.commentId})` : ''}.`);
         return [];
       }
       const actor = { actor: ev.author, permission: await permissionOf(gh, ev.author) };
@@ -136,6 +142,12 @@ async function answer(runs: RunService, gh: RepoContext, ev: Commented, log: Log
       const answers = parseAnswers(ev.body, ask.total, ask.open);
       if (answers.every((a) => a === null)) return [];
       const permission = await permissionOf(gh, ev.author);
+      const length = keptLength(...answers.filter((a): a is string => a !== null));
+      if (length > MAX_ANSWER_CHARS) {
+        // Too long to keep in the record: say so; the question stays open.
+        await replyOnce(gh, ev.thread.number, `${ev.key}/too-long`, answerTooLong(ev.author, length), ev.author);
+        return [];
+      }
       return [{ type: 'questions.answered', key: ev.key, at: Date.now(), step: ask.step, answers, actor: ev.author, permission }];
     },
     log,

@@ -2,11 +2,13 @@
 // the default branch; the starter's permission is looked up; the engine decides whether
 // it is enough (and answers a refusal naming the role).
 import { sanitizeUntrusted } from '../../engine/untrusted.ts';
-import { listsBot, type Json } from '../../engine/index.ts';
+import { isAllowed, listsBot, type Json } from '../../engine/index.ts';
 import type { Workflow } from '../../manifest/types.ts';
 import type { RepoContext } from '../../hosts/github/client.ts';
 import { permissionOf } from '../../hosts/github/permission.ts';
+import { replyOnce } from '../replies.ts';
 import type { Log, RunService } from '../runs.ts';
+import { keptLength, MAX_THREAD_TEXT_CHARS, threadTooLong } from '../too-long.ts';
 
 export interface Thread {
   number: number;
@@ -36,6 +38,13 @@ export async function startRun(runs: RunService, gh: RepoContext, req: StartRequ
   // a listed one by name.
   const permission = req.actorIsBot ? 'none' : await permissionOf(gh, req.actor);
   const text = { number: req.thread.number, title: sanitizeUntrusted(req.thread.title), body: sanitizeUntrusted(req.thread.body ?? ''), url: req.thread.url };
+  const length = keptLength(text.title, text.body);
+  // Text the record cannot hold is refused here, with the limit. Someone without the role is
+  // refused by the engine instead, which keeps no record (and so none of the text).
+  if (length > MAX_THREAD_TEXT_CHARS && (listsBot(req.workflow.on.bots, req.actor) || isAllowed(permission, req.workflow.on.roles))) {
+    await replyOnce(gh, req.thread.number, `${req.key}/too-long`, threadTooLong(req.actor, req.thread.isPull, length), req.actor);
+    return;
+  }
   await runs.start(
     gh,
     req.workflow,
@@ -58,3 +67,4 @@ export async function startRun(runs: RunService, gh: RepoContext, req: StartRequ
     log,
   );
 }
+

@@ -38,6 +38,7 @@ export function approve(d: Draft, step: ApproveStep, who: Actor, key: string): v
       key: `${key}/refusal`,
       thread: d.state.thread,
       body: `@${who.actor}, approving step \`${step.id}\` needs ${describeRoles(step.roles)}; yours is \`${who.permission}\`.`,
+      refused: who.actor,
     });
     return;
   }

@@ -61,6 +61,7 @@ export function answer(d: Draft, step: AskStep, ev: QuestionsAnswered): void {
       key: `${ev.key}/refusal`,
       thread: d.state.thread,
       body: `@${ev.actor}, thanks — but answers to baton's questions count only from people with ${describeRoles(d.workflow.on.roles)}.`,
+      refused: ev.actor,
     });
     return;
   }

@@ -1,6 +1,7 @@
 // `agent` and `run` steps: one worker job, or one per `for-each` item with at most
 // `max-parallel` running. A fanned-out step's outputs are its items' outputs, in order.
 import type { AgentStep, RunStep } from '../../manifest/types.ts';
+import { DEFAULT_MAX_ITEMS } from '../budget.ts';
 import { openStepCheck } from '../checks-runs.ts';
 import type { Draft } from '../draft.ts';
 import { dispatchJob } from '../jobs.ts';
@@ -22,6 +23,16 @@ function start(d: Draft, step: WorkerStep): void {
     if (!items.ok) return failStep(d, step.id, `for-each: ${items.error}`);
     if (!Array.isArray(items.value)) {
       return failStep(d, step.id, `for-each: expected an array, got ${items.value === null ? 'null' : typeof items.value}`);
+    }
+    // An agent's output decides how many items there are: too many fail the step before any dispatch.
+    const max = step.maxItems ?? DEFAULT_MAX_ITEMS;
+    if (items.value.length > max) {
+      return failStep(
+        d,
+        step.id,
+        `for-each: ${items.value.length} items, more than the ${max} this step may fan out to${step.maxItems === undefined ? ' (the default)' : ''}; ` +
+          `no worker was started. If the step really needs more, raise \`max-items\` on step \`${step.id}\``,
+      );
     }
     const jobs = items.value.map((item, i) => newJob(String(i), step.kind, i, item, previous[String(i)] ?? 0));
     d.setStep(step.id, { fanOut: true, jobs });

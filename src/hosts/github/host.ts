@@ -17,7 +17,8 @@ import type { CommitCache, RunMemory } from './memory.ts';
 import { mergeStepBranch } from './merge.ts';
 import { OutputStore, storeOutputs } from './outputs.ts';
 import { ensurePullRequest, postReview } from './pull-request.ts';
-import { postOnce, writeRecord } from './thread.ts';
+import { overReplyLimit } from './reply-limit.ts';
+import { postOnce, readThread, writeRecord } from './thread.ts';
 
 export class GitHubHost implements HostPort {
   constructor(
@@ -106,7 +107,10 @@ export class GitHubHost implements HostPort {
         return [];
       case 'reply': {
         const thread = command.thread ?? state.thread;
-        if (thread) await postOnce(gh, thread.number, `baton:reply ${command.key}`, command.body, this.memory.markers);
+        if (!thread || this.memory.markers.has(`baton:reply ${command.key}`)) return [];
+        // A refusal to someone without the role: rationed, counted from the thread itself.
+        if (command.refused !== undefined && (await overReplyLimit(gh, (await readThread(gh, thread.number)).comments, command.refused, true))) return [];
+        await postOnce(gh, thread.number, `baton:reply ${command.key}`, command.body, this.memory.markers);
         return [];
       }
       case 'finish-run':

@@ -25,7 +25,7 @@ export async function readThread(gh: RepoContext, number: number): Promise<Threa
     issue_number: number,
     per_page: 100,
   });
-  const comments: ThreadComment[] = raw.map((c) => ({ id: Number(c.id), body: c.body ?? '', author: c.user?.login ?? '', url: c.html_url }));
+  const comments: ThreadComment[] = raw.map((c) => ({ id: Number(c.id), body: c.body ?? '', author: c.user?.login ?? '', url: c.html_url, createdAt: Date.parse(c.created_at) }));
   const { records, ignored } = findRecords(comments, gh.botLogin, gh.stateSecret);
   const markers = new Set<string>();
   for (const c of comments) {
