@@ -27,7 +27,8 @@ describe('what the agent leaves running', () => {
     cleanup.push(f.dir);
     const info = join(f.dir, 'daemon.json');
     // The daemon writes its pid and /proc/self/stat, then waits (for the upload step's token).
-    const daemon = `require('fs').writeFileSync(${JSON.stringify(info)}, JSON.stringify({ pid: process.pid, stat: require('fs').readFileSync('/proc/self/stat', 'utf8') })); setInterval(() => {}, 1000);`;
+    // Written aside and renamed: the agent waits for the file, which must never be seen half written.
+    const daemon = `const fs = require('fs'); fs.writeFileSync(${JSON.stringify(info + '.tmp')}, JSON.stringify({ pid: process.pid, stat: fs.readFileSync('/proc/self/stat', 'utf8') })); fs.renameSync(${JSON.stringify(info + '.tmp')}, ${JSON.stringify(info)}); setInterval(() => {}, 1000);`;
     const agent = [
       `const { spawn } = require('child_process'); const fs = require('fs');`,
       `spawn(process.execPath, ['-e', ${JSON.stringify(daemon)}], { detached: true, stdio: 'ignore' }).unref();`,
