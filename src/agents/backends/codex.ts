@@ -7,6 +7,7 @@ import { addUsage, jsonLines, num } from './types.ts';
 export const codex: AgentBackend = {
   name: 'codex',
   binary: 'codex',
+  version: '0.169.0',
   install: 'npm install -g @openai/codex',
   credentials: ['OPENAI_API_KEY', 'CODEX_API_KEY'],
   loginFiles: ['.codex/auth.json'],

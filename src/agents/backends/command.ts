@@ -5,6 +5,7 @@ import type { AgentBackend } from './types.ts';
 export const command: AgentBackend = {
   name: 'command',
   binary: null,
+  version: null,
   install: 'the program named in the agent\'s `run:`',
   credentials: [],
   loginFiles: [],

@@ -6,6 +6,7 @@ import { promptArgument } from './types.ts';
 export const copilot: AgentBackend = {
   name: 'copilot',
   binary: 'copilot',
+  version: '1.0.102',
   install: 'npm install -g @github/copilot',
   // A token with the "Copilot Requests" permission; the Actions GITHUB_TOKEN does not have it.
   credentials: ['COPILOT_GITHUB_TOKEN', 'GH_TOKEN', 'GITHUB_TOKEN'],

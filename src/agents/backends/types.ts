@@ -42,6 +42,11 @@ export interface AgentBackend {
   /** How to get the binary, for the "not on PATH" error. */
   install: string;
   /**
+   * The CLI version baton is tested against, which the workflows `baton init` writes install;
+   * null where baton installs nothing (`command`). The one place these versions live.
+   */
+  version: string | null;
+  /**
    * Environment variables that authenticate the CLI; any one of them is enough.
    * Empty: nothing needed (or nothing baton can check).
    */
