@@ -1,4 +1,4 @@
-// A bench figure: one number, what it means, and the target DESIGN §7 holds it to.
+// A bench figure: one number, what it means, and the target it is held to (docs/performance.md).
 export interface Figure {
   /** Key in the JSON output, snake_case with its unit at the end. */
   name: string;

@@ -1,6 +1,6 @@
 // The Actions-only side of the GitHub host: an Octokit authenticated with the job's token
 // and the RepoContext the App's handlers take. Our own small adapter in place of Probot's
-// (DESIGN §3: the handlers are shared, only the wiring differs). Retries follow what
+// (the handlers are shared, only the wiring differs: docs/architecture.md §1). Retries follow what
 // Probot's plugins do for the App: 5xx and every shape of rate limit (rate-limit.ts), a few times.
 import { Octokit } from '@octokit/rest';
 import type { GitHubClient, RepoContext } from '../hosts/github/client.ts';

@@ -1,7 +1,7 @@
 // The concurrency key of an event in Actions-only mode: the issue or PR number the run's
 // record lives on (the number inside every run id `<workflow>-<n>-<k>`). Every event of one
 // run maps to the same key, so the `concurrency` group of the job that handles it makes
-// it the run's only writer (DESIGN §5.4). Computed from the payload alone — no token, no
+// it the run's only writer (docs/architecture.md §2). Computed from the payload alone — no token, no
 // request — because GitHub evaluates job concurrency before the job starts.
 import { parseRunId, runIdOfBranch, runIdOfPullBody } from '../hosts/github/run-id.ts';
 

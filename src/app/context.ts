@@ -26,7 +26,7 @@ export function repoContext(octokit: GitHubClient, repository: RepositoryPayload
   };
 }
 
-/** Delivery ids are the event keys of things people do (DESIGN §5.2). */
+/** Delivery ids are the event keys of things people do (docs/architecture.md §2). */
 export function deliveryKey(id: string): string {
   return `delivery:${id}`;
 }

@@ -1,4 +1,4 @@
-// One writer per run (DESIGN §5.4): work for one key runs strictly one after another,
+// One writer per run (docs/architecture.md §2): work for one key runs strictly one after another,
 // work for different keys runs side by side. Chains are dropped once they drain.
 
 export class KeyedQueue {

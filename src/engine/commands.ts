@@ -1,6 +1,6 @@
 // Commands: what the engine asks a host to do. Each carries everything needed to act
 // without deciding anything, and a `key` that is stable for the effect it asks for, so
-// that a host can look for an earlier execution before repeating it (DESIGN §5.3).
+// that a host can look for an earlier execution before repeating it (docs/architecture.md §4).
 import type { AgentSpec, JsonSchema, Role } from '../manifest/types.ts';
 import type { Feedback, JobKind, Json, ReviewComment, RunStatus, Thread } from './types.ts';
 

@@ -16,7 +16,7 @@ export function skipStep(d: Draft, stepId: string, reason: string): void {
   closeStepCheck(d, stepId, 'skipped', reason);
 }
 
-/** A step failed for good: it fails the run (DESIGN §2), which cancels the rest. */
+/** A step failed for good: it fails the run, which cancels the rest. */
 export function failStep(d: Draft, stepId: string, reason: string): void {
   if (d.state.status !== 'running') return;
   d.setStep(stepId, { status: 'failed', finishedAt: d.now, reason });

@@ -5,7 +5,7 @@ export const runBranch = (runId: string): string => `baton/${runId}`;
 
 /**
  * `baton/steps/<run-id>/<step>[-<index>]`: one per step (or fan-out item); attempts reuse it.
- * Not `baton/<run-id>/<step>` as DESIGN §4 first had it: git stores refs as files, so a
+ * Not `baton/<run-id>/<step>`: git stores refs as files, so a
  * branch `baton/<run-id>` and a branch under `baton/<run-id>/` cannot both exist.
  */
 export const stepBranch = (runId: string, step: string, index: number | null): string =>

@@ -191,7 +191,7 @@ function taintFor(d: Draft, source: string): Tainted {
  * A prompt for an agent: like renderText, but each `${{ }}` is rendered on its own and its
  * value placed according to where it comes from — issue and PR text fenced and labelled as
  * untrusted data, an agent's output labelled as such, trusted values as they are — whatever
- * the spelling of the expression (DESIGN §4, trigger security).
+ * the spelling of the expression (docs/security.md, "Prompt injection").
  */
 export function renderPrompt(d: Draft, template: string, extra: ItemScope = {}): Rendered<string> {
   if (!template.includes('${{')) return { ok: true, value: template };

@@ -1,5 +1,5 @@
-// DESIGN §4's gotcha: events caused by a job's GITHUB_TOKEN start no workflows. In
-// Actions-only mode baton writes run branches with that token, so CI never starts on them
+// The GITHUB_TOKEN gotcha (docs/actions-only.md): events caused by a job's GITHUB_TOKEN
+// start no workflows. In Actions-only mode baton writes run branches with that token, so CI never starts on them
 // and a `checks` step would wait forever — unless baton acts with a GitHub App token
 // (actions/create-github-app-token) or dispatches CI itself (`checks.workflow:`). And a CI
 // workflow baton dispatches reports as GitHub Actions check runs, whose check_run and

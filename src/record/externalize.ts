@@ -1,4 +1,4 @@
-// Large step outputs kept out of the status comment (DESIGN §4): the state block must fit
+// Large step outputs kept out of the status comment (docs/architecture.md §4): the state block must fit
 // GitHub's 65,536 characters for any run size, so the largest outputs are replaced by
 // references `{ "$baton-output": { id, sha256, chars } }` and their JSON is stored
 // elsewhere (a check run's text, in App mode). Loading puts them back, checking each

@@ -1,4 +1,4 @@
-// The status comment of a run (DESIGN §4): what a person reads on the issue, and the
+// The status comment of a run (docs/architecture.md §4): what a person reads on the issue, and the
 // hidden state the next event continues from. Rendering is a pure function of the state,
 // so re-rendering after a redelivered event produces the same body (and no edit).
 import { toMermaid } from '../manifest/graph.ts';
@@ -64,7 +64,7 @@ export function recordLength(state: RunState, workflow: Workflow, opts: RenderOp
 
 /**
  * The state to render, with the fewest, largest outputs moved out when the record would
- * not fit otherwise (DESIGN §4), and the blobs the host must store before writing it.
+ * not fit otherwise, and the blobs the host must store before writing it.
  */
 export function fitRecord(state: RunState, workflow: Workflow, opts: RenderOptions = {}, id?: (blob: { sha256: string; step: string }) => string): Externalized {
   return externalize(state, { limit: MAX_COMMENT_CHARS, measure: (s) => recordLength(s, workflow, opts), ...(id ? { id } : {}) });

@@ -66,7 +66,7 @@ describe('the apply job serves its downloaded artifact to the App code', () => {
   });
 });
 
-describe('the GITHUB_TOKEN warning (DESIGN §4)', () => {
+describe('the GITHUB_TOKEN warning', () => {
   const manifest = 'name: fix\nsteps:\n  - id: impl\n    run: make\n  - id: ci\n    checks: { names: [test] }\n  - id: ci2\n    checks: { names: [lint], workflow: ci.yml }\n';
 
   it('warns for checks steps without workflow: only when Actions-only mode uses GITHUB_TOKEN', () => {

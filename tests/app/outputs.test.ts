@@ -1,4 +1,4 @@
-// Large step outputs on GitHub (DESIGN §4): kept in check runs, referenced from the
+// Large step outputs on GitHub (docs/architecture.md §4): kept in check runs, referenced from the
 // status comment's state, which stays under GitHub's 65,536 characters; read back after a
 // restart so that later steps see them whole; one too large for a check run fails the step.
 import { afterEach, describe, expect, it } from 'vitest';

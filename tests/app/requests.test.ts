@@ -1,4 +1,4 @@
-// Requests per agent step, app side (DESIGN §7: ≤ 10, of which ≤ 1 comment edit), counted
+// Requests per agent step, app side (docs/performance.md: ≤ 10, of which ≤ 1 comment edit), counted
 // from the emulator's request log over a steady-state step: from the dispatch of step
 // `b` up to (not including) the dispatch of step `c` — dispatch, result applied, merged,
 // checks and record updated.

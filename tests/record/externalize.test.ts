@@ -1,4 +1,4 @@
-// Large outputs moved out of the status comment and back (DESIGN §4): the record of a
+// Large outputs moved out of the status comment and back (docs/architecture.md §4): the record of a
 // 200-step run with large distinct outputs fits, and loading restores the state exactly.
 import { describe, expect, it } from 'vitest';
 import type { RunState } from '../../src/engine/index.ts';

@@ -86,9 +86,9 @@ describe('workflow schema', () => {
     expect(d.pullRequest.properties.draft.default).toBe(true);
   });
 
-  it('accepts the base document and the DESIGN example', () => {
+  it('accepts the base document and a full fix-issue manifest using every key family', () => {
     expect(errorsOf(validate, base())).toEqual([]);
-    const design = {
+    const full = {
       name: 'fix-issue',
       description: 'Plan, implement, review and verify a fix for an issue.',
       on: { labels: ['baton:fix-issue'], commands: ['fix-issue', 'fix'], roles: ['admin', 'maintain', 'write'] },
@@ -108,7 +108,7 @@ describe('workflow schema', () => {
         { id: 'pr', needs: ['ci'], 'pull-request': { title: 'Fix #${{ issue.number }}', draft: true } },
       ],
     };
-    expect(errorsOf(validate, design)).toEqual([]);
+    expect(errorsOf(validate, full)).toEqual([]);
   });
 
   it('accepts every kind in its smallest form, and `approve: {}`', () => {

@@ -29,7 +29,7 @@ export async function validateMode(inputs: Inputs): Promise<void> {
       }
     }
   }
-  // DESIGN §4's GITHUB_TOKEN gotcha: CI that Actions-only mode would never start, or never hear finish.
+  // The GITHUB_TOKEN gotcha (docs/actions-only.md): CI that Actions-only mode would never start, or never hear finish.
   for (const w of tokenWarningsIn(inputs.workspace)) {
     warnings++;
     core.warning(w.message, { title: w.title, file: w.file, startLine: w.line, startColumn: w.column });

@@ -53,7 +53,7 @@ export async function doctorCommand(args: string[], io: CliIO, env: NodeJS.Proce
   const { values } = parseArgs({ args, options: { json: { type: 'boolean' } }, allowPositionals: false, strict: true });
   const [backends, git] = await Promise.all([checkBackends(env, io.cwd), checkGit(env, io.cwd)]);
   const use = workflowUse(io.cwd);
-  // DESIGN §4's GITHUB_TOKEN gotcha: the same check as the Action's validate mode.
+  // The GITHUB_TOKEN gotcha (docs/actions-only.md): the same check as the Action's validate mode.
   const warnings = tokenWarningsIn(io.cwd).map((w) => `${w.message} (${w.file}:${w.line}:${w.column})`);
   // Actions-only mode with GITHUB_TOKEN: the repository setting its pull requests need (not readable from here).
   const batonYml = join(io.cwd, ACTIONS_ONLY_WORKFLOW);

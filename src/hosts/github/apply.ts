@@ -113,7 +113,7 @@ async function applyBundle(
   const usage = r.usage;
   if (r.status === 'succeeded') {
     // An output is kept whole or not at all: one too large for a check run's text (where
-    // large outputs go, DESIGN §4) fails the attempt and says why, rather than be lost.
+    // large outputs go) fails the attempt and says why, rather than be lost.
     const bytes = checkTextBytes(JSON.stringify(r.outputs));
     if (bytes > MAX_CHECK_TEXT_BYTES) return [{ type: 'worker.failed', ...base, reason: 'crashed', error: tooLargeMessage(ref.step, bytes), checkpoint: commit, usage }];
     return [{ type: 'worker.finished', ...base, outputs: r.outputs, commit, usage }];

@@ -1,7 +1,7 @@
 // The GitHub host: carries out the engine's commands with Octokit for one run. The state
 // is kept in memory while one event is processed and written once at the end (`flush`):
 // the status comment is the state, and one edit per processed event is the budget
-// (DESIGN §7). Effects are made safe to repeat instead — each one is looked up before
+// (docs/performance.md). Effects are made safe to repeat instead — each one is looked up before
 // it is redone after a restart (`memory.warm` false) — so a crash before the flush
 // followed by a redelivery redoes nothing twice.
 import type { Command, RunEvent, RunState } from '../../engine/index.ts';

@@ -1,4 +1,4 @@
-// Large step outputs kept in check runs (DESIGN §4): when the status comment would be too
+// Large step outputs kept in check runs (docs/architecture.md §4): when the status comment would be too
 // long, the largest outputs go to the text of a check run `baton / <workflow> / <step>
 // outputs` on the run branch head, and the state keeps references by check run id.
 // Loading reads them back with one GET per check run, cached in process.
