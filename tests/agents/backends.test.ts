@@ -88,7 +88,7 @@ describe('parsers', () => {
   });
 
   it('aider: a provider failure it prints and exits 0 on fails the attempt, unless an answer followed its retry', () => {
-    const auth = 'Aider v0.86.1\n\nlitellm.AuthenticationError: AuthenticationError: AnthropicException - invalid x-api-key\nThe API provider is not able to authenticate you. Check your API key.\n';
+    const auth = 'Aider v0.86.2\n\nlitellm.AuthenticationError: AuthenticationError: AnthropicException - invalid x-api-key\nThe API provider is not able to authenticate you. Check your API key.\n';
     expect(backendFor('aider').parse(auth, '').error).toMatch(/refused the request: litellm\.AuthenticationError.*not able to authenticate you/);
     const retried = 'litellm.InternalServerError: overloaded\nRetrying in 0.2 seconds...\nDone.\nTokens: 1k sent, 10 received. Cost: $0.01 message, $0.01 session.\n';
     expect(backendFor('aider').parse(retried, '').error).toBeUndefined();

@@ -2,7 +2,7 @@
 // with a line like "Tokens: 2.1k sent, 135 received. Cost: $0.0082 message, $0.0082 session."
 import type { AgentBackend } from './types.ts';
 
-const VERSION = '0.86.1';
+const VERSION = '0.86.2';
 
 export const aider: AgentBackend = {
   name: 'aider',
