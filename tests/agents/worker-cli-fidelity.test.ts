@@ -112,3 +112,34 @@ describe('copilot', () => {
     expect(run.result.status).toBe('succeeded');
   });
 });
+
+describe('the fakes hold baton to the real CLIs', () => {
+  it('refuse a flag the real CLI does not have, in its own words', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const f = fakes({ GEMINI_CLI_TRUST_WORKSPACE: 'true' });
+    cleanup.push(f.dir);
+    const refused = (bin: string, ...args: string[]) => {
+      try {
+        execFileSync(bin, args, { env: f.env, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+        return null;
+      } catch (err) {
+        const e = err as { status: number; stderr: string };
+        return { code: e.status, stderr: e.stderr };
+      }
+    };
+    expect(refused('aider', '--max-turns', '3')).toEqual({ code: 2, stderr: expect.stringContaining('aider: error: unrecognized arguments: --max-turns') });
+    expect(refused('copilot', '--max-turns', '3', '-p', 'x')).toEqual({ code: 1, stderr: "error: unknown option '--max-turns'\n" });
+    expect(refused('gemini', '--max-turns', '3')).toEqual({ code: 1, stderr: 'Unknown argument: max-turns\n' });
+    expect(refused('opencode', 'run', '--max-turns', '3')).toEqual({ code: 1, stderr: 'Unknown argument: max-turns\n' });
+  });
+
+  it('gemini refuses an untrusted folder (exit 55), downgrading yolo first', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const f = fakes();
+    cleanup.push(f.dir);
+    const r = spawnSync('gemini', ['--approval-mode', 'yolo', '--prompt', 'x'], { env: f.env, encoding: 'utf8', input: '' });
+    expect(r.status).toBe(55);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^Approval mode overridden to "default" because the current folder is not trusted\.\nGemini CLI is not running in a trusted directory\./);
+  });
+});
