@@ -31,13 +31,17 @@ export interface CredentialCheck {
   present: string[];
   /** Stored logins found under $HOME. */
   logins: string[];
+  /** Why the credentials that are set cannot work (the backend's own rule), when they cannot. */
+  problem?: string;
 }
 
 export function checkCredentials(backend: AgentBackend, env: NodeJS.ProcessEnv): CredentialCheck {
   const present = backend.credentials.filter((n) => (env[n] ?? '') !== '');
   const home = env.HOME ?? env.USERPROFILE ?? '';
   const logins = home ? backend.loginFiles.filter((f) => existsSync(join(home, f))) : [];
-  return { ok: backend.credentials.length === 0 || present.length > 0 || logins.length > 0, present, logins };
+  const problem = backend.credentialProblem?.(env) ?? undefined;
+  const found = backend.credentials.length === 0 || present.length > 0 || logins.length > 0;
+  return { ok: found && !problem, present, logins, ...(problem ? { problem } : {}) };
 }
 
 /** The program a spec starts: the backend's binary, or the first word of `run:`. */
@@ -60,6 +64,7 @@ export function preflight(backend: AgentBackend, spec: AgentSpec, env: NodeJS.Pr
     );
   }
   const creds = checkCredentials(backend, env);
+  if (creds.problem) throw new WorkerSetupError(`${backend.name}: ${creds.problem}`);
   if (!creds.ok) {
     const names = backend.credentials;
     throw new WorkerSetupError(

@@ -70,7 +70,13 @@ export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Prom
   const backend = agent ? backendFor(task.backend!.uses) : null;
   if (backend) preflight(backend, task.backend!, opts.env, opts.cwd);
 
-  const tmp = mkdtempSync(join(tmpdir(), 'baton-worker-'));
+  // Some CLIs' file tools reach only the checkout or a folder of their own: the temp folder
+  // (prompt files, BATON_OUTPUT) goes where the backend says; it is gone before changes are listed.
+  const tmpParent = backend?.tmpParent?.(opts.cwd, opts.env) ?? tmpdir();
+  mkdirSync(tmpParent, { recursive: true });
+  const tmp = mkdtempSync(join(tmpParent, tmpParent === opts.cwd ? '.baton-worker-' : 'baton-worker-'));
+  // Caches a CLI writes into the checkout for itself are not the agent's work.
+  const scratch = (backend?.scratch ?? []).filter((name) => !existsSync(join(opts.cwd, name)));
   const outputFile = join(tmp, 'output.json');
   const limitMinutes = task.timeoutMinutes ?? task.backend?.timeoutMinutes ?? null;
   const deadline = limitMinutes === null ? null : start + limitMinutes * 60_000;
@@ -89,6 +95,7 @@ export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Prom
     }
   } finally {
     rmSync(tmp, { recursive: true, force: true });
+    for (const name of scratch) rmSync(join(opts.cwd, name), { recursive: true, force: true });
   }
 
   // Collected whatever happened above: a crash or a timeout keeps its partial work.
@@ -225,7 +232,9 @@ async function runAgent(run: Run, backend: AgentBackend, firstPrompt: string): P
     const parsed = r.spawnError || r.timedOut ? { finalMessage: '', usage: {} } : backend.parse(r.stdout, r.stderr);
     usage = addUsage(usage, parsed.usage);
     const failed = failure(run, inv.argv[0]!, r);
-    if (failed) return { ...failed, usage };
+    // A CLI that exits non-zero with a failure in its own format (gemini's JSON on stderr)
+    // says it better than its last lines.
+    if (failed) return { ...failed, ...(parsed.error && r.code ? { error: `${inv.argv[0]} exited with code ${r.code}: ${parsed.error}` } : {}), usage };
     if (parsed.error) return { status: 'crashed', outputs: null, error: parsed.error, usage };
 
     const extracted = extractResult(readOutputFile(run.outputFile), parsed.finalMessage);

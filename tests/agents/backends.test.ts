@@ -15,9 +15,10 @@ describe('invocations', () => {
     expect(table).toEqual({
       'claude-code': 'claude -p --output-format json --permission-mode bypassPermissions --model M --max-turns 7 --extra',
       codex: 'codex exec --json --sandbox workspace-write --model M --extra -',
-      aider: 'aider --message-file /tmp/w/aider-message.md --yes-always --no-auto-commits --no-dirty-commits --no-check-update --no-pretty --no-stream --model M --extra',
-      opencode: 'opencode run --format json --model M --extra PROMPT',
-      gemini: 'gemini --output-format json --approval-mode yolo --model M --extra --prompt PROMPT',
+      aider:
+        'aider --message-file /tmp/w/aider-message.md --yes-always --no-auto-commits --no-dirty-commits --no-check-update --no-pretty --no-stream --no-gitignore --analytics-disable --chat-history-file /tmp/w/aider-chat.md --input-history-file /tmp/w/aider-input --model M --extra',
+      opencode: 'opencode run --format json --model M --extra',
+      gemini: 'gemini --output-format json --approval-mode yolo --model M --extra --prompt Do the task given above.',
       copilot: 'copilot -s --no-ask-user --allow-all-tools --model=M --extra -p PROMPT',
     });
   });
@@ -28,14 +29,19 @@ describe('invocations', () => {
     expect(backendFor('codex').invocation(spec(), 'p', ro).argv.join(' ')).toContain('--sandbox read-only');
     expect(backendFor('gemini').invocation(spec(), 'p', ro).argv.join(' ')).toContain('--approval-mode default');
     expect(backendFor('copilot').invocation(spec(), 'p', ro).argv).toContain('--deny-tool=write');
+    expect(backendFor('opencode').invocation(spec(), 'p', ro).argv.join(' ')).toContain('--agent plan');
+    expect(backendFor('opencode').invocation(spec(), 'p', opts).argv).not.toContain('--agent');
   });
 
   it('puts the prompt on stdin, in a file, or (when too long for argv) in a file the argument names', () => {
     expect(backendFor('claude-code').invocation(spec(), 'P', opts).stdin).toBe('P');
     expect(backendFor('codex').invocation(spec(), 'P', opts).stdin).toBe('P');
     expect(backendFor('aider').invocation(spec(), 'P', opts).files).toEqual({ '/tmp/w/aider-message.md': 'P' });
+    // opencode re-quotes message arguments with spaces; gemini puts stdin before --prompt.
+    expect(backendFor('opencode').invocation(spec(), 'P', opts).stdin).toBe('P');
+    expect(backendFor('gemini').invocation(spec(), 'P', opts).stdin).toBe('P');
     const long = 'x'.repeat(MAX_PROMPT_ARG + 1);
-    for (const name of ['opencode', 'gemini', 'copilot'] as const) {
+    for (const name of ['copilot'] as const) {
       const inv = backendFor(name).invocation(spec(), long, opts);
       expect(inv.files).toEqual({ '/tmp/w/prompt.md': long });
       expect(inv.argv[inv.argv.length - 1]).toContain('/tmp/w/prompt.md');
@@ -75,6 +81,17 @@ describe('parsers', () => {
     const p = backendFor('aider').parse(out, '');
     expect(p.usage).toEqual({ inputTokens: 5100, outputTokens: 175, costUsd: 0.03 });
     expect(p.finalMessage).not.toContain('Tokens:');
+    expect(p.error).toBeUndefined();
+    // Both cache figures in one report (base_coder.py: cache write, then cache hit).
+    const both = 'Tokens: 12k sent, 1.2k cache write, 8k cache hit, 500 received. Cost: $0.01 message, $0.05 session.\n';
+    expect(backendFor('aider').parse(both, '').usage).toEqual({ inputTokens: 12000, outputTokens: 500, costUsd: 0.05 });
+  });
+
+  it('aider: a provider failure it prints and exits 0 on fails the attempt, unless an answer followed its retry', () => {
+    const auth = 'Aider v0.86.2\n\nlitellm.AuthenticationError: AuthenticationError: AnthropicException - invalid x-api-key\nThe API provider is not able to authenticate you. Check your API key.\n';
+    expect(backendFor('aider').parse(auth, '').error).toMatch(/refused the request: litellm\.AuthenticationError.*not able to authenticate you/);
+    const retried = 'litellm.InternalServerError: overloaded\nRetrying in 0.2 seconds...\nDone.\nTokens: 1k sent, 10 received. Cost: $0.01 message, $0.01 session.\n';
+    expect(backendFor('aider').parse(retried, '').error).toBeUndefined();
   });
 
   it('opencode: text of the last step, cost and tokens of every step', () => {
@@ -94,6 +111,9 @@ describe('parsers', () => {
     const out = JSON.stringify({ response: 'r', stats: { models: { a: { tokens: { prompt: 5, candidates: 1 } }, b: { tokens: { prompt: 7, candidates: 2 } } } } });
     expect(backendFor('gemini').parse(out, '')).toEqual({ finalMessage: 'r', usage: { inputTokens: 12, outputTokens: 3 }, error: undefined });
     expect(backendFor('gemini').parse(JSON.stringify({ response: '', error: { message: 'quota exceeded' } }), '').error).toBe('gemini error: quota exceeded');
+    // No auth: nothing on stdout, the error object on stderr (exit 41).
+    const noAuth = JSON.stringify({ session_id: 's', error: { type: 'Error', message: 'Please set an Auth method', code: 41 } }, null, 2);
+    expect(backendFor('gemini').parse('', noAuth).error).toBe('gemini error 41: Please set an Auth method');
   });
 
   it('copilot and command: stdout is the message', () => {

@@ -2,20 +2,29 @@
 // with a line like "Tokens: 2.1k sent, 135 received. Cost: $0.0082 message, $0.0082 session."
 import type { AgentBackend } from './types.ts';
 
+const VERSION = '0.86.2';
+
 export const aider: AgentBackend = {
   name: 'aider',
   binary: 'aider',
-  version: '0.86.1',
-  install: 'python -m pip install aider-install && aider-install',
+  version: VERSION,
+  // pipx (on GitHub's Ubuntu runners) installs into its own venv: system pip refuses (PEP 668).
+  install: `pipx install aider-chat==${VERSION}`,
   // aider talks to many providers; any one key lets it run (the model decides which).
   credentials: ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'GEMINI_API_KEY', 'DEEPSEEK_API_KEY', 'OPENROUTER_API_KEY'],
   loginFiles: [],
+  // The repo map's tags cache (v3 or v4 depending on the tree-sitter pack installed).
+  scratch: ['.aider.tags.cache.v3', '.aider.tags.cache.v4'],
 
   invocation(spec, prompt, opts) {
     const messageFile = `${opts.tmpDir}/aider-message.md`;
     // baton collects the changes itself, so aider must not commit them; no update checks,
-    // no colours or streaming in a log.
-    const argv = ['aider', '--message-file', messageFile, '--yes-always', '--no-auto-commits', '--no-dirty-commits', '--no-check-update', '--no-pretty', '--no-stream'];
+    // no colours or streaming in a log. Nothing of aider's own lands in the checkout: no
+    // `.aider*` line added to .gitignore, the histories (the full prompt) in the temp folder.
+    const argv = [
+      'aider', '--message-file', messageFile, '--yes-always', '--no-auto-commits', '--no-dirty-commits', '--no-check-update', '--no-pretty', '--no-stream',
+      '--no-gitignore', '--analytics-disable', '--chat-history-file', `${opts.tmpDir}/aider-chat.md`, '--input-history-file', `${opts.tmpDir}/aider-input`,
+    ];
     if (spec.model) argv.push('--model', spec.model);
     // aider has no turn limit or read-only switch: maxTurns and writes:false rely on the prompt.
     argv.push(...(spec.args ?? []));
@@ -24,7 +33,8 @@ export const aider: AgentBackend = {
 
   parse(stdout) {
     const usage: { costUsd?: number; inputTokens?: number; outputTokens?: number } = {};
-    const tokens = [...stdout.matchAll(/Tokens: ([\d.]+)(k?) sent(?:,[^,\n]*?)?, ([\d.]+)(k?) received/g)];
+    // Cache figures may sit between "sent" and "received" ("…, 1.2k cache write, 8k cache hit, …").
+    const tokens = [...stdout.matchAll(/Tokens: ([\d.]+)(k?) sent(?:, [^,\n]*?)*, ([\d.]+)(k?) received/g)];
     for (const m of tokens) {
       usage.inputTokens = (usage.inputTokens ?? 0) + Math.round(Number(m[1]) * (m[2] ? 1000 : 1));
       usage.outputTokens = (usage.outputTokens ?? 0) + Math.round(Number(m[3]) * (m[4] ? 1000 : 1));
@@ -36,6 +46,23 @@ export const aider: AgentBackend = {
       .split('\n')
       .filter((l) => !/^Tokens: .* (sent|received)/.test(l))
       .join('\n');
-    return { finalMessage, usage };
+    return { finalMessage, usage, error: apiFailure(stdout) };
   },
 };
+
+/**
+ * Aider prints a provider failure (bad key, quota, overload after its retries) as
+ * "litellm.<Name>Error: …" and still exits 0. The run failed when no token report follows
+ * the last such line (a retried error followed by an answer is a success).
+ */
+function apiFailure(stdout: string): string | undefined {
+  const lines = stdout.split('\n');
+  let failed = -1;
+  let reported = -1;
+  lines.forEach((l, i) => {
+    if (/^litellm\.\w+(Error|Exception)\b/.test(l.trim())) failed = i;
+    else if (/^Tokens: .* sent/.test(l)) reported = i;
+  });
+  if (failed < 0 || reported > failed) return undefined;
+  return `aider: the model provider refused the request: ${lines.slice(failed, failed + 3).map((l) => l.trim()).filter(Boolean).join(' / ').slice(0, 500)}`;
+}

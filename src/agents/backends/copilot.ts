@@ -1,17 +1,28 @@
 // GitHub Copilot CLI: `copilot -p <prompt>` runs non-interactively; `-s` leaves only the
 // agent's answer on stdout. It reports premium requests, not money, so no cost is known.
+// `--no-ask-user` needs CLI 1.0.19 or later (github/gh-aw, copilotSupportsNoAskUser).
 import type { AgentBackend } from './types.ts';
 import { promptArgument } from './types.ts';
+
+const VERSION = '1.0.102';
+const TOKENS = ['COPILOT_GITHUB_TOKEN', 'GH_TOKEN', 'GITHUB_TOKEN'];
 
 export const copilot: AgentBackend = {
   name: 'copilot',
   binary: 'copilot',
-  version: '1.0.102',
-  install: 'npm install -g @github/copilot',
-  // A token with the "Copilot Requests" permission; the Actions GITHUB_TOKEN does not have it.
-  credentials: ['COPILOT_GITHUB_TOKEN', 'GH_TOKEN', 'GITHUB_TOKEN'],
+  version: VERSION,
+  install: `npm install -g @github/copilot@${VERSION}`,
+  // The first one set is used: a fine-grained token with the "Copilot Requests" permission,
+  // or in Actions the job's GITHUB_TOKEN with `permissions: copilot-requests: write`.
+  credentials: TOKENS,
   // Falls back to the GitHub CLI's login when no token is set.
   loginFiles: ['.config/gh/hosts.yml'],
+
+  credentialProblem(env) {
+    const name = TOKENS.find((n) => (env[n] ?? '') !== '');
+    if (!name || !env[name]!.startsWith('ghp_')) return null;
+    return `${name} is a classic personal access token (ghp_…), which Copilot CLI refuses; use a fine-grained token with the "Copilot Requests" permission, or in Actions the job's GITHUB_TOKEN with \`permissions: copilot-requests: write\``;
+  },
 
   invocation(spec, prompt, opts) {
     const files: Record<string, string> = {};

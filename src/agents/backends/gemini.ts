@@ -1,33 +1,54 @@
-// Gemini CLI: headless with `--prompt`; `--output-format json` prints one object
+// Gemini CLI: headless when stdin is not a terminal or `--prompt` is given; it reads piped
+// stdin and puts `--prompt` after it, so the task goes on stdin (no argv length limit).
+// `--output-format json` prints one object
 // { response, stats: { models: { <model>: { tokens: { prompt, candidates, … } } } }, error? }.
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import type { AgentBackend, Usage } from './types.ts';
-import { addUsage, num, promptArgument } from './types.ts';
+import { addUsage, num } from './types.ts';
+
+const VERSION = '0.61.0';
 
 export const gemini: AgentBackend = {
   name: 'gemini',
   binary: 'gemini',
-  version: '0.61.0',
-  install: 'npm install -g @google/gemini-cli',
-  credentials: ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GOOGLE_GENAI_USE_VERTEXAI', 'GOOGLE_APPLICATION_CREDENTIALS'],
+  version: VERSION,
+  install: `npm install -g @google/gemini-cli@${VERSION}`,
+  // What headless auth accepts from the environment (packages/cli/src/validateNonInterActiveAuth.ts,
+  // core/contentGenerator.ts): a Gemini API key, or Vertex AI / Code Assist chosen explicitly.
+  credentials: ['GEMINI_API_KEY', 'GOOGLE_GENAI_USE_VERTEXAI', 'GOOGLE_GENAI_USE_GCA'],
   loginFiles: ['.gemini/oauth_creds.json'],
 
+  // Its file tools reach only the workspace and ~/.gemini/tmp: BATON_OUTPUT in the system
+  // temp folder would be out of reach.
+  tmpParent: (_cwd, env) => join(env.HOME || homedir(), '.gemini', 'tmp'),
+
+  credentialProblem(env) {
+    if ((env.GEMINI_API_KEY ?? '') !== '' || env.GOOGLE_GENAI_USE_GCA === 'true') return null;
+    if ((env.GOOGLE_GENAI_USE_VERTEXAI ?? '') === '') return null;
+    if (env.GOOGLE_GENAI_USE_VERTEXAI !== 'true') return 'GOOGLE_GENAI_USE_VERTEXAI must be `true` to select Vertex AI';
+    const project = (env.GOOGLE_CLOUD_PROJECT ?? '') !== '' && (env.GOOGLE_CLOUD_LOCATION ?? '') !== '';
+    return project || (env.GOOGLE_API_KEY ?? '') !== '' ? null : 'Vertex AI needs GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION, or GOOGLE_API_KEY';
+  },
+
   invocation(spec, prompt, opts) {
-    const files: Record<string, string> = {};
     // yolo approves every tool; the default mode lets a headless run use read-only tools only.
     const argv = ['gemini', '--output-format', 'json', '--approval-mode', opts.writes ? 'yolo' : 'default'];
     if (spec.model) argv.push('--model', spec.model);
     // No turn limit flag (it is the `model.maxSessionTurns` setting).
-    argv.push(...(spec.args ?? []), '--prompt', promptArgument(prompt, opts, files));
-    return { argv, env: {}, files };
+    argv.push(...(spec.args ?? []), '--prompt', 'Do the task given above.');
+    // A fresh checkout is an untrusted folder: a headless run there exits 55 and yolo is
+    // downgraded to default. The checkout is the one baton was asked to work in.
+    return { argv, stdin: prompt, env: { GEMINI_CLI_TRUST_WORKSPACE: 'true' } };
   },
 
-  parse(stdout) {
+  parse(stdout, stderr) {
     const start = stdout.indexOf('{');
     let v: any;
     try {
       v = JSON.parse(stdout.slice(start));
     } catch {
-      return { finalMessage: stdout, usage: {} };
+      return { finalMessage: stdout, usage: {}, error: stderrError(stderr) };
     }
     let usage: Usage = {};
     for (const m of Object.values<any>(v?.stats?.models ?? {})) {
@@ -40,3 +61,15 @@ export const gemini: AgentBackend = {
     };
   },
 };
+
+/** Failures (no auth: code 41) come as `{ session_id, error: { message, code } }` on stderr. */
+function stderrError(stderr: string): string | undefined {
+  const start = stderr.indexOf('{');
+  if (start < 0) return undefined;
+  try {
+    const v = JSON.parse(stderr.slice(start));
+    return v?.error ? `gemini error${v.error.code !== undefined ? ` ${v.error.code}` : ''}: ${v.error.message ?? JSON.stringify(v.error)}` : undefined;
+  } catch {
+    return undefined;
+  }
+}

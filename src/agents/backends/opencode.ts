@@ -1,24 +1,31 @@
-// opencode: `opencode run <message>` runs one prompt and exits; `--format json` prints
-// JSONL events (text parts, and step_finish parts carrying cost and tokens).
+// opencode: `opencode run` runs one prompt and exits; `--format json` prints JSONL events
+// (text parts, and step_finish parts carrying cost and tokens). The prompt goes on stdin:
+// `run` re-quotes every message argument containing a space, which would mangle it.
 import type { AgentBackend, Usage } from './types.ts';
-import { addUsage, jsonLines, num, promptArgument } from './types.ts';
+import { addUsage, jsonLines, num } from './types.ts';
+
+const VERSION = '1.18.33';
 
 export const opencode: AgentBackend = {
   name: 'opencode',
   binary: 'opencode',
-  version: '1.18.33',
-  install: 'npm install -g opencode-ai',
+  version: VERSION,
+  install: `npm install -g opencode-ai@${VERSION}`,
   // opencode reaches many providers; any one key (or `opencode auth login`) is enough.
   credentials: ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'GEMINI_API_KEY', 'OPENROUTER_API_KEY', 'GITHUB_TOKEN'],
   loginFiles: ['.local/share/opencode/auth.json'],
 
+  // Paths outside the project need an "ask" permission that `run` rejects: BATON_OUTPUT
+  // lives in a folder inside the checkout, removed before the changes are listed.
+  tmpParent: (cwd) => cwd,
+
   invocation(spec, prompt, opts) {
-    const files: Record<string, string> = {};
     const argv = ['opencode', 'run', '--format', 'json'];
     if (spec.model) argv.push('--model', spec.model); // provider/model
-    // No turn limit or read-only flag in `run`: those rely on the agent config and the prompt.
-    argv.push(...(spec.args ?? []), promptArgument(prompt, opts, files));
-    return { argv, env: {}, files };
+    // The built-in `plan` agent may not edit files. No turn limit flag in `run`.
+    if (!opts.writes) argv.push('--agent', 'plan');
+    argv.push(...(spec.args ?? []));
+    return { argv, stdin: prompt, env: {} };
   },
 
   parse(stdout) {

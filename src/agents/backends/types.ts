@@ -53,6 +53,16 @@ export interface AgentBackend {
   credentials: string[];
   /** Files under $HOME a CLI keeps a stored login in (`claude login`, `codex login`…). */
   loginFiles: string[];
+  /**
+   * The folder the worker's private temp folder (tmpDir, BATON_OUTPUT) is made in, for CLIs
+   * whose file tools cannot reach the system temp folder; the default is the system's.
+   * A folder inside the checkout is removed before the changes are collected.
+   */
+  tmpParent?(cwd: string, env: NodeJS.ProcessEnv): string;
+  /** Names in the checkout's root the CLI writes for itself (caches): removed after a run unless they were there before. */
+  scratch?: string[];
+  /** A reason the credentials that are set cannot work (a token kind the CLI refuses), or null. */
+  credentialProblem?(env: NodeJS.ProcessEnv): string | null;
   invocation(spec: AgentSpec, prompt: string, opts: InvocationOptions): Invocation;
   parse(stdout: string, stderr: string): Parsed;
 }
