@@ -3,7 +3,7 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import type { AgentSpec } from '../manifest/types.ts';
-import type { AgentBackend } from './backends/types.ts';
+import { installCommand, type AgentBackend } from './backends/types.ts';
 
 /** A problem with the worker's setup (not the agent's work): nothing was run. */
 export class WorkerSetupError extends Error {
@@ -55,7 +55,7 @@ export function preflight(backend: AgentBackend, spec: AgentSpec, env: NodeJS.Pr
   if (!path) {
     throw new WorkerSetupError(
       backend.binary
-        ? `\`${program}\` is not on PATH; install it (${backend.install}) in the worker job before baton runs, or pick another backend in the manifest's \`agents:\``
+        ? `\`${program}\` is not on PATH; install it (${installCommand(backend)}) in the worker job before baton runs, or pick another backend in the manifest's \`agents:\``
         : `\`${program}\` (the \`run:\` of this \`command\` agent) was not found${program.includes('/') ? ` relative to ${cwd}` : ' on PATH'}, or is not executable`,
     );
   }

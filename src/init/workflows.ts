@@ -2,6 +2,7 @@
 // in Actions-only mode the worker gets an `apply` job (the write happens there, not in the
 // agent's job) and baton.yml handles the events a GitHub App would have received.
 import { BACKEND_IMPLS } from '../agents/backends/index.ts';
+import { installCommand } from '../agents/backends/types.ts';
 import type { Backend } from '../manifest/types.ts';
 
 export interface WorkflowOptions {
@@ -19,13 +20,24 @@ export function secretsOf(backends: Backend[]): string[] {
   return [...new Set(backends.flatMap((b) => BACKEND_IMPLS[b].credentials.slice(0, 1)))].sort();
 }
 
+/**
+ * Each CLI at the version baton is tested with, skipped when the runner already has that
+ * version (self-hosted runners may), and retried: a registry hiccup must not fail the job.
+ */
 function installSteps(backends: Backend[]): string[] {
   const out: string[] = [];
   for (const b of [...new Set(backends)].sort()) {
     const impl = BACKEND_IMPLS[b];
-    if (!impl.binary) continue;
-    // Installed only when the runner lacks it (self-hosted runners may have it already).
-    out.push(`      - name: Install ${b}`, `        run: command -v ${impl.binary} >/dev/null || ${impl.install}`);
+    const install = installCommand(impl);
+    if (!impl.binary || !install) continue;
+    const have = impl.version ? `${impl.binary} --version 2>/dev/null | grep -qwF -- '${impl.version}'` : `command -v ${impl.binary} >/dev/null`;
+    out.push(
+      `      - name: Install ${b}${impl.version ? ` ${impl.version}` : ''}`,
+      '        run: |',
+      `          if ${have}; then exit 0; fi`,
+      `          for try in 1 2 3; do ${install} && exit 0; echo "install failed (try $try of 3), retrying in 15s"; sleep 15; done`,
+      '          exit 1',
+    );
   }
   return out;
 }

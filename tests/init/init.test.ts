@@ -61,6 +61,11 @@ describe('baton init', () => {
       ANTHROPIC_API_KEY: '${{ secrets.ANTHROPIC_API_KEY }}',
       OPENAI_API_KEY: '${{ secrets.OPENAI_API_KEY }}',
     });
+    // Each CLI at the version baton is tested with, retried, skipped when already there.
+    const install = steps.find((s) => s.name === 'Install claude-code 2.1.332')!;
+    expect(install.run).toContain("if claude --version 2>/dev/null | grep -qwF -- '2.1.332'; then exit 0; fi");
+    expect(install.run).toContain('for try in 1 2 3; do npm install -g @anthropic-ai/claude-code@2.1.332 && exit 0;');
+    expect(steps.find((s) => s.name === 'Install codex 0.169.0')!.run).toContain('npm install -g @openai/codex@0.169.0 && exit 0;');
     // sudo and docker are dropped before it, on GitHub-hosted runners only.
     const drop = steps[steps.indexOf(agent) - 1]!;
     expect(drop.if).toBe("runner.environment == 'github-hosted' && runner.os == 'Linux'");

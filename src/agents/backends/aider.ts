@@ -6,7 +6,7 @@ export const aider: AgentBackend = {
   name: 'aider',
   binary: 'aider',
   version: '0.86.1',
-  install: 'python -m pip install aider-install && aider-install',
+  install: { run: 'python -m pip install aider-install && aider-install' },
   // aider talks to many providers; any one key lets it run (the model decides which).
   credentials: ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'GEMINI_API_KEY', 'DEEPSEEK_API_KEY', 'OPENROUTER_API_KEY'],
   loginFiles: [],

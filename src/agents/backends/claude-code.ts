@@ -7,7 +7,7 @@ export const claudeCode: AgentBackend = {
   name: 'claude-code',
   binary: 'claude',
   version: '2.1.332',
-  install: 'npm install -g @anthropic-ai/claude-code',
+  install: { npm: '@anthropic-ai/claude-code' },
   // An API key, a token from `claude setup-token`, or a cloud provider switched on.
   credentials: ['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN', 'CLAUDE_CODE_USE_BEDROCK', 'CLAUDE_CODE_USE_VERTEX'],
   loginFiles: ['.claude/.credentials.json'],

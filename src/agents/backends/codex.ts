@@ -8,7 +8,7 @@ export const codex: AgentBackend = {
   name: 'codex',
   binary: 'codex',
   version: '0.169.0',
-  install: 'npm install -g @openai/codex',
+  install: { npm: '@openai/codex' },
   credentials: ['OPENAI_API_KEY', 'CODEX_API_KEY'],
   loginFiles: ['.codex/auth.json'],
 

@@ -7,7 +7,7 @@ export const copilot: AgentBackend = {
   name: 'copilot',
   binary: 'copilot',
   version: '1.0.102',
-  install: 'npm install -g @github/copilot',
+  install: { npm: '@github/copilot' },
   // A token with the "Copilot Requests" permission; the Actions GITHUB_TOKEN does not have it.
   credentials: ['COPILOT_GITHUB_TOKEN', 'GH_TOKEN', 'GITHUB_TOKEN'],
   // Falls back to the GitHub CLI's login when no token is set.

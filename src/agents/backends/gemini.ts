@@ -7,7 +7,7 @@ export const gemini: AgentBackend = {
   name: 'gemini',
   binary: 'gemini',
   version: '0.61.0',
-  install: 'npm install -g @google/gemini-cli',
+  install: { npm: '@google/gemini-cli' },
   credentials: ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GOOGLE_GENAI_USE_VERTEXAI', 'GOOGLE_APPLICATION_CREDENTIALS'],
   loginFiles: ['.gemini/oauth_creds.json'],
 

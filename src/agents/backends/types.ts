@@ -3,6 +3,16 @@
 // timeout, extraction, validation and re-prompting are the worker's (../worker.ts).
 import type { AgentSpec, Backend } from '../../manifest/types.ts';
 
+/** How a CLI is installed: `{ npm: pkg }` becomes `npm install -g pkg@version`. */
+export type InstallForm = { npm: string } | { run: string };
+
+/** The shell command that installs a backend's CLI at its pinned version (null: nothing to install). */
+export function installCommand(b: Pick<AgentBackend, 'install' | 'version'>): string | null {
+  if (!b.install) return null;
+  if ('npm' in b.install) return `npm install -g ${b.install.npm}${b.version ? `@${b.version}` : ''}`;
+  return b.install.run;
+}
+
 export interface Usage {
   costUsd?: number;
   inputTokens?: number;
@@ -39,8 +49,12 @@ export interface AgentBackend {
   name: Backend;
   /** The executable, or null when the spec names it (`command`). */
   binary: string | null;
-  /** How to get the binary, for the "not on PATH" error. */
-  install: string;
+  /**
+   * How to get the binary at `version`: an npm package installed globally, or a shell
+   * command (which pins what it can itself); null where baton installs nothing (`command`).
+   * installCommand() renders it for the workflows `baton init` writes and for messages.
+   */
+  install: InstallForm | null;
   /**
    * The CLI version baton is tested against, which the workflows `baton init` writes install;
    * null where baton installs nothing (`command`). The one place these versions live.

@@ -71,6 +71,7 @@ export async function doctorCommand(args: string[], io: CliIO, env: NodeJS.Proce
     lines.push(`${b.runnable ? '✓' : '✗'} ${b.name.padEnd(width)}  ${b.runnable ? 'runnable' : `not runnable: ${why}`}`);
     if (b.binary === null) lines.push(`    program      the agent's \`run:\` (checked when a step starts)`);
     else lines.push(`    binary       ${b.path ? `${b.path} — ${b.version}` : `not found (install: ${b.install})`}`);
+    if (b.pinned) lines.push(`    version      ${b.pinned}`);
     lines.push(`    credentials  ${credentialText(b)}`);
     const users = use.backends.get(b.name);
     if (users) lines.push(`    used by      ${users.join(', ')}${b.runnable ? '' : ' (fine if the worker job installs it and passes its secret)'}`);
