@@ -18,7 +18,7 @@ export interface BackendReport {
   install: string;
   /** Installed vs the version baton is tested with, in words; null for `command`. */
   pinned: string | null;
-  credentials: { needed: string[]; present: string[]; logins: string[]; ok: boolean };
+  credentials: { needed: string[]; present: string[]; logins: string[]; ok: boolean; notEnough: { name: string; advice: string }[] };
   runnable: boolean;
 }
 
@@ -57,7 +57,8 @@ export async function checkBackends(env: NodeJS.ProcessEnv, cwd: string, timeout
   return Promise.all(
     Object.values(BACKEND_IMPLS).map(async (b): Promise<BackendReport> => {
       const creds = checkCredentials(b, env);
-      const credentials = { needed: b.credentials, present: creds.present, logins: creds.logins, ok: creds.ok };
+      const notEnough = creds.notEnough.map((name) => ({ name, advice: b.notEnough![name]! }));
+      const credentials = { needed: b.credentials, present: creds.present, logins: creds.logins, ok: creds.ok, notEnough };
       if (b.binary === null) return { name: b.name, binary: null, path: null, version: null, install: '', pinned: null, credentials, runnable: true };
       const path = findExecutable(b.binary, env, cwd) ?? null;
       const version = path ? await versionOf(path, env, timeoutMs) : null;

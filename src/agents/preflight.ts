@@ -31,13 +31,18 @@ export interface CredentialCheck {
   present: string[];
   /** Stored logins found under $HOME. */
   logins: string[];
+  /** Set variables the CLI does not read (backend.notEnough), e.g. OPENAI_API_KEY for codex. */
+  notEnough: string[];
 }
 
 export function checkCredentials(backend: AgentBackend, env: NodeJS.ProcessEnv): CredentialCheck {
-  const present = backend.credentials.filter((n) => (env[n] ?? '') !== '');
+  const set = (n: string) => (env[n] ?? '') !== '';
+  // A switch (CLAUDE_CODE_USE_VERTEX) counts only with the variables it needs beside it.
+  const present = backend.credentials.filter((n) => set(n) && (backend.credentialCompanions?.[n] ?? []).every(set));
   const home = env.HOME ?? env.USERPROFILE ?? '';
   const logins = home ? backend.loginFiles.filter((f) => existsSync(join(home, f))) : [];
-  return { ok: backend.credentials.length === 0 || present.length > 0 || logins.length > 0, present, logins };
+  const notEnough = Object.keys(backend.notEnough ?? {}).filter((n) => (env[n] ?? '') !== '');
+  return { ok: backend.credentials.length === 0 || present.length > 0 || logins.length > 0, present, logins, notEnough };
 }
 
 /** The program a spec starts: the backend's binary, or the first word of `run:`. */
@@ -62,8 +67,9 @@ export function preflight(backend: AgentBackend, spec: AgentSpec, env: NodeJS.Pr
   const creds = checkCredentials(backend, env);
   if (!creds.ok) {
     const names = backend.credentials;
+    const hints = creds.notEnough.map((n) => `; ${n} is set, but ${backend.notEnough![n]}`).join('');
     throw new WorkerSetupError(
-      `${backend.name} needs credentials: set ${names.length === 1 ? names[0] : `one of ${names.join(', ')}`} in the worker's environment (in Actions: a repository secret passed with \`env:\`)`,
+      `${backend.name} needs credentials: set ${names.length === 1 ? names[0] : `one of ${names.join(', ')}`} in the worker's environment (in Actions: a repository secret passed with \`env:\`)${hints}`,
     );
   }
   return path;

@@ -74,11 +74,12 @@ function identity(o: WorkflowOptions, extra: string): string {
  * process's memory: both are dropped first, after the code of the later `uses:` steps and
  * the runner's node are made root's, so the agent cannot rewrite them.
  */
-function agentSteps(actionRef: string, secrets: string[]): string[] {
+function agentSteps(actionRef: string, secrets: string[], backends: Backend[]): string[] {
   return [
     '      - id: baton',
     `        uses: ${actionRef}`,
     '        with: { mode: locate, token: "" }',
+    ...(backends.includes('codex') ? CODEX_SANDBOX_STEP : []),
     '      - name: Drop sudo and docker before the agent starts',
     "        if: runner.environment == 'github-hosted' && runner.os == 'Linux'",
     '        env: { BATON_NODE: "${{ steps.baton.outputs.node }}" }',
@@ -105,6 +106,22 @@ function agentSteps(actionRef: string, secrets: string[]): string[] {
     ...secrets.map((s) => `          ${s}: "\${{ secrets.${s} }}"`),
   ];
 }
+
+/**
+ * codex's sandbox is bubblewrap, which needs unprivileged user namespaces; ubuntu-24.04
+ * runners restrict them through AppArmor, so every command codex runs would fail
+ * ("bwrap: loopback: Failed RTM_NEWADDR", openai/codex issues #17337, #15057). openai/codex-action
+ * lifts the restriction the same way. It needs sudo, so it runs before sudo is dropped.
+ */
+const CODEX_SANDBOX_STEP = [
+  "      - name: Let codex's sandbox (bubblewrap) make user namespaces",
+  "        if: runner.environment == 'github-hosted' && runner.os == 'Linux'",
+  // The same guard as the sudo drop: only the runner user of a GitHub-hosted image, where the setting exists.
+  '        run: |',
+  '          if [ -f /etc/sudoers.d/runner ] && [ "$(id -un)" = runner ] && [ -e /proc/sys/kernel/apparmor_restrict_unprivileged_userns ]; then',
+  '            sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0',
+  '          fi',
+];
 
 /** What the run and apply jobs need to drive a run with the job's GITHUB_TOKEN. */
 const WRITE_PERMISSIONS = '{ contents: write, issues: write, pull-requests: write, checks: write, actions: write, statuses: read }';
@@ -140,7 +157,7 @@ export function workerWorkflow(o: WorkflowOptions): string {
     '      - uses: actions/checkout@v5',
     '        with: { ref: "${{ inputs.base }}", persist-credentials: false }',
     ...installSteps(o.backends),
-    ...agentSteps(o.actionRef, secrets),
+    ...agentSteps(o.actionRef, secrets, o.backends),
     '      - uses: actions/upload-artifact@v4',
     '        if: always()   # partial work of a crashed or timed-out agent is kept too',
     // Without include-hidden-files, upload-artifact (v4.4+) drops every dotfile and

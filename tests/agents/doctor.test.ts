@@ -29,7 +29,7 @@ describe('baton doctor', () => {
     expect(out).toContain('version      2.1.332 (the version baton is tested with)');
     expect(out).toContain('credentials  ANTHROPIC_API_KEY');
     expect(out).toContain('✗ codex        not runnable: no credentials');
-    expect(out).toContain('none set (needs one of OPENAI_API_KEY, CODEX_API_KEY)');
+    expect(out).toContain('none set (needs one of CODEX_API_KEY)');
     expect(out).toContain('✓ command      runnable');
     expect(out).toMatch(/✓ git +\S+git — git version/);
     expect(out).not.toContain('sk-ant-very-secret');

@@ -1,7 +1,7 @@
 // One interface for every agent CLI baton can drive. A backend only knows its CLI: how to
 // call it non-interactively and how to read what it printed. Running the process, the
 // timeout, extraction, validation and re-prompting are the worker's (../worker.ts).
-import type { AgentSpec, Backend } from '../../manifest/types.ts';
+import type { AgentSpec, Backend, JsonSchema } from '../../manifest/types.ts';
 
 /** How a CLI is installed: `{ npm: pkg }` becomes `npm install -g pkg@version`. */
 export type InstallForm = { npm: string } | { run: string };
@@ -17,6 +17,8 @@ export interface Usage {
   costUsd?: number;
   inputTokens?: number;
   outputTokens?: number;
+  /** costUsd was worked out from token counts and a price table, not reported by the CLI. */
+  costEstimated?: boolean;
 }
 
 export interface InvocationOptions {
@@ -24,6 +26,10 @@ export interface InvocationOptions {
   tmpDir: string;
   /** False for steps that must not change files: backends that can forbid edits do. */
   writes: boolean;
+  /** The step's outputs schema, for CLIs with native structured output (claude --json-schema). */
+  outputsSchema?: JsonSchema | null;
+  /** The worker runs as root (a container job): claude needs IS_SANDBOX=1 to skip permissions then. */
+  root?: boolean;
 }
 
 export interface Invocation {
@@ -43,6 +49,8 @@ export interface Parsed {
   usage: Usage;
   /** Set when the CLI reported a failure in its own output (e.g. claude's `is_error`). */
   error?: string;
+  /** The result the CLI itself produced against the outputs schema (claude's structured_output). */
+  structured?: unknown;
 }
 
 export interface AgentBackend {
@@ -65,10 +73,18 @@ export interface AgentBackend {
    * Empty: nothing needed (or nothing baton can check).
    */
   credentials: string[];
+  /**
+   * Variables people set for this CLI that it does not read, with what to do instead (codex
+   * and OPENAI_API_KEY): preflight and doctor say so rather than "needs credentials".
+   */
+  notEnough?: Record<string, string>;
+  /** A credential that is only a switch, with the variables it needs too (CLAUDE_CODE_USE_VERTEX → its region and project). */
+  credentialCompanions?: Record<string, string[]>;
   /** Files under $HOME a CLI keeps a stored login in (`claude login`, `codex login`…). */
   loginFiles: string[];
   invocation(spec: AgentSpec, prompt: string, opts: InvocationOptions): Invocation;
-  parse(stdout: string, stderr: string): Parsed;
+  /** `spec` is the agent's spec, for figures that depend on it (the model's price). */
+  parse(stdout: string, stderr: string, spec?: AgentSpec): Parsed;
 }
 
 /** Linux refuses one argv string over 128 KiB (MAX_ARG_STRLEN); leave room for the rest. */
@@ -91,6 +107,7 @@ export function addUsage(a: Usage, b: Usage): Usage {
   for (const k of ['costUsd', 'inputTokens', 'outputTokens'] as const) {
     if (typeof b[k] === 'number' && Number.isFinite(b[k])) out[k] = (out[k] ?? 0) + b[k]!;
   }
+  if (b.costEstimated && b.costUsd !== undefined) out.costEstimated = true;
   if (out.costUsd !== undefined) out.costUsd = Math.round(out.costUsd * 1e6) / 1e6;
   return out;
 }

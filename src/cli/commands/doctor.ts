@@ -46,7 +46,8 @@ function credentialText(r: BackendReport): string {
   const c = r.credentials;
   if (!c.needed.length) return 'none needed';
   const found = [...c.present, ...c.logins.map((l) => `login in ~/${l}`)];
-  return found.length ? found.join(', ') : `none set (needs one of ${c.needed.join(', ')})`;
+  const hints = c.notEnough.filter(() => !c.ok).map((n) => `; ${n.name} is set, but ${n.advice}`).join('');
+  return found.length ? found.join(', ') : `none set (needs one of ${c.needed.join(', ')})${hints}`;
 }
 
 export async function doctorCommand(args: string[], io: CliIO, env: NodeJS.ProcessEnv = process.env): Promise<number> {
