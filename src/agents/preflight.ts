@@ -33,6 +33,8 @@ export interface CredentialCheck {
   logins: string[];
   /** Set variables the CLI does not read (backend.notEnough), e.g. OPENAI_API_KEY for codex. */
   notEnough: string[];
+  /** Switches set without their companions (CLAUDE_CODE_USE_VERTEX without CLOUD_ML_REGION…). */
+  incomplete: { name: string; missing: string[] }[];
 }
 
 export function checkCredentials(backend: AgentBackend, env: NodeJS.ProcessEnv): CredentialCheck {
@@ -41,8 +43,10 @@ export function checkCredentials(backend: AgentBackend, env: NodeJS.ProcessEnv):
   const present = backend.credentials.filter((n) => set(n) && (backend.credentialCompanions?.[n] ?? []).every(set));
   const home = env.HOME ?? env.USERPROFILE ?? '';
   const logins = home ? backend.loginFiles.filter((f) => existsSync(join(home, f))) : [];
-  const notEnough = Object.keys(backend.notEnough ?? {}).filter((n) => (env[n] ?? '') !== '');
-  return { ok: backend.credentials.length === 0 || present.length > 0 || logins.length > 0, present, logins, notEnough };
+  const notEnough = Object.keys(backend.notEnough ?? {}).filter(set);
+  // A switch set without what it needs beside it: said as "X is set, but it also needs Y".
+  const incomplete = Object.entries(backend.credentialCompanions ?? {}).filter(([n, needs]) => set(n) && !needs.every(set)).map(([n, needs]) => ({ name: n, missing: needs.filter((m) => !set(m)) }));
+  return { ok: backend.credentials.length === 0 || present.length > 0 || logins.length > 0, present, logins, notEnough, incomplete };
 }
 
 /** The program a spec starts: the backend's binary, or the first word of `run:`. */
@@ -67,7 +71,10 @@ export function preflight(backend: AgentBackend, spec: AgentSpec, env: NodeJS.Pr
   const creds = checkCredentials(backend, env);
   if (!creds.ok) {
     const names = backend.credentials;
-    const hints = creds.notEnough.map((n) => `; ${n} is set, but ${backend.notEnough![n]}`).join('');
+    const hints = [
+      ...creds.notEnough.map((n) => `; ${n} is set, but ${backend.notEnough![n]}`),
+      ...creds.incomplete.map((c) => `; ${c.name} is set, but it also needs ${c.missing.join(' and ')}`),
+    ].join('');
     throw new WorkerSetupError(
       `${backend.name} needs credentials: set ${names.length === 1 ? names[0] : `one of ${names.join(', ')}`} in the worker's environment (in Actions: a repository secret passed with \`env:\`)${hints}`,
     );

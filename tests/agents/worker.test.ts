@@ -121,6 +121,7 @@ describe('setup errors, before anything runs', () => {
     cleanup.push(f.dir);
     for (const [uses, text] of [
       ['claude-code', 'claude-code needs credentials: set one of ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN'],
+      ['claude-code', 'CLAUDE_CODE_USE_VERTEX is set, but it also needs CLOUD_ML_REGION and ANTHROPIC_VERTEX_PROJECT_ID'],
       ['codex', 'codex needs credentials: set CODEX_API_KEY in the worker\'s environment'],
       ['codex', 'OPENAI_API_KEY is set, but `codex exec` does not read OPENAI_API_KEY: set CODEX_API_KEY to the same key'],
     ] as const) {
