@@ -77,6 +77,14 @@ describe('baton doctor', () => {
     expect(out).toContain('version      2.1.332 (the version baton is tested with)');
   });
 
+  it('does not count OPENAI_API_KEY for codex, and says what to set instead', async () => {
+    const f = fakes({ OPENAI_API_KEY: 'sk-openai', CODEX_API_KEY: '' });
+    cleanup.push(f.dir);
+    const { out } = await doctor([], f.env, f.dir);
+    expect(out).toContain('✗ codex        not runnable: no credentials');
+    expect(out).toContain('none set (needs one of CODEX_API_KEY); OPENAI_API_KEY is set, but `codex exec` does not read OPENAI_API_KEY: set CODEX_API_KEY to the same key');
+  });
+
   it('has help and refuses unknown options', async () => {
     expect(help).toContain('Usage: baton doctor');
     await expect(doctor(['--frobnicate'], process.env, process.cwd())).rejects.toMatchObject({ code: 'ERR_PARSE_ARGS_UNKNOWN_OPTION' });
