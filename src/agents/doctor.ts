@@ -4,6 +4,7 @@
 import { execFile } from 'node:child_process';
 import type { Backend } from '../manifest/types.ts';
 import { BACKEND_IMPLS } from './backends/index.ts';
+import { installCommand } from './backends/types.ts';
 import { checkCredentials, findExecutable } from './preflight.ts';
 
 export interface BackendReport {
@@ -13,8 +14,11 @@ export interface BackendReport {
   path: string | null;
   /** First line of `--version`, or why there is none. */
   version: string | null;
+  /** The command that installs the pinned version. */
   install: string;
-  credentials: { needed: string[]; present: string[]; logins: string[]; ok: boolean };
+  /** Installed vs the version baton is tested with, in words; null for `command`. */
+  pinned: string | null;
+  credentials: { needed: string[]; present: string[]; logins: string[]; ok: boolean; notEnough: { name: string; advice: string }[]; problem?: string };
   runnable: boolean;
 }
 
@@ -36,15 +40,29 @@ export function versionOf(path: string, env: NodeJS.ProcessEnv, timeoutMs = 5000
   });
 }
 
+/**
+ * "not installed", "installed X, baton is tested with Y", or "X (the version baton is tested
+ * with)": version lines differ per CLI (`codex-cli 0.169.0`, `2.1.332 (Claude Code)`), so the
+ * pinned version is looked for as a whole word in the line.
+ */
+export function pinnedStatus(pinned: string | null, versionLine: string | null): string | null {
+  if (pinned === null) return null;
+  if (versionLine === null) return `not installed (baton is tested with ${pinned})`;
+  const escaped = pinned.replace(/[.]/g, '\\.');
+  if (new RegExp(`(^|[^0-9.])v?${escaped}($|[^0-9.])`).test(versionLine)) return `${pinned} (the version baton is tested with)`;
+  return `installed ${versionLine}, baton is tested with ${pinned}`;
+}
+
 export async function checkBackends(env: NodeJS.ProcessEnv, cwd: string, timeoutMs?: number): Promise<BackendReport[]> {
   return Promise.all(
     Object.values(BACKEND_IMPLS).map(async (b): Promise<BackendReport> => {
       const creds = checkCredentials(b, env);
-      const credentials = { needed: b.credentials, present: creds.present, logins: creds.logins, ok: creds.ok };
-      if (b.binary === null) return { name: b.name, binary: null, path: null, version: null, install: b.install, credentials, runnable: true };
+      const notEnough = creds.notEnough.map((name) => ({ name, advice: b.notEnough![name]! }));
+      const credentials = { needed: b.credentials, present: creds.present, logins: creds.logins, ok: creds.ok, notEnough, ...(creds.problem ? { problem: creds.problem } : {}) };
+      if (b.binary === null) return { name: b.name, binary: null, path: null, version: null, install: '', pinned: null, credentials, runnable: true };
       const path = findExecutable(b.binary, env, cwd) ?? null;
       const version = path ? await versionOf(path, env, timeoutMs) : null;
-      return { name: b.name, binary: b.binary, path, version, install: b.install, credentials, runnable: path !== null && creds.ok };
+      return { name: b.name, binary: b.binary, path, version, install: installCommand(b) ?? '', pinned: pinnedStatus(b.version, path ? version : null), credentials, runnable: path !== null && creds.ok };
     }),
   );
 }

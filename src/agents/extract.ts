@@ -3,7 +3,7 @@
 // message (a ```json fence, or the last balanced {...} / [...] in the text).
 import type { Json } from '../manifest/expressions.ts';
 
-export type Extracted = { ok: true; value: Json; source: 'file' | 'message' } | { ok: false; error: string };
+export type Extracted = { ok: true; value: Json; source: 'file' | 'message' | 'structured' } | { ok: false; error: string };
 
 export function extractResult(outputFile: string | undefined, finalMessage: string): Extracted {
   if (outputFile !== undefined && outputFile.trim() !== '') {

@@ -3,7 +3,7 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import type { AgentSpec } from '../manifest/types.ts';
-import type { AgentBackend } from './backends/types.ts';
+import { installCommand, type AgentBackend } from './backends/types.ts';
 
 /** A problem with the worker's setup (not the agent's work): nothing was run. */
 export class WorkerSetupError extends Error {
@@ -33,15 +33,24 @@ export interface CredentialCheck {
   logins: string[];
   /** Why the credentials that are set cannot work (the backend's own rule), when they cannot. */
   problem?: string;
+  /** Set variables the CLI does not read (backend.notEnough), e.g. OPENAI_API_KEY for codex. */
+  notEnough: string[];
+  /** Switches set without their companions (CLAUDE_CODE_USE_VERTEX without CLOUD_ML_REGION…). */
+  incomplete: { name: string; missing: string[] }[];
 }
 
 export function checkCredentials(backend: AgentBackend, env: NodeJS.ProcessEnv): CredentialCheck {
-  const present = backend.credentials.filter((n) => (env[n] ?? '') !== '');
+  const set = (n: string) => (env[n] ?? '') !== '';
+  // A switch (CLAUDE_CODE_USE_VERTEX) counts only with the variables it needs beside it.
+  const present = backend.credentials.filter((n) => set(n) && (backend.credentialCompanions?.[n] ?? []).every(set));
   const home = env.HOME ?? env.USERPROFILE ?? '';
   const logins = home ? backend.loginFiles.filter((f) => existsSync(join(home, f))) : [];
   const problem = backend.credentialProblem?.(env) ?? undefined;
   const found = backend.credentials.length === 0 || present.length > 0 || logins.length > 0;
-  return { ok: found && !problem, present, logins, ...(problem ? { problem } : {}) };
+  const notEnough = Object.keys(backend.notEnough ?? {}).filter(set);
+  // A switch set without what it needs beside it: said as "X is set, but it also needs Y".
+  const incomplete = Object.entries(backend.credentialCompanions ?? {}).filter(([n, needs]) => set(n) && !needs.every(set)).map(([n, needs]) => ({ name: n, missing: needs.filter((m) => !set(m)) }));
+  return { ok: found && !problem, present, logins, notEnough, incomplete, ...(problem ? { problem } : {}) };
 }
 
 /** The program a spec starts: the backend's binary, or the first word of `run:`. */
@@ -59,7 +68,7 @@ export function preflight(backend: AgentBackend, spec: AgentSpec, env: NodeJS.Pr
   if (!path) {
     throw new WorkerSetupError(
       backend.binary
-        ? `\`${program}\` is not on PATH; install it (${backend.install}) in the worker job before baton runs, or pick another backend in the manifest's \`agents:\``
+        ? `\`${program}\` is not on PATH; install it (${installCommand(backend)}) in the worker job before baton runs, or pick another backend in the manifest's \`agents:\``
         : `\`${program}\` (the \`run:\` of this \`command\` agent) was not found${program.includes('/') ? ` relative to ${cwd}` : ' on PATH'}, or is not executable`,
     );
   }
@@ -67,8 +76,12 @@ export function preflight(backend: AgentBackend, spec: AgentSpec, env: NodeJS.Pr
   if (creds.problem) throw new WorkerSetupError(`${backend.name}: ${creds.problem}`);
   if (!creds.ok) {
     const names = backend.credentials;
+    const hints = [
+      ...creds.notEnough.map((n) => `; ${n} is set, but ${backend.notEnough![n]}`),
+      ...creds.incomplete.map((c) => `; ${c.name} is set, but it also needs ${c.missing.join(' and ')}`),
+    ].join('');
     throw new WorkerSetupError(
-      `${backend.name} needs credentials: set ${names.length === 1 ? names[0] : `one of ${names.join(', ')}`} in the worker's environment (in Actions: a repository secret passed with \`env:\`)`,
+      `${backend.name} needs credentials: set ${names.length === 1 ? names[0] : `one of ${names.join(', ')}`} in the worker's environment (in Actions: a repository secret passed with \`env:\`)${hints}`,
     );
   }
   return path;

@@ -40,7 +40,7 @@ export interface WorkerResult {
   status: 'succeeded' | 'invalid-output' | 'crashed' | 'timed-out';
   outputs: Json;
   error: string | null;
-  usage: { costUsd?: number; inputTokens?: number; outputTokens?: number };
+  usage: { costUsd?: number; inputTokens?: number; outputTokens?: number; costEstimated?: boolean };
   /** The commit the worker started from; changes are relative to it. */
   base: string;
   changes: FileChange[];

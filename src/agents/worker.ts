@@ -11,7 +11,7 @@ import type { Json } from '../manifest/expressions.ts';
 import { backendFor } from './backends/index.ts';
 import { addUsage, type AgentBackend, type Usage } from './backends/types.ts';
 import { collectChanges, openCheckout, type Checkout, type DiffStatLine } from './changes.ts';
-import { extractResult } from './extract.ts';
+import { extractResult, type Extracted } from './extract.ts';
 import { preflight, WorkerSetupError } from './preflight.ts';
 import { runProcess, type ProcessResult } from './process.ts';
 import { redactor, secretValues } from './redact.ts';
@@ -223,13 +223,13 @@ async function runAgent(run: Run, backend: AgentBackend, firstPrompt: string): P
   let prompt = firstPrompt;
   let lastError = '';
   for (let i = 0; i < tries; i++) {
-    const inv = backend.invocation(spec, prompt, { tmpDir: run.tmp, writes: task.writes });
+    const inv = backend.invocation(spec, prompt, { tmpDir: run.tmp, writes: task.writes, outputsSchema: task.outputsSchema, root: process.getuid?.() === 0 });
     for (const [path, content] of Object.entries(inv.files ?? {})) {
       mkdirSync(dirname(path), { recursive: true });
       writeFileSync(path, content);
     }
     const r = await invoke(run, inv.argv, inv.stdin, environment(run, inv.env));
-    const parsed = r.spawnError || r.timedOut ? { finalMessage: '', usage: {} } : backend.parse(r.stdout, r.stderr);
+    const parsed = r.spawnError || r.timedOut ? { finalMessage: '', usage: {} } : backend.parse(r.stdout, r.stderr, spec);
     usage = addUsage(usage, parsed.usage);
     const failed = failure(run, inv.argv[0]!, r);
     // A CLI that exits non-zero with a failure in its own format (gemini's JSON on stderr)
@@ -237,7 +237,10 @@ async function runAgent(run: Run, backend: AgentBackend, firstPrompt: string): P
     if (failed) return { ...failed, ...(parsed.error && r.code ? { error: `${inv.argv[0]} exited with code ${r.code}: ${parsed.error}` } : {}), usage };
     if (parsed.error) return { status: 'crashed', outputs: null, error: parsed.error, usage };
 
-    const extracted = extractResult(readOutputFile(run.outputFile), parsed.finalMessage);
+    // The BATON_OUTPUT file first (the agent wrote it on purpose), then the CLI's own
+    // structured output, then the JSON at the end of the final message.
+    const file = readOutputFile(run.outputFile);
+    const extracted: Extracted = parsed.structured !== undefined && (file ?? '').trim() === '' ? { ok: true, value: parsed.structured as Json, source: 'structured' } : extractResult(file, parsed.finalMessage);
     if (!extracted.ok) {
       if (task.outputsSchema === null) return { status: 'succeeded', outputs: null, error: null, usage };
       lastError = extracted.error;

@@ -2,6 +2,7 @@
 // already over (stop it now), and would one more dispatch go over (then don't, and
 // stop). No dispatch is ever made that a limit forbids.
 import type { Draft } from './draft.ts';
+import type { Usage } from './events.ts';
 
 /**
  * Limits a run has when its manifest sets none: an agent's output must not be able to make
@@ -49,8 +50,9 @@ export function dispatchBlocked(d: Draft, stepId: string): string | null {
   return minutesOver(d);
 }
 
-/** Adds a reported cost (from any attempt, even a stale one: money spent is spent). */
-export function addCost(d: Draft, costUsd: number | undefined): void {
+/** Adds a reported or estimated cost (from any attempt, even a stale one: money spent is spent). */
+export function addCost(d: Draft, usage: Usage | undefined): void {
+  const costUsd = usage?.costUsd;
   if (costUsd === undefined || !Number.isFinite(costUsd) || costUsd <= 0) return;
-  d.state.budget = { ...d.state.budget, costUsd: d.state.budget.costUsd + costUsd };
+  d.state.budget = { ...d.state.budget, costUsd: d.state.budget.costUsd + costUsd, ...(usage?.costEstimated ? { costEstimated: true } : {}) };
 }

@@ -26,6 +26,8 @@ export interface Usage {
   costUsd?: number;
   inputTokens?: number;
   outputTokens?: number;
+  /** costUsd was estimated from token counts (the CLI reports none, e.g. codex). */
+  costEstimated?: boolean;
 }
 
 /** A label, a `/baton <workflow>` comment, an MCP or CLI call. Creates the run. */

@@ -220,7 +220,7 @@ export function onWorkerDispatched(d: Draft, ev: WorkerDispatched): void {
 }
 
 export function onWorkerFinished(d: Draft, ev: WorkerFinished): void {
-  addCost(d, ev.usage?.costUsd);
+  addCost(d, ev.usage);
   if (d.state.status !== 'running') return;
   const job = currentJob(d, ev, 'running');
   if (!job) return;
@@ -249,7 +249,7 @@ const FAILURE_TEXT: Record<WorkerFailed['reason'], string> = {
 };
 
 export function onWorkerFailed(d: Draft, ev: WorkerFailed): void {
-  addCost(d, ev.usage?.costUsd);
+  addCost(d, ev.usage);
   if (d.state.status !== 'running') return;
   const job = currentJob(d, ev, 'running');
   if (!job) return;

@@ -137,6 +137,8 @@ export interface BudgetUsed {
   /** Worker attempts dispatched (what max-steps limits). */
   steps: number;
   costUsd: number;
+  /** Part of costUsd is an estimate from token counts (absent: every figure was reported). */
+  costEstimated?: boolean;
 }
 
 /** Check results seen for one commit. */

@@ -1,7 +1,8 @@
-// The GitHub workflow files `baton init` writes. DESIGN §4's worker workflow in both modes;
+// The GitHub workflow files `baton init` writes (docs/architecture.md, "A worker step"): the worker workflow in both modes;
 // in Actions-only mode the worker gets an `apply` job (the write happens there, not in the
 // agent's job) and baton.yml handles the events a GitHub App would have received.
 import { BACKEND_IMPLS } from '../agents/backends/index.ts';
+import { installCommand } from '../agents/backends/types.ts';
 import type { Backend } from '../manifest/types.ts';
 
 export interface WorkflowOptions {
@@ -19,13 +20,24 @@ export function secretsOf(backends: Backend[]): string[] {
   return [...new Set(backends.flatMap((b) => BACKEND_IMPLS[b].credentials.slice(0, 1)))].sort();
 }
 
+/**
+ * Each CLI at the version baton is tested with, skipped when the runner already has that
+ * version (self-hosted runners may), and retried: a registry hiccup must not fail the job.
+ */
 function installSteps(backends: Backend[]): string[] {
   const out: string[] = [];
   for (const b of [...new Set(backends)].sort()) {
     const impl = BACKEND_IMPLS[b];
-    if (!impl.binary) continue;
-    // Installed only when the runner lacks it (self-hosted runners may have it already).
-    out.push(`      - name: Install ${b}`, `        run: command -v ${impl.binary} >/dev/null || ${impl.install}`);
+    const install = installCommand(impl);
+    if (!impl.binary || !install) continue;
+    const have = impl.version ? `${impl.binary} --version 2>/dev/null | grep -qwF -- '${impl.version}'` : `command -v ${impl.binary} >/dev/null`;
+    out.push(
+      `      - name: Install ${b}${impl.version ? ` ${impl.version}` : ''}`,
+      '        run: |',
+      `          if ${have}; then exit 0; fi`,
+      `          for try in 1 2 3; do ${install} && exit 0; echo "install failed (try $try of 3), retrying in 15s"; sleep 15; done`,
+      '          exit 1',
+    );
   }
   return out;
 }
@@ -62,11 +74,12 @@ function identity(o: WorkflowOptions, extra: string): string {
  * process's memory: both are dropped first, after the code of the later `uses:` steps and
  * the runner's node are made root's, so the agent cannot rewrite them.
  */
-function agentSteps(actionRef: string, secrets: string[]): string[] {
+function agentSteps(actionRef: string, secrets: string[], backends: Backend[]): string[] {
   return [
     '      - id: baton',
     `        uses: ${actionRef}`,
     '        with: { mode: locate, token: "" }',
+    ...(backends.includes('codex') ? CODEX_SANDBOX_STEP : []),
     '      - name: Drop sudo and docker before the agent starts',
     "        if: runner.environment == 'github-hosted' && runner.os == 'Linux'",
     '        env: { BATON_NODE: "${{ steps.baton.outputs.node }}" }',
@@ -93,6 +106,22 @@ function agentSteps(actionRef: string, secrets: string[]): string[] {
     ...secrets.map((s) => `          ${s}: "\${{ secrets.${s} }}"`),
   ];
 }
+
+/**
+ * codex's sandbox is bubblewrap, which needs unprivileged user namespaces; ubuntu-24.04
+ * runners restrict them through AppArmor, so every command codex runs would fail
+ * ("bwrap: loopback: Failed RTM_NEWADDR", openai/codex issues #17337, #15057). openai/codex-action
+ * lifts the restriction the same way. It needs sudo, so it runs before sudo is dropped.
+ */
+const CODEX_SANDBOX_STEP = [
+  "      - name: Let codex's sandbox (bubblewrap) make user namespaces",
+  "        if: runner.environment == 'github-hosted' && runner.os == 'Linux'",
+  // The same guard as the sudo drop: only the runner user of a GitHub-hosted image, where the setting exists.
+  '        run: |',
+  '          if [ -f /etc/sudoers.d/runner ] && [ "$(id -un)" = runner ] && [ -e /proc/sys/kernel/apparmor_restrict_unprivileged_userns ]; then',
+  '            sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0',
+  '          fi',
+];
 
 /** What the run and apply jobs need to drive a run with the job's GITHUB_TOKEN. */
 const WRITE_PERMISSIONS = '{ contents: write, issues: write, pull-requests: write, checks: write, actions: write, statuses: read }';
@@ -128,7 +157,7 @@ export function workerWorkflow(o: WorkflowOptions): string {
     '      - uses: actions/checkout@v5',
     '        with: { ref: "${{ inputs.base }}", persist-credentials: false }',
     ...installSteps(o.backends),
-    ...agentSteps(o.actionRef, secrets),
+    ...agentSteps(o.actionRef, secrets, o.backends),
     '      - uses: actions/upload-artifact@v4',
     '        if: always()   # partial work of a crashed or timed-out agent is kept too',
     // Without include-hidden-files, upload-artifact (v4.4+) drops every dotfile and

@@ -200,7 +200,8 @@ function budgetLine(state: RunState, workflow: Workflow): string {
   const parts = [
     b.maxSteps ? `${state.budget.steps} of ${b.maxSteps} steps` : `${state.budget.steps} steps`,
     b.maxMinutes ? `${duration(elapsed) || '0s'} of ${duration(b.maxMinutes * 60_000)}` : duration(elapsed) || '0s',
-    b.maxCostUsd ? `${usd(state.budget.costUsd)} of ${usd(b.maxCostUsd)}` : usd(state.budget.costUsd),
+    // codex reports tokens, not dollars: its share is estimated from a price table.
+    (b.maxCostUsd ? `${usd(state.budget.costUsd)} of ${usd(b.maxCostUsd)}` : usd(state.budget.costUsd)) + (state.budget.costEstimated ? ' (estimated in part from token counts)' : ''),
     `branch \`${state.runBranch}\``,
   ];
   if (state.pr) parts.push(`PR #${state.pr.number}`);

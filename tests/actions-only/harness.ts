@@ -77,7 +77,7 @@ export async function startActionsOnly(o: ActionsOnlyOptions): Promise<ActionsOn
   const steer = mkdtempSync(join(tmpdir(), 'baton-actions-only-'));
   const script = join(steer, 'agents.json');
   writeFileSync(script, JSON.stringify(o.agentScript));
-  const secrets: Record<string, string> = { ANTHROPIC_API_KEY: 'sk-ant-test', OPENAI_API_KEY: 'sk-openai-test', BATON_STATE_SECRET: 'actions-only-state-secret' };
+  const secrets: Record<string, string> = { ANTHROPIC_API_KEY: 'sk-ant-test', OPENAI_API_KEY: 'sk-openai-test', CODEX_API_KEY: 'sk-codex-test', BATON_STATE_SECRET: 'actions-only-state-secret' };
   for (const name of o.missingSecrets ?? []) delete secrets[name];
   const key = o.appSecrets ? generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } }) : undefined;
   const actions = withActions({

@@ -25,7 +25,7 @@ describe('invocations', () => {
 
   it('keeps read-only steps read-only where the CLI can', () => {
     const ro = { ...opts, writes: false };
-    expect(backendFor('claude-code').invocation(spec(), 'p', ro).argv).toEqual(expect.arrayContaining(['--disallowedTools', 'Edit', 'Write', 'NotebookEdit']));
+    expect(backendFor('claude-code').invocation(spec(), 'p', ro).argv).toEqual(expect.arrayContaining(['--disallowedTools', 'Edit', 'Write', 'NotebookEdit', 'Bash']));
     expect(backendFor('codex').invocation(spec(), 'p', ro).argv.join(' ')).toContain('--sandbox read-only');
     expect(backendFor('gemini').invocation(spec(), 'p', ro).argv.join(' ')).toContain('--approval-mode default');
     expect(backendFor('copilot').invocation(spec(), 'p', ro).argv).toContain('--deny-tool=write');
@@ -58,8 +58,11 @@ describe('parsers', () => {
   it('claude-code: result, cost and tokens (cache tokens count as input), and is_error', () => {
     const out = JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: 'done', total_cost_usd: 0.25, usage: { input_tokens: 10, cache_creation_input_tokens: 5, cache_read_input_tokens: 100, output_tokens: 7 } });
     expect(backendFor('claude-code').parse(out, '')).toEqual({ finalMessage: 'done', usage: { costUsd: 0.25, inputTokens: 115, outputTokens: 7 }, error: undefined });
-    const err = JSON.stringify({ type: 'result', subtype: 'error_max_turns', is_error: true, result: '' });
-    expect(backendFor('claude-code').parse(err, '').error).toContain('error_max_turns');
+    const err = JSON.stringify({ type: 'result', subtype: 'error_max_turns', is_error: true, errors: ['Reached maximum number of turns (3)'] });
+    expect(backendFor('claude-code').parse(err, '').error).toBe('claude reported an error (error_max_turns): Reached maximum number of turns (3)');
+    // Verbose on: one JSON array of messages, the result last.
+    const array = JSON.stringify([{ type: 'system', subtype: 'init' }, { type: 'assistant', message: {} }, { ...JSON.parse(out), structured_output: { a: 1 } }]);
+    expect(backendFor('claude-code').parse(array, '')).toMatchObject({ finalMessage: 'done', usage: { costUsd: 0.25 }, structured: { a: 1 } });
     const stream = [JSON.stringify({ type: 'system', subtype: 'init' }), out].join('\n');
     expect(backendFor('claude-code').parse(stream, '').finalMessage).toBe('done');
   });
@@ -72,7 +75,12 @@ describe('parsers', () => {
       { type: 'item.completed', item: { type: 'agent_message', text: 'last' } },
       { type: 'turn.completed', usage: { input_tokens: 1, output_tokens: 2 } },
     ].map((l) => JSON.stringify(l));
-    expect(backendFor('codex').parse(['Reading prompt from stdin…', ...lines].join('\n'), '')).toEqual({ finalMessage: 'last', usage: { inputTokens: 101, outputTokens: 12 }, error: undefined });
+    // No model named: priced at the table's highest rates (101-50 × 1.75 + 50 × 0.175 + 12 × 14 per 1M).
+    expect(backendFor('codex').parse(['Reading prompt from stdin…', ...lines].join('\n'), '')).toEqual({ finalMessage: 'last', usage: { inputTokens: 101, outputTokens: 12, costUsd: 0.000266, costEstimated: true }, error: undefined });
+    // An error event is fatal only when no turn completes after it ("Reconnecting... 1/5" is retried).
+    const retry = JSON.stringify({ type: 'error', message: 'Reconnecting... 1/5 (stream disconnected)' });
+    expect(backendFor('codex').parse([retry, ...lines].join('\n'), '').error).toBeUndefined();
+    expect(backendFor('codex').parse([...lines, retry].join('\n'), '').error).toBe('codex error: Reconnecting... 1/5 (stream disconnected)');
     expect(backendFor('codex').parse(JSON.stringify({ type: 'turn.failed', error: { message: 'quota' } }), '').error).toBe('codex turn failed: quota');
   });
 

@@ -20,15 +20,16 @@ async function doctor(args: string[], env: NodeJS.ProcessEnv, cwd: string) {
 
 describe('baton doctor', () => {
   it('lists each backend: binary and version, credential names, runnable', async () => {
-    const f = fakes({ OPENAI_API_KEY: '', GEMINI_API_KEY: '', ANTHROPIC_API_KEY: 'sk-ant-very-secret' });
+    const f = fakes({ OPENAI_API_KEY: '', CODEX_API_KEY: '', GEMINI_API_KEY: '', ANTHROPIC_API_KEY: 'sk-ant-very-secret' });
     cleanup.push(f.dir);
     const { code, out } = await doctor([], f.env, f.dir);
     expect(code).toBe(0);
     expect(out).toContain('✓ claude-code  runnable');
-    expect(out).toContain(`${FAKE_AGENTS}claude — 2.0.14 (Claude Code)`);
+    expect(out).toContain(`${FAKE_AGENTS}claude — 2.1.332 (Claude Code)`);
+    expect(out).toContain('version      2.1.332 (the version baton is tested with)');
     expect(out).toContain('credentials  ANTHROPIC_API_KEY');
     expect(out).toContain('✗ codex        not runnable: no credentials');
-    expect(out).toContain('none set (needs one of OPENAI_API_KEY, CODEX_API_KEY)');
+    expect(out).toContain('none set (needs one of CODEX_API_KEY)');
     expect(out).toContain('✓ command      runnable');
     expect(out).toMatch(/✓ git +\S+git — git version/);
     expect(out).not.toContain('sk-ant-very-secret');
@@ -39,7 +40,8 @@ describe('baton doctor', () => {
     cleanup.push(f.dir);
     const text = await doctor([], f.env, f.dir);
     expect(text.out).toContain("✗ claude-code  not runnable: `claude` is not on PATH");
-    expect(text.out).toContain('not found (install: npm install -g @anthropic-ai/claude-code)');
+    expect(text.out).toContain('not found (install: npm install -g @anthropic-ai/claude-code@2.1.332)');
+    expect(text.out).toContain('version      not installed (baton is tested with 2.1.332)');
     const json = JSON.parse((await doctor(['--json'], f.env, f.dir)).out);
     expect(json.backends.find((b: { name: string }) => b.name === 'claude-code')).toMatchObject({ path: null, runnable: false, credentials: { present: ['ANTHROPIC_API_KEY'], ok: true } });
   });
@@ -57,11 +59,38 @@ describe('baton doctor', () => {
     );
     writeFileSync(join(repo, '.github/workflows/baton.yml'), 'name: baton\n');
     const { out } = await doctor([], f.env, repo);
-    expect(out).toMatch(/✓ codex +runnable\n(.*\n){2} {4}used by {6}fix/);
+    expect(out).toMatch(/✓ codex +runnable\n(.*\n){3} {4}used by {6}fix/);
     expect(out).toContain('warning: fix/ci waits for CI, but in Actions-only mode pushes made with GITHUB_TOKEN start no workflows');
     expect(out).toContain('warning: baton opens the run\'s pull request with the job\'s GITHUB_TOKEN, which GitHub refuses unless Settings → Actions → General → Workflow permissions → "Allow GitHub Actions to create and approve pull requests" is on');
     writeFileSync(join(repo, '.github/workflows/baton.yml'), 'steps:\n  - uses: actions/create-github-app-token@v2\n');
     expect((await doctor([], f.env, repo)).out).not.toContain('warning:');
+  });
+
+  it('says when the installed CLI is not the version baton is tested with', async () => {
+    const f = fakes();
+    cleanup.push(f.dir);
+    const bin = join(f.dir, 'old-bin');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'codex'), '#!/bin/sh\necho "codex-cli 0.46.0"\n', { mode: 0o755 });
+    const { out } = await doctor([], { ...f.env, PATH: `${bin}:${f.env.PATH}` }, f.dir);
+    expect(out).toContain('version      installed codex-cli 0.46.0, baton is tested with 0.169.0');
+    expect(out).toContain('version      2.1.332 (the version baton is tested with)');
+  });
+
+  it('does not count OPENAI_API_KEY for codex, and says what to set instead', async () => {
+    const f = fakes({ OPENAI_API_KEY: 'sk-openai', CODEX_API_KEY: '' });
+    cleanup.push(f.dir);
+    const { out } = await doctor([], f.env, f.dir);
+    expect(out).toContain('✗ codex        not runnable: no credentials');
+    expect(out).toContain('none set (needs one of CODEX_API_KEY); OPENAI_API_KEY is set, but `codex exec` does not read OPENAI_API_KEY: set CODEX_API_KEY to the same key');
+  });
+
+  it('does not count a classic personal access token for copilot, saying why', async () => {
+    const f = fakes({ COPILOT_GITHUB_TOKEN: 'ghp_0123456789abcdef0123456789abcdef0123', GH_TOKEN: '', GITHUB_TOKEN: '' });
+    cleanup.push(f.dir);
+    const { out } = await doctor([], f.env, f.dir);
+    expect(out).toMatch(/✗ copilot .*not runnable/);
+    expect(out).toMatch(/COPILOT_GITHUB_TOKEN: .*ghp_/);
   });
 
   it('has help and refuses unknown options', async () => {

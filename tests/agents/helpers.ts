@@ -87,6 +87,7 @@ export function fakes(extraEnv: NodeJS.ProcessEnv = {}): Fakes {
     HOME: home,
     ANTHROPIC_API_KEY: 'test-anthropic',
     OPENAI_API_KEY: 'test-openai',
+    CODEX_API_KEY: 'test-codex',
     GEMINI_API_KEY: 'test-gemini',
     COPILOT_GITHUB_TOKEN: 'test-copilot',
     FAKE_AGENT_SCRIPT: scriptFile,

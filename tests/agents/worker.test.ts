@@ -109,21 +109,25 @@ describe('setup errors, before anything runs', () => {
     cleanup.push(f.dir);
     const err = await runWorker(makeTask({ base }), { cwd: dir, env: f.env }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WorkerSetupError);
-    expect((err as Error).message).toMatch(/^`claude` is not on PATH; install it \(npm install -g @anthropic-ai\/claude-code\)/);
+    expect((err as Error).message).toMatch(/^`claude` is not on PATH; install it \(npm install -g @anthropic-ai\/claude-code@2\.1\.332\)/);
     expect(f.log()).toEqual([]);
   });
 
   it('names the credentials a backend needs, without spawning it', async () => {
     const { dir, base } = repo();
-    const f = fakes({ ANTHROPIC_API_KEY: '', OPENAI_API_KEY: undefined });
+    // OPENAI_API_KEY alone is not enough for codex: `codex exec` reads CODEX_API_KEY.
+    // CLAUDE_CODE_USE_VERTEX is a switch: without its region and project it is no credential.
+    const f = fakes({ ANTHROPIC_API_KEY: '', CODEX_API_KEY: '', OPENAI_API_KEY: 'sk-openai', CLAUDE_CODE_USE_VERTEX: '1' });
     cleanup.push(f.dir);
-    for (const [uses, name] of [
-      ['claude-code', 'ANTHROPIC_API_KEY'],
-      ['codex', 'OPENAI_API_KEY'],
+    for (const [uses, text] of [
+      ['claude-code', 'claude-code needs credentials: set one of ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN'],
+      ['claude-code', 'CLAUDE_CODE_USE_VERTEX is set, but it also needs CLOUD_ML_REGION and ANTHROPIC_VERTEX_PROJECT_ID'],
+      ['codex', 'codex needs credentials: set CODEX_API_KEY in the worker\'s environment'],
+      ['codex', 'OPENAI_API_KEY is set, but `codex exec` does not read OPENAI_API_KEY: set CODEX_API_KEY to the same key'],
     ] as const) {
       const err = await runWorker(makeTask({ base, backend: { uses, env: {} } }), { cwd: dir, env: f.env }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(WorkerSetupError);
-      expect((err as Error).message).toContain(`${uses} needs credentials: set one of ${name}`);
+      expect((err as Error).message).toContain(text);
     }
     expect(f.log()).toEqual([]);
   });

@@ -136,7 +136,7 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
   const steer = steering(o.agents);
   const actions = withActions({
     actions: { 'baton-dev/baton': PROJECT_ROOT },
-    secrets: { ANTHROPIC_API_KEY: 'sk-ant-test', OPENAI_API_KEY: 'sk-openai-test' },
+    secrets: { ANTHROPIC_API_KEY: 'sk-ant-test', OPENAI_API_KEY: 'sk-openai-test', CODEX_API_KEY: 'sk-codex-test' },
     env: { PATH: [ROUTED_AGENTS, process.env.PATH ?? ''].join(delimiter), FAKE_AGENTS, BATON_STEERING: steer, FAKE_AGENT_LOG: join(steer, 'calls.jsonl') },
     ...(o.minuteMs ? { minuteMs: o.minuteMs } : {}),
     ...(o.triggerOnWebhooks ? { triggerOnWebhooks: true } : {}),

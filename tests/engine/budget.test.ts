@@ -81,6 +81,14 @@ describe('budget: max-cost-usd', () => {
     expect(r.state.status).toBe('stopped');
     expect(r.dispatches()).toHaveLength(1);
   });
+
+  it('counts an estimated cost (tokens × price, codex) against the budget and remembers it was estimated', () => {
+    const r = new Run(workflow([agent('a', { writes: false }), agent('b', { writes: false })], { budget: { maxCostUsd: 5 } }));
+    r.start();
+    const d = r.dispatch('a');
+    r.send({ type: 'worker.failed', step: 'a', slot: '0', attempt: d.attempt, reason: 'crashed', usage: { costUsd: 1.8, costEstimated: true } });
+    expect(r.state.budget).toMatchObject({ costUsd: 1.8, costEstimated: true });
+  });
 });
 
 describe('budget and fan-out', () => {

@@ -38,7 +38,7 @@ describe('baton init', () => {
     expect(existsSync(join(d, '.agents/workflows/fix-issue.yml'))).toBe(true);
     expect(existsSync(join(d, '.github/workflows/baton.yml'))).toBe(false);
     expect(r.out).toContain('.github/workflows/baton-worker.yml');
-    expect(r.out).toMatch(/secrets[^\n]*\n {2}ANTHROPIC_API_KEY\n {2}OPENAI_API_KEY/);
+    expect(r.out).toMatch(/secrets[^\n]*\n {2}ANTHROPIC_API_KEY\n {2}CODEX_API_KEY/);
     const worker = read(d, '.github/workflows/baton-worker.yml');
     const parsed = parseWorkflowFile('.github/workflows/baton-worker.yml', worker);
     expect(Object.keys(parsed.dispatchInputs!)).toEqual(['run', 'step', 'attempt', 'index', 'base', 'task']);
@@ -59,14 +59,26 @@ describe('baton init', () => {
       INPUT_MODE: 'agent',
       INPUT_TASK: '${{ inputs.task }}',
       ANTHROPIC_API_KEY: '${{ secrets.ANTHROPIC_API_KEY }}',
-      OPENAI_API_KEY: '${{ secrets.OPENAI_API_KEY }}',
+      // `codex exec` reads CODEX_API_KEY, not OPENAI_API_KEY.
+      CODEX_API_KEY: '${{ secrets.CODEX_API_KEY }}',
     });
+    // Each CLI at the version baton is tested with, retried, skipped when already there.
+    const install = steps.find((s) => s.name === 'Install claude-code 2.1.332')!;
+    expect(install.run).toContain("if claude --version 2>/dev/null | grep -qwF -- '2.1.332'; then exit 0; fi");
+    expect(install.run).toContain('for try in 1 2 3; do npm install -g @anthropic-ai/claude-code@2.1.332 && exit 0;');
+    expect(steps.find((s) => s.name === 'Install codex 0.169.0')!.run).toContain('npm install -g @openai/codex@0.169.0 && exit 0;');
     // sudo and docker are dropped before it, on GitHub-hosted runners only.
     const drop = steps[steps.indexOf(agent) - 1]!;
     expect(drop.if).toBe("runner.environment == 'github-hosted' && runner.os == 'Linux'");
     expect(drop.run).toContain('sudo rm /etc/sudoers.d/runner');
     expect(drop.run).toContain('sudo chown -R root:root "$RUNNER_WORKSPACE/../_actions"');
     expect(steps.indexOf(locate)).toBeLessThan(steps.indexOf(drop));
+    // codex's bubblewrap sandbox needs user namespaces, which AppArmor restricts on
+    // ubuntu-24.04: lifted with sudo, so before sudo is dropped.
+    const userns = steps.find((s) => s.run?.includes('kernel.apparmor_restrict_unprivileged_userns=0'))!;
+    expect(userns.run).toContain('sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0');
+    expect(userns.if).toBe("runner.environment == 'github-hosted' && runner.os == 'Linux'");
+    expect(steps.indexOf(userns)).toBeLessThan(steps.indexOf(drop));
     const upload = steps.find((s) => s.uses === 'actions/upload-artifact@v4')!;
     expect(upload.if).toBe('always()');
     // upload-artifact drops dotfiles by default: an agent's .gitignore edit would vanish.

@@ -56,6 +56,7 @@ export function makeRepo(extraEnv: Record<string, string> = {}): Repo {
     PATH: `${FAKE_AGENTS}:${process.env.PATH}`,
     ANTHROPIC_API_KEY: 'test-key',
     OPENAI_API_KEY: 'test-key',
+    CODEX_API_KEY: 'test-key',
     ...extraEnv,
   };
   const git = (...args: string[]): string => execFileSync('git', args, { cwd: dir, env, encoding: 'utf8' }).trim();

@@ -31,6 +31,16 @@ describe('status comment', () => {
     expect(body.length).toBeLessThanOrEqual(MAX_COMMENT_CHARS);
   });
 
+  it('marks a cost estimated from token counts (codex reports none) as an estimate, and keeps the mark in the state', () => {
+    const run = new Run(wf);
+    run.start();
+    const state = { ...run.state, budget: { ...run.state.budget, costUsd: 1.8, costEstimated: true } };
+    const body = renderRecord(state, wf);
+    expect(body).toMatch(/\$1\.80 of \$\d+\.00 \(estimated in part from token counts\) · branch/);
+    expect(readStateBlock(body)).toEqual({ ok: true, state });
+    expect(renderRecord(run.state, wf)).not.toContain('estimated');
+  });
+
   it('carries the exact state in a hidden block that reads back', () => {
     const run = new Run(wf);
     run.start();

@@ -1,53 +1,79 @@
-// Claude Code: `claude -p` (print mode) with the prompt on stdin and one JSON object on
-// stdout when it finishes: { type: "result", result, is_error, total_cost_usd, usage, … }.
-import type { AgentBackend } from './types.ts';
+// Claude Code: `claude -p` (print mode) with the prompt on stdin. `--output-format json`
+// prints one result object { type: "result", subtype, result, is_error, total_cost_usd,
+// usage, structured_output?, errors? } — or, with verbose on (`--verbose`, or `verbose: true`
+// in the user's settings), one JSON array of every message, the result last
+// (anthropics/claude-code issue #84784). stream-json prints one message per line.
+import type { AgentBackend, Parsed } from './types.ts';
 import { num } from './types.ts';
 
 export const claudeCode: AgentBackend = {
   name: 'claude-code',
   binary: 'claude',
   version: '2.1.332',
-  install: 'npm install -g @anthropic-ai/claude-code',
-  // An API key, a token from `claude setup-token`, or a cloud provider switched on.
-  credentials: ['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN', 'CLAUDE_CODE_USE_BEDROCK', 'CLAUDE_CODE_USE_VERTEX'],
+  install: { npm: '@anthropic-ai/claude-code' },
+  // An API key, a gateway token, a token from `claude setup-token`, or a cloud provider
+  // switched on (Bedrock needs AWS_REGION and AWS credentials; Vertex needs CLOUD_ML_REGION and
+  // ANTHROPIC_VERTEX_PROJECT_ID): docs.anthropic.com/en/docs/claude-code/settings#environment-variables.
+  credentials: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN', 'CLAUDE_CODE_USE_BEDROCK', 'CLAUDE_CODE_USE_VERTEX'],
+  credentialCompanions: { CLAUDE_CODE_USE_BEDROCK: ['AWS_REGION'], CLAUDE_CODE_USE_VERTEX: ['CLOUD_ML_REGION', 'ANTHROPIC_VERTEX_PROJECT_ID'] },
   loginFiles: ['.claude/.credentials.json'],
 
   invocation(spec, prompt, opts) {
     // The worker runs in a throwaway checkout with a read-only token: nobody is there to
-    // answer permission prompts, so they are bypassed; non-writing steps lose the edit tools.
+    // answer permission prompts, so they are bypassed. Non-writing steps lose the edit tools
+    // and Bash (a shell edits files as well as Edit does).
     const argv = ['claude', '-p', '--output-format', 'json', '--permission-mode', 'bypassPermissions'];
     if (spec.model) argv.push('--model', spec.model);
     if (spec.maxTurns !== undefined) argv.push('--max-turns', String(spec.maxTurns));
-    if (!opts.writes) argv.push('--disallowedTools', 'Edit', 'Write', 'NotebookEdit');
+    // Native structured output: the result's `structured_output` matches the schema.
+    if (opts.outputsSchema && typeof opts.outputsSchema === 'object') argv.push('--json-schema', JSON.stringify(opts.outputsSchema));
+    if (!opts.writes) argv.push('--disallowedTools', 'Edit', 'Write', 'NotebookEdit', 'Bash');
     argv.push(...(spec.args ?? []));
-    return { argv, stdin: prompt, env: {} };
+    // As root, claude refuses bypassPermissions ("--dangerously-skip-permissions cannot be used
+    // with root/sudo privileges") unless told it is in a sandbox: the worker's job is one.
+    const env: Record<string, string> = opts.root ? { IS_SANDBOX: '1' } : {};
+    return { argv, stdin: prompt, env };
   },
 
   parse(stdout) {
-    // With --output-format json the result object is the last JSON line (older versions
-    // print only it; stream-json ends with it too).
-    const lines = stdout.trim().split('\n').reverse();
-    for (const line of lines) {
-      let v: any;
-      try {
-        v = JSON.parse(line);
-      } catch {
-        continue;
-      }
-      if (!v || v.type !== 'result') continue;
-      const u = v.usage ?? {};
-      const input = [u.input_tokens, u.cache_creation_input_tokens, u.cache_read_input_tokens].map(num);
-      return {
-        finalMessage: typeof v.result === 'string' ? v.result : '',
-        usage: {
-          costUsd: num(v.total_cost_usd) ?? num(v.cost_usd),
-          inputTokens: input.some((n) => n !== undefined) ? input.reduce<number>((s, n) => s + (n ?? 0), 0) : undefined,
-          outputTokens: num(u.output_tokens),
-        },
-        error: v.is_error ? `claude reported an error (${v.subtype ?? 'error'}): ${typeof v.result === 'string' ? v.result : ''}`.trim() : undefined,
-      };
-    }
+    const result = resultMessage(stdout);
     // No result object (an old or unusual version): the text itself is the message.
-    return { finalMessage: stdout, usage: {} };
+    if (!result) return { finalMessage: stdout, usage: {} };
+    const u = result.usage ?? {};
+    const input = [u.input_tokens, u.cache_creation_input_tokens, u.cache_read_input_tokens].map(num);
+    const text = typeof result.result === 'string' ? result.result : '';
+    const errors = Array.isArray(result.errors) ? result.errors.filter((e: unknown) => typeof e === 'string') : [];
+    const parsed: Parsed = {
+      finalMessage: text,
+      usage: {
+        costUsd: num(result.total_cost_usd) ?? num(result.cost_usd),
+        inputTokens: input.some((n) => n !== undefined) ? input.reduce<number>((s, n) => s + (n ?? 0), 0) : undefined,
+        outputTokens: num(u.output_tokens),
+      },
+      error: result.is_error ? `claude reported an error (${result.subtype ?? 'error'}): ${[text, ...errors].filter(Boolean).join('; ') || 'no reason given'}` : undefined,
+    };
+    if (result.structured_output !== undefined && result.structured_output !== null) parsed.structured = result.structured_output;
+    return parsed;
   },
 };
+
+/** The `type: "result"` message: the object itself, the last one of a verbose array, or the last line of stream-json. */
+function resultMessage(stdout: string): any {
+  const isResult = (v: any) => v && typeof v === 'object' && v.type === 'result';
+  try {
+    const whole = JSON.parse(stdout);
+    if (isResult(whole)) return whole;
+    if (Array.isArray(whole)) return whole.filter(isResult).pop();
+  } catch {
+    // not one JSON value: lines
+  }
+  for (const line of stdout.trim().split('\n').reverse()) {
+    try {
+      const v = JSON.parse(line);
+      if (isResult(v)) return v;
+    } catch {
+      // progress or warnings
+    }
+  }
+  return undefined;
+}

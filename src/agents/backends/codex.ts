@@ -1,15 +1,31 @@
 // OpenAI Codex CLI: `codex exec --json -` reads the prompt from stdin and prints JSONL
 // events: thread.started, turn.started, item.* (agent_message, command_execution,
-// file_change…), turn.completed { usage } or turn.failed / error.
+// file_change…), turn.completed { usage } or turn.failed, and `error` events — some of
+// them retryable ("Reconnecting... 2/5 …"), after which the turn may still complete
+// (openai/codex codex-rs/exec/src/event_processor_with_jsonl_output.rs; issue #32984).
+import { estimateCost, priceOf } from '../prices.ts';
 import type { AgentBackend, Usage } from './types.ts';
-import { addUsage, jsonLines, num } from './types.ts';
+import { jsonLines, num } from './types.ts';
+
+/**
+ * What bubblewrap prints when it cannot make its namespaces, e.g. on ubuntu-24.04 where
+ * AppArmor restricts unprivileged user namespaces ("bwrap: loopback: Failed RTM_NEWADDR:
+ * Operation not permitted", openai/codex issues #17337, #15057, #29908).
+ */
+const SANDBOX_BROKEN = /bwrap:|RTM_NEWADDR|(setting up|creat\w*|unshare)[^\n]*namespace|uid map/i;
+
+export const SANDBOX_ADVICE =
+  "codex's sandbox (bubblewrap) could not start, so every command it ran failed: on Ubuntu 24.04 AppArmor blocks unprivileged user namespaces; run `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` in the job before the agent (the worker workflow `baton init` writes does, on GitHub-hosted Linux runners)";
 
 export const codex: AgentBackend = {
   name: 'codex',
   binary: 'codex',
   version: '0.169.0',
-  install: 'npm install -g @openai/codex',
-  credentials: ['OPENAI_API_KEY', 'CODEX_API_KEY'],
+  install: { npm: '@openai/codex' },
+  // `codex exec` reads CODEX_API_KEY (or a stored `codex login`), not OPENAI_API_KEY
+  // (openai/codex codex-rs/login/src/auth/manager.rs; developers.openai.com/codex/noninteractive).
+  credentials: ['CODEX_API_KEY'],
+  notEnough: { OPENAI_API_KEY: '`codex exec` does not read OPENAI_API_KEY: set CODEX_API_KEY to the same key' },
   loginFiles: ['.codex/auth.json'],
 
   invocation(spec, prompt, opts) {
@@ -21,18 +37,36 @@ export const codex: AgentBackend = {
     return { argv, stdin: prompt, env: {} };
   },
 
-  parse(stdout) {
+  parse(stdout, _stderr, spec) {
     let finalMessage = '';
-    let usage: Usage = {};
-    let error: string | undefined;
+    let input = 0;
+    let cached = 0;
+    let output = 0;
+    let turns = 0;
+    let failed: string | undefined;
+    // An error event is fatal only if no turn completes after it (retries end in turn.completed).
+    let pendingError: string | undefined;
+    let commands = 0;
+    let sandboxFailures = 0;
     for (const e of jsonLines(stdout)) {
       if (e.type === 'item.completed' && e.item?.type === 'agent_message' && typeof e.item.text === 'string') finalMessage = e.item.text;
-      else if (e.type === 'turn.completed' && e.usage) {
-        const u = e.usage;
-        usage = addUsage(usage, { inputTokens: num(u.input_tokens), outputTokens: num(u.output_tokens) });
-      } else if (e.type === 'turn.failed') error = `codex turn failed: ${e.error?.message ?? 'no reason given'}`;
-      else if (e.type === 'error') error = `codex error: ${e.message ?? 'no message'}`;
+      else if (e.type === 'item.completed' && e.item?.type === 'command_execution') {
+        commands++;
+        const out = typeof e.item.aggregated_output === 'string' ? e.item.aggregated_output : '';
+        if ((e.item.status === 'failed' || (num(e.item.exit_code) ?? 0) !== 0) && SANDBOX_BROKEN.test(out)) sandboxFailures++;
+      } else if (e.type === 'turn.completed') {
+        turns++;
+        pendingError = undefined;
+        const u = e.usage ?? {};
+        input += num(u.input_tokens) ?? 0;
+        cached += num(u.cached_input_tokens) ?? 0;
+        output += num(u.output_tokens) ?? 0;
+      } else if (e.type === 'turn.failed') failed = `codex turn failed: ${e.error?.message ?? 'no reason given'}`;
+      else if (e.type === 'error') pendingError = `codex error: ${e.message ?? 'no message'}`;
     }
-    return { finalMessage, usage, error };
+    // codex reports no dollar figure: the cost is estimated from its tokens (../prices.ts).
+    const usage: Usage = turns ? { inputTokens: input, outputTokens: output, costUsd: estimateCost(priceOf(spec?.model), { inputTokens: input, cachedInputTokens: cached, outputTokens: output }), costEstimated: true } : {};
+    const sandbox = commands > 0 && sandboxFailures === commands ? SANDBOX_ADVICE : undefined;
+    return { finalMessage, usage, error: failed ?? pendingError ?? sandbox };
   },
 };

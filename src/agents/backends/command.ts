@@ -6,7 +6,7 @@ export const command: AgentBackend = {
   name: 'command',
   binary: null,
   version: null,
-  install: 'the program named in the agent\'s `run:`',
+  install: null,
   credentials: [],
   loginFiles: [],
 

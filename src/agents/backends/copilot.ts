@@ -11,7 +11,7 @@ export const copilot: AgentBackend = {
   name: 'copilot',
   binary: 'copilot',
   version: VERSION,
-  install: `npm install -g @github/copilot@${VERSION}`,
+  install: { npm: '@github/copilot' },
   // The first one set is used: a fine-grained token with the "Copilot Requests" permission,
   // or in Actions the job's GITHUB_TOKEN with `permissions: copilot-requests: write`.
   credentials: TOKENS,

@@ -13,7 +13,7 @@ export const gemini: AgentBackend = {
   name: 'gemini',
   binary: 'gemini',
   version: VERSION,
-  install: `npm install -g @google/gemini-cli@${VERSION}`,
+  install: { npm: '@google/gemini-cli' },
   // What headless auth accepts from the environment (packages/cli/src/validateNonInterActiveAuth.ts,
   // core/contentGenerator.ts): a Gemini API key, or Vertex AI / Code Assist chosen explicitly.
   credentials: ['GEMINI_API_KEY', 'GOOGLE_GENAI_USE_VERTEXAI', 'GOOGLE_GENAI_USE_GCA'],

@@ -10,7 +10,7 @@ export const opencode: AgentBackend = {
   name: 'opencode',
   binary: 'opencode',
   version: VERSION,
-  install: `npm install -g opencode-ai@${VERSION}`,
+  install: { npm: 'opencode-ai' },
   // opencode reaches many providers; any one key (or `opencode auth login`) is enough.
   credentials: ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'GEMINI_API_KEY', 'OPENROUTER_API_KEY', 'GITHUB_TOKEN'],
   loginFiles: ['.local/share/opencode/auth.json'],

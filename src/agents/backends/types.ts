@@ -1,12 +1,24 @@
 // One interface for every agent CLI baton can drive. A backend only knows its CLI: how to
 // call it non-interactively and how to read what it printed. Running the process, the
 // timeout, extraction, validation and re-prompting are the worker's (../worker.ts).
-import type { AgentSpec, Backend } from '../../manifest/types.ts';
+import type { AgentSpec, Backend, JsonSchema } from '../../manifest/types.ts';
+
+/** How a CLI is installed: `{ npm: pkg }` becomes `npm install -g pkg@version`. */
+export type InstallForm = { npm: string } | { run: string };
+
+/** The shell command that installs a backend's CLI at its pinned version (null: nothing to install). */
+export function installCommand(b: Pick<AgentBackend, 'install' | 'version'>): string | null {
+  if (!b.install) return null;
+  if ('npm' in b.install) return `npm install -g ${b.install.npm}${b.version ? `@${b.version}` : ''}`;
+  return b.install.run;
+}
 
 export interface Usage {
   costUsd?: number;
   inputTokens?: number;
   outputTokens?: number;
+  /** costUsd was worked out from token counts and a price table, not reported by the CLI. */
+  costEstimated?: boolean;
 }
 
 export interface InvocationOptions {
@@ -14,6 +26,10 @@ export interface InvocationOptions {
   tmpDir: string;
   /** False for steps that must not change files: backends that can forbid edits do. */
   writes: boolean;
+  /** The step's outputs schema, for CLIs with native structured output (claude --json-schema). */
+  outputsSchema?: JsonSchema | null;
+  /** The worker runs as root (a container job): claude needs IS_SANDBOX=1 to skip permissions then. */
+  root?: boolean;
 }
 
 export interface Invocation {
@@ -33,14 +49,20 @@ export interface Parsed {
   usage: Usage;
   /** Set when the CLI reported a failure in its own output (e.g. claude's `is_error`). */
   error?: string;
+  /** The result the CLI itself produced against the outputs schema (claude's structured_output). */
+  structured?: unknown;
 }
 
 export interface AgentBackend {
   name: Backend;
   /** The executable, or null when the spec names it (`command`). */
   binary: string | null;
-  /** How to get the binary, for the "not on PATH" error. */
-  install: string;
+  /**
+   * How to get the binary at `version`: an npm package installed globally, or a shell
+   * command (which pins what it can itself); null where baton installs nothing (`command`).
+   * installCommand() renders it for the workflows `baton init` writes and for messages.
+   */
+  install: InstallForm | null;
   /**
    * The CLI version baton is tested against, which the workflows `baton init` writes install;
    * null where baton installs nothing (`command`). The one place these versions live.
@@ -51,6 +73,13 @@ export interface AgentBackend {
    * Empty: nothing needed (or nothing baton can check).
    */
   credentials: string[];
+  /**
+   * Variables people set for this CLI that it does not read, with what to do instead (codex
+   * and OPENAI_API_KEY): preflight and doctor say so rather than "needs credentials".
+   */
+  notEnough?: Record<string, string>;
+  /** A credential that is only a switch, with the variables it needs too (CLAUDE_CODE_USE_VERTEX → its region and project). */
+  credentialCompanions?: Record<string, string[]>;
   /** Files under $HOME a CLI keeps a stored login in (`claude login`, `codex login`…). */
   loginFiles: string[];
   /**
@@ -64,7 +93,8 @@ export interface AgentBackend {
   /** A reason the credentials that are set cannot work (a token kind the CLI refuses), or null. */
   credentialProblem?(env: NodeJS.ProcessEnv): string | null;
   invocation(spec: AgentSpec, prompt: string, opts: InvocationOptions): Invocation;
-  parse(stdout: string, stderr: string): Parsed;
+  /** `spec` is the agent's spec, for figures that depend on it (the model's price). */
+  parse(stdout: string, stderr: string, spec?: AgentSpec): Parsed;
 }
 
 /** Linux refuses one argv string over 128 KiB (MAX_ARG_STRLEN); leave room for the rest. */
@@ -87,6 +117,7 @@ export function addUsage(a: Usage, b: Usage): Usage {
   for (const k of ['costUsd', 'inputTokens', 'outputTokens'] as const) {
     if (typeof b[k] === 'number' && Number.isFinite(b[k])) out[k] = (out[k] ?? 0) + b[k]!;
   }
+  if (b.costEstimated && b.costUsd !== undefined) out.costEstimated = true;
   if (out.costUsd !== undefined) out.costUsd = Math.round(out.costUsd * 1e6) / 1e6;
   return out;
 }

@@ -46,7 +46,10 @@ function credentialText(r: BackendReport): string {
   const c = r.credentials;
   if (!c.needed.length) return 'none needed';
   const found = [...c.present, ...c.logins.map((l) => `login in ~/${l}`)];
-  return found.length ? found.join(', ') : `none set (needs one of ${c.needed.join(', ')})`;
+  const hints = c.notEnough.filter(() => !c.ok).map((n) => `; ${n.name} is set, but ${n.advice}`).join('');
+  // A backend's own reason the credentials that are set cannot work (a classic token for copilot…).
+  if (c.problem) return `${found.join(', ') || 'none usable'}: ${c.problem}`;
+  return found.length ? found.join(', ') : `none set (needs one of ${c.needed.join(', ')})${hints}`;
 }
 
 export async function doctorCommand(args: string[], io: CliIO, env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -71,6 +74,7 @@ export async function doctorCommand(args: string[], io: CliIO, env: NodeJS.Proce
     lines.push(`${b.runnable ? '✓' : '✗'} ${b.name.padEnd(width)}  ${b.runnable ? 'runnable' : `not runnable: ${why}`}`);
     if (b.binary === null) lines.push(`    program      the agent's \`run:\` (checked when a step starts)`);
     else lines.push(`    binary       ${b.path ? `${b.path} — ${b.version}` : `not found (install: ${b.install})`}`);
+    if (b.pinned) lines.push(`    version      ${b.pinned}`);
     lines.push(`    credentials  ${credentialText(b)}`);
     const users = use.backends.get(b.name);
     if (users) lines.push(`    used by      ${users.join(', ')}${b.runnable ? '' : ' (fine if the worker job installs it and passes its secret)'}`);
