@@ -8,6 +8,7 @@ import { initCommand, help as initHelp } from './commands/init.ts';
 import { runCommand, help as runHelp } from './commands/run.ts';
 import { cancelCommand, cancelHelp, listCommand, listHelp, statusCommand, statusHelp } from './commands/runs.ts';
 import { EXIT, UsageError, processIO, type CliIO } from './io.ts';
+import { PACKAGE_NAME, batonVersion } from '../names.ts';
 
 interface Command {
   summary: string;
@@ -40,12 +41,16 @@ export function usage(): string {
     'Commands:',
     ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`),
     '',
-    'Run `baton <command> --help` for the options of one command.',
+    'Run `baton <command> --help` for the options of one command; `baton --version` for the version.',
   ].join('\n');
 }
 
 export async function main(argv: string[], io: CliIO = processIO): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === '--version' || name === '-V' || name === 'version') {
+    io.out(`${PACKAGE_NAME} ${batonVersion()}`);
+    return EXIT.ok;
+  }
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     io.out(usage());
     return name === undefined ? EXIT.usage : EXIT.ok;

@@ -7,8 +7,9 @@ import { ACTIONS_PR_ADVICE } from '../../hosts/github/actions-settings.ts';
 import { libraryWorkflows, type LibraryWorkflow } from '../../init/library.ts';
 import { conflicts, planInit, writePlan, type InitPlan } from '../../init/plan.ts';
 import { EXIT, UsageError, type CliIO } from '../io.ts';
+import { ACTION_REF } from '../../names.ts';
 
-export const DEFAULT_ACTION_REF = 'baton-dev/baton@v1';
+export const DEFAULT_ACTION_REF = ACTION_REF;
 
 export const help = `Usage: baton init [--mode app|actions] [--workflows a,b] [--force] [--repo DIR]
                   [--action-ref OWNER/REPO@REF] [--app-token]

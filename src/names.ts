@@ -1,0 +1,20 @@
+// baton's names, in one place: every generated file, doc snippet and message takes them from
+// here. The npm name `baton` belongs to an unrelated package, so the package is scoped.
+import { readFileSync } from 'node:fs';
+
+/** The npm package (`npx -y @baton-dev/baton <command>`). */
+export const PACKAGE_NAME = '@baton-dev/baton';
+/** The command it installs. */
+export const BIN_NAME = 'baton';
+/** The home repository on GitHub, which is also the Action. */
+export const HOME_REPO = 'baton-dev/baton';
+/** The major tag the Action is used by, moved on every release of that major. */
+export const ACTION_MAJOR = 'v1';
+/** `uses:` of the baton Action in the workflows `baton init` writes. */
+export const ACTION_REF = `${HOME_REPO}@${ACTION_MAJOR}`;
+
+/** The version of this copy of baton (its package.json). */
+export function batonVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: string };
+  return pkg.version ?? 'unknown';
+}
