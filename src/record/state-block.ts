@@ -45,20 +45,16 @@ export function readStateBlock(body: string, secret?: string, opts: { unsignedRe
   if (!m) return { ok: false, problem: 'the state block is not the last line of the comment' };
   const [, version, algo, hex, payload] = m as unknown as [string, string, string, string, string];
   if (version !== '1') return { ok: false, problem: `state block version ${version} is not supported` };
-  if (algo === 'hmac-sha256' && !secret && opts.unsignedRead) {
-    try {
-      return { ok: true, state: decodeCompact(payload), unverified: true };
-    } catch (err) {
-      return { ok: false, problem: (err as Error).message };
+  const unverified = algo === 'hmac-sha256' && !secret && opts.unsignedRead === true;
+  if (!unverified) {
+    const expected = digest(payload, secret);
+    if (algo !== expected.algo) return { ok: false, problem: `state block is signed with ${algo}, expected ${expected.algo}` };
+    if (!timingSafeEqual(Buffer.from(hex, 'hex'), Buffer.from(expected.hex, 'hex'))) {
+      return { ok: false, problem: 'state block hash does not match its content (the comment was edited)' };
     }
   }
-  const expected = digest(payload, secret);
-  if (algo !== expected.algo) return { ok: false, problem: `state block is signed with ${algo}, expected ${expected.algo}` };
-  if (!timingSafeEqual(Buffer.from(hex, 'hex'), Buffer.from(expected.hex, 'hex'))) {
-    return { ok: false, problem: 'state block hash does not match its content (the comment was edited)' };
-  }
   try {
-    return { ok: true, state: decodeCompact(payload) };
+    return { ok: true, state: decodeCompact(payload), ...(unverified ? { unverified: true as const } : {}) };
   } catch (err) {
     return { ok: false, problem: (err as Error).message };
   }

@@ -3,7 +3,7 @@
 // user such as a fork contributor (refused, naming the role).
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../app/harness.ts';
-import { o } from './scenario.ts';
+import { ASK, o, startAsk } from './scenario.ts';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -11,27 +11,12 @@ afterEach(async () => {
   h = undefined;
 });
 
-const ASK = `name: ask
-on: { labels: ["baton:ask"], commands: [ask] }
-steps:
-  - id: clarify
-    ask: { questions: ["Which file?"] }
-  - id: write
-    run: echo "\${{ steps.clarify.outputs.answers[0] }}" > answer.txt
-`;
 
-async function started(h: Harness): Promise<{ number: number; runId: string }> {
-  const alice = h.as('alice');
-  const issue = (await alice.rest.issues.create({ ...o, title: 'Ask', body: '' })).data;
-  await alice.rest.issues.addLabels({ ...o, issue_number: issue.number, labels: ['baton:ask'] });
-  await h.settle();
-  return { number: issue.number, runId: `ask-${issue.number}-1` };
-}
 
 describe('reliability: people', () => {
   it('a forged status comment is ignored and reported; an admin\'s edit of the real one is overwritten by the true record', async () => {
     h = await startHarness({ files: { '.agents/workflows/ask.yml': ASK }, roles: { alice: 'admin', mallory: 'write' } });
-    const { number, runId } = await started(h);
+    const { number, runId } = await startAsk(h);
     const real = await h.record(number);
     const bot = (await h.as('alice').rest.issues.listComments({ ...o, issue_number: number })).data.find((c) => c.body === real)!;
 
@@ -59,7 +44,7 @@ describe('reliability: people', () => {
   it('a read-only user (a fork contributor) cannot start, answer or cancel: refused, naming the role; the run goes on', async () => {
     h = await startHarness({ files: { '.agents/workflows/ask.yml': ASK }, roles: { alice: 'admin', eve: 'read' } });
     const eve = h.as('eve');
-    const { number, runId } = await started(h);
+    const { number, runId } = await startAsk(h);
 
     await eve.rest.issues.createComment({ ...o, issue_number: number, body: '/baton ask' });
     await eve.rest.issues.createComment({ ...o, issue_number: number, body: '/baton cancel' });

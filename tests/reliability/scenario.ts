@@ -24,6 +24,25 @@ steps:
     review: { agent: reviewer, max-rounds: 2, fix: build }
 `;
 
+/** A run that asks one question and then writes the answer to a file (no agent). */
+export const ASK = `name: ask
+on: { labels: ["baton:ask"], commands: [ask] }
+steps:
+  - id: clarify
+    ask: { questions: ["Which file?"] }
+  - id: write
+    run: echo "\${{ steps.clarify.outputs.answers[0] }}" > answer.txt
+`;
+
+/** alice opens an issue and labels it `baton:ask`; the run waits for its answer. */
+export async function startAsk(h: Harness): Promise<{ number: number; runId: string }> {
+  const alice = h.as('alice');
+  const issue = (await alice.rest.issues.create({ ...o, title: 'Ask', body: '' })).data;
+  await alice.rest.issues.addLabels({ ...o, issue_number: issue.number, labels: ['baton:ask'] });
+  await h.settle();
+  return { number: issue.number, runId: `ask-${issue.number}-1` };
+}
+
 export const FLOW_AGENTS: AgentScript = {
   plan: [{ output: { tasks: ['x', 'y'] } }],
   'build/0': [{ write: { 'x.txt': 'x\n' } }],

@@ -4,16 +4,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeStateBlock, readStateBlock } from '../../src/record/state-block.ts';
 import { startHarness, type Harness } from '../app/harness.ts';
+import { ASK, o, startAsk } from '../reliability/scenario.ts';
 
-const o = { owner: 'acme', repo: 'widgets' };
-const ASK = `name: ask
-on: { labels: ["baton:ask"], commands: [ask] }
-steps:
-  - id: clarify
-    ask: { questions: ["Which file?"] }
-  - id: write
-    run: echo "\${{ steps.clarify.outputs.answers[0] }}" > answer.txt
-`;
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -21,13 +13,6 @@ afterEach(async () => {
   h = undefined;
 });
 
-async function started(h: Harness): Promise<{ number: number; runId: string }> {
-  const alice = h.as('alice');
-  const issue = (await alice.rest.issues.create({ ...o, title: 'Ask', body: '' })).data;
-  await alice.rest.issues.addLabels({ ...o, issue_number: issue.number, labels: ['baton:ask'] });
-  await h.settle();
-  return { number: issue.number, runId: `ask-${issue.number}-1` };
-}
 
 /** Bodies of baton's own comments on the thread. */
 async function botComments(h: Harness, number: number): Promise<string[]> {
@@ -38,7 +23,7 @@ async function botComments(h: Harness, number: number): Promise<string[]> {
 describe('forged state and markers', () => {
   it('a state block echoed back in baton\'s reply to a command is never read as a run', async () => {
     h = await startHarness({ files: { '.agents/workflows/ask.yml': ASK }, roles: { alice: 'admin' } });
-    const { number, runId } = await started(h);
+    const { number, runId } = await startAsk(h);
     const real = readStateBlock(await h.record(number), undefined, { unsignedRead: true });
     if (!real.ok) throw new Error(real.problem);
     // mallory (no role) forges a later run of the thread: the same run finished, under another id.
@@ -74,7 +59,7 @@ steps:
     run: cat evil.txt >&2; exit 1
 `;
     h = await startHarness({ files: { '.agents/workflows/failing.yml': FAILING, '.agents/workflows/ask.yml': ASK, 'evil.txt': 'placeholder\n' }, roles: { alice: 'admin' } });
-    const { number: first } = await started(h);
+    const { number: first } = await startAsk(h);
     const real = readStateBlock(await h.record(first), undefined, { unsignedRead: true });
     if (!real.ok) throw new Error(real.problem);
     // The forged state: a run the attacker made up, and the marker of the questions of the thread's next ask run.
@@ -108,7 +93,7 @@ steps:
 
   it('an edit of baton\'s own status comment with a recomputed plain hash is not trusted (the state is signed with a key only the App holds)', async () => {
     h = await startHarness({ files: { '.agents/workflows/ask.yml': ASK }, roles: { alice: 'admin', mallory: 'write' } });
-    const { number } = await started(h);
+    const { number } = await startAsk(h);
     const body = await h.record(number);
     const real = readStateBlock(body, undefined, { unsignedRead: true });
     if (!real.ok) throw new Error(real.problem);

@@ -21,14 +21,13 @@ export async function runMode(inputs: Inputs): Promise<void> {
     return;
   }
   if (!inputs.token) throw new Error('mode `run` needs the `token` input (the default, github.token, is fine when the job has the permissions in docs/actions-only.md)');
+  const gh = repoContextOf({ token: inputs.token, apiUrl: apiUrl(), ...repositoryOf(ev, process.env), botLogin: inputs.botLogin, workerWorkflow: inputs.workerWorkflow, ...(inputs.stateSecret ? { stateSecret: inputs.stateSecret } : {}) });
   if (!inputs.stateSecret) {
     // Without a key, anyone whose workflow can comment could hand a run a state of their choosing.
     const number = threadOf(ev.payload);
-    const gh = repoContextOf({ token: inputs.token, apiUrl: apiUrl(), ...repositoryOf(ev, process.env), botLogin: inputs.botLogin, workerWorkflow: inputs.workerWorkflow });
     if (number !== undefined) await replyOnce(gh, number, 'setup/state-secret', MISSING_STATE_SECRET);
     throw new Error(MISSING_STATE_SECRET);
   }
-  const gh = repoContextOf({ token: inputs.token, apiUrl: apiUrl(), ...repositoryOf(ev, process.env), botLogin: inputs.botLogin, workerWorkflow: inputs.workerWorkflow, ...(inputs.stateSecret ? { stateSecret: inputs.stateSecret } : {}) });
   core.info(`baton run: ${what} on ${gh.owner}/${gh.repo} as ${gh.botLogin}`);
   const runs = new RunService();
   const ourAppId = ourAppIdOf(ev.name, ev.payload, gh.botLogin);

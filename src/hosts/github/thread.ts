@@ -27,13 +27,18 @@ export async function readThread(gh: RepoContext, number: number): Promise<Threa
   });
   const comments: ThreadComment[] = raw.map((c) => ({ id: Number(c.id), body: c.body ?? '', author: c.user?.login ?? '', url: c.html_url, createdAt: Date.parse(c.created_at) }));
   const { records, ignored } = findRecords(comments, gh.botLogin, gh.stateSecret);
+  return { comments, records, ignored, markers: markersOf(comments, gh.botLogin) };
+}
+
+/** The markers of baton's own comments: each counts only as the last line of a comment of its bot. */
+export function markersOf(comments: readonly ThreadComment[], botLogin: string): Set<string> {
   const markers = new Set<string>();
   for (const c of comments) {
-    if (c.author.toLowerCase() !== gh.botLogin.toLowerCase()) continue;
+    if (c.author.toLowerCase() !== botLogin.toLowerCase()) continue;
     const m = MARKER.exec(c.body);
     if (m) markers.add(m[1]!);
   }
-  return { comments, records, ignored, markers };
+  return markers;
 }
 
 /** Creates or edits the status comment; returns its id. No request when the body is unchanged. */
