@@ -1,5 +1,6 @@
 // Generates docs/manifest.md from schema/workflow.schema.json, so the reference can
 // never drift from what the validator accepts. `npx tsx scripts/manifest-docs.ts`
+import { PACKAGE_NAME, schemaUrl } from '../src/names.ts';
 // rewrites the file; a test fails when the committed file is stale.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -64,8 +65,9 @@ export function renderManifestDocs(schema: Schema): string {
     String(schema.description ?? ''),
     '',
     'Point your editor at the schema with a first line',
-    '`# yaml-language-server: $schema=https://baton.dev/schema/workflow.schema.json` (or a relative',
-    'path to `node_modules/baton/schema/workflow.schema.json`).',
+    `\`# yaml-language-server: $schema=${schemaUrl()}\``,
+    `(the schema of the baton release the Action tag names), or a relative path to`,
+    `\`node_modules/${PACKAGE_NAME}/schema/workflow.schema.json\`.`,
     '',
     '## Expressions',
     '',

@@ -13,6 +13,17 @@ export const ACTION_MAJOR = 'v1';
 /** `uses:` of the baton Action in the workflows `baton init` writes. */
 export const ACTION_REF = `${HOME_REPO}@${ACTION_MAJOR}`;
 
+/**
+ * Where the manifest schema of a baton release is published: the file in the home repository
+ * at the tag the Action is used by, so an editor checks a workflow against the schema of the
+ * baton that runs it. `schema/workflow.schema.json` names this as its `$id` (a test holds it).
+ * A fork or a pinned ref (`init --action-ref owner/repo@ref`) gets that ref's schema.
+ */
+export function schemaUrl(actionRef: string = ACTION_REF): string | null {
+  const m = /^([^/@\s]+\/[^/@\s]+)@(\S+)$/.exec(actionRef);
+  return m ? `https://raw.githubusercontent.com/${m[1]}/${m[2]}/schema/workflow.schema.json` : null;
+}
+
 /** The version of this copy of baton (its package.json). */
 export function batonVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: string };

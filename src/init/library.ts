@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LIBRARY_DIR, loadWorkflowText } from '../manifest/load.ts';
 import type { Backend } from '../manifest/types.ts';
+import { schemaUrl } from '../names.ts';
 
 export interface LibraryWorkflow {
   name: string;
@@ -33,7 +34,6 @@ export function libraryWorkflows(dir: string = LIBRARY_DIR): LibraryWorkflow[] {
  * schema of the baton version the Action reference names (the library's is relative).
  */
 export function forRepository(text: string, actionRef: string): string {
-  const m = /^([^/@\s]+\/[^/@\s]+)@(\S+)$/.exec(actionRef);
-  const url = m ? `https://raw.githubusercontent.com/${m[1]}/${m[2]}/schema/workflow.schema.json` : undefined;
+  const url = schemaUrl(actionRef);
   return text.replace(/^# yaml-language-server: \$schema=\S+$/m, (line) => (url ? `# yaml-language-server: $schema=${url}` : line));
 }

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { AJV_OPTIONS, compileSchema, errorsOf, libraryFiles, loadSchema, readLibrary, type Found } from './helpers.ts';
+import { AJV_OPTIONS, compileSchema, errorsOf, libraryFiles, loadSchema, readLibrary, root, type Found } from './helpers.ts';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ACTION_MAJOR, HOME_REPO, schemaUrl } from '../../src/names.ts';
 
 const validate = compileSchema();
 
@@ -35,10 +38,16 @@ describe('workflow schema', () => {
     expect(() => ajv.compile(loadSchema())).not.toThrow();
   });
 
-  it('is a 2020-12 schema with an $id', () => {
+  it('is a 2020-12 schema whose $id is where releases publish it, the URL init and the docs give', () => {
     const schema = loadSchema();
     expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
-    expect(schema.$id).toBe('https://baton.dev/schema/workflow.schema.json');
+    expect(schema.$id).toBe(schemaUrl());
+    expect(schema.$id).toBe(`https://raw.githubusercontent.com/${HOME_REPO}/${ACTION_MAJOR}/schema/workflow.schema.json`);
+    for (const doc of ['README.md', 'docs/manifest.md']) {
+      const urls = [...readFileSync(join(root, doc), 'utf8').matchAll(/\$schema=(\S+?)`?$/gm)].map((m) => m[1]);
+      expect(urls.length, doc).toBeGreaterThan(0);
+      for (const u of urls) expect(u, doc).toBe(schemaUrl());
+    }
   });
 
   it('gives every property a title and a description (editors show them)', () => {
