@@ -177,6 +177,7 @@ const PATTERN_HINTS: [RegExp, string][] = [
   [/^\^\[A-Za-z\]\[A-Za-z0-9_-\]\*\$$/, 'step ids start with a letter and hold only letters, digits, `-` and `_`'],
   [/^\^\[a-z0-9\]\[a-z0-9-\]\*\$$/, 'use lower-case letters, digits and `-`, starting with a letter or digit'],
   [/^\^\[A-Za-z_\]\[A-Za-z0-9_-\]\*\$$/, 'names start with a letter or `_` and hold only letters, digits, `-` and `_`'],
+  [/^\^https\?/, 'it must be an http:// or https:// URL'],
 ];
 
 function patternHint(pattern: string): string {
