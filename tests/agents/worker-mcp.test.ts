@@ -47,6 +47,8 @@ describe.each(['claude-code', 'codex', 'gemini', 'opencode', 'copilot'] as const
     });
     // codex takes them as -c arguments; the others read a file of baton's.
     if (uses !== 'codex') expect(call!.mcpFiles!.length).toBeGreaterThan(0);
+    // They hold secrets: readable by the worker's user alone.
+    expect(new Set(call!.mcpFileModes)).toEqual(new Set(uses === 'codex' ? [] : ['600']));
     for (const file of call!.mcpFiles ?? []) {
       expect(file.startsWith(repo.dir)).toBe(false);
       expect(existsSync(file)).toBe(false);
