@@ -62,10 +62,10 @@ describe('MCP servers in each CLI\'s own format', () => {
     });
   });
 
-  it('opencode: the `mcp` key of a config named by OPENCODE_CONFIG (local: one argv; remote: url)', () => {
+  it('opencode: the `mcp` key of an inline config in OPENCODE_CONFIG_CONTENT, merged last (local: one argv; remote: url)', () => {
     const inv = invocation('opencode');
-    expect(inv.env.OPENCODE_CONFIG).toBe('/tmp/cfg/opencode.json');
-    expect(json(inv.files?.['/tmp/cfg/opencode.json'])).toEqual({
+    expect(inv.files ?? {}).toEqual({});
+    expect(json(inv.env.OPENCODE_CONFIG_CONTENT)).toEqual({
       $schema: 'https://opencode.ai/config.json',
       mcp: {
         docs: { type: 'local', command: ['npx', '-y', '@acme/docs-mcp'], environment: { DOCS_TOKEN: 'docs-secret-123', MODE: 'read' }, enabled: true },
@@ -90,7 +90,7 @@ describe('MCP servers in each CLI\'s own format', () => {
     for (const uses of ['claude-code', 'codex', 'gemini', 'opencode', 'copilot'] as const) {
       const inv = backendFor(uses).invocation({ uses, env: {} }, 'P', { tmpDir: '/tmp/w', writes: true });
       expect(inv.argv.join(' ')).not.toMatch(/mcp/);
-      expect(Object.keys(inv.env)).not.toContain('OPENCODE_CONFIG');
+      expect(Object.keys(inv.env)).not.toContain('OPENCODE_CONFIG_CONTENT');
       expect(Object.keys(inv.env)).not.toContain('GEMINI_CLI_SYSTEM_SETTINGS_PATH');
       expect(Object.keys(inv.files ?? {})).toEqual([]);
     }

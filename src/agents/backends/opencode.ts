@@ -26,13 +26,13 @@ export const opencode: AgentBackend = {
     // The built-in `plan` agent may not edit files. No turn limit flag in `run`.
     if (!opts.writes) argv.push('--agent', 'plan');
     argv.push(...(spec.args ?? []));
-    // MCP servers: the `mcp` key of a config file named by OPENCODE_CONFIG, merged with the
-    // user's and the project's (opencode docs: config, "Custom config"; mcp-servers). Not an
-    // `opencode.json` in the checkout, where it would be collected with the changes.
+    // MCP servers: the `mcp` key of an opencode config given inline in OPENCODE_CONFIG_CONTENT,
+    // the last config opencode merges ("runtime overrides", after the project's opencode.json:
+    // opencode docs, config, "Precedence order"), so a server of the manifest is not replaced
+    // or extended by one of the same name in the checkout. No file: nothing to land in the changes.
     const mcp = mcpOf(opts);
     if (!mcp) return { argv, stdin: prompt, env: {} as Record<string, string> };
-    const file = mcp.file('opencode.json');
-    return { argv, stdin: prompt, env: { OPENCODE_CONFIG: file }, files: { [file]: JSON.stringify({ $schema: 'https://opencode.ai/config.json', mcp: opencodeServers(mcp.servers) }, null, 2) } };
+    return { argv, stdin: prompt, env: { OPENCODE_CONFIG_CONTENT: JSON.stringify({ $schema: 'https://opencode.ai/config.json', mcp: opencodeServers(mcp.servers) }) } };
   },
 
   parse(stdout) {
