@@ -101,6 +101,7 @@ export function renderManifestDocs(schema: Schema): string {
     ...section('`on`: triggers', props.on),
     ...section('`inputs.<name>`', mapValues(props.inputs)),
     ...section('`agents.<name>`', mapValues(props.agents)),
+    ...section('`agents.<name>.mcp-servers.<server>`', defs.mcpServer ?? {}),
     ...section('`budget`', props.budget),
     ...section('`steps[]`: keys of every step', step),
   ];

@@ -25,7 +25,7 @@ const ROOT_DIRS: ReadonlyArray<{ dirs: string[]; what: string }> = [
 const AGENT_DIRS = new Set(['.claude', '.codex', '.gemini', '.cursor', '.windsurf', '.clinerules', '.roo', '.continue', '.junie', '.amazonq', '.kiro', '.opencode']);
 
 /** Agent configuration files, at any depth. */
-const AGENT_FILES = new Set(['claude.md', 'claude.local.md', 'agents.md', 'agents.override.md', 'gemini.md', '.mcp.json', '.cursorrules', '.windsurfrules', '.clinerules', '.roorules', 'opencode.json']);
+const AGENT_FILES = new Set(['claude.md', 'claude.local.md', 'agents.md', 'agents.override.md', 'gemini.md', '.mcp.json', '.cursorrules', '.windsurfrules', '.clinerules', '.roorules', 'opencode.json', 'opencode.jsonc']);
 
 /** What a protected path is (for the message), or undefined when the path is not protected. */
 export function protectedPathKind(path: string): string | undefined {

@@ -14,6 +14,8 @@ import { collectChanges, openCheckout, type Checkout, type DiffStatLine } from '
 import { extractResult, type Extracted } from './extract.ts';
 import { preflight, WorkerSetupError } from './preflight.ts';
 import { runProcess, type ProcessResult } from './process.ts';
+import { resolveMcpServers } from './mcp.ts';
+import type { McpServers } from './backends/mcp-config.ts';
 import { redactor, secretValues } from './redact.ts';
 import { buildPrompt, buildReprompt } from './prompt.ts';
 import { RESULT_VERSION, type ResultBundle, type WorkerResult } from './result.ts';
@@ -69,6 +71,8 @@ export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Prom
   if (!agent && task.command === null) throw new WorkerSetupError(`step ${task.step}: the task has neither a prompt with an agent nor a command to run`);
   const backend = agent ? backendFor(task.backend!.uses) : null;
   if (backend) preflight(backend, task.backend!, opts.env, opts.cwd);
+  // The agent's MCP servers, their `${NAME}` references read from the job's environment.
+  const mcp = backend ? resolveMcpServers(task.agent ?? task.backend!.uses, task.backend!, opts.env) : null;
 
   // Some CLIs' file tools reach only the checkout or a folder of their own: the temp folder
   // (prompt files, BATON_OUTPUT) goes where the backend says; it is gone before changes are listed.
@@ -77,11 +81,14 @@ export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Prom
   const tmp = mkdtempSync(join(tmpParent, tmpParent === opts.cwd ? '.baton-worker-' : 'baton-worker-'));
   // Caches a CLI writes into the checkout for itself are not the agent's work.
   const scratch = (backend?.scratch ?? []).filter((name) => !existsSync(join(opts.cwd, name)));
+  // Configuration baton writes for the CLI (MCP servers) goes to a folder of its own in the
+  // system temp folder: never the checkout (opencode's tmp is there), never collected.
+  const configDir = mcp ? mkdtempSync(join(tmpdir(), 'baton-agent-config-')) : undefined;
   const outputFile = join(tmp, 'output.json');
   const limitMinutes = task.timeoutMinutes ?? task.backend?.timeoutMinutes ?? null;
   const deadline = limitMinutes === null ? null : start + limitMinutes * 60_000;
   const transcript: string[] = [];
-  const run: Run = { task, opts, outputFile, deadline, now, transcript, tmp };
+  const run: Run = { task, opts, outputFile, deadline, now, transcript, tmp, ...(mcp && { mcpServers: mcp.servers, configDir }) };
 
   let outcome: Outcome;
   let prompt: string;
@@ -95,6 +102,7 @@ export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Prom
     }
   } finally {
     rmSync(tmp, { recursive: true, force: true });
+    if (configDir) rmSync(configDir, { recursive: true, force: true });
     for (const name of scratch) rmSync(join(opts.cwd, name), { recursive: true, force: true });
   }
 
@@ -127,7 +135,7 @@ export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Prom
   // Nothing the worker hands on carries a secret of the job, plain or encoded: not the
   // transcript, not the error, not the outputs (they reach the public status comment), not
   // the changed files (they reach the pull request).
-  const hide = redactor([...secretValues({ ...opts.env, ...task.env, ...(task.backend?.env ?? {}) }), ...(opts.secrets ?? [])]);
+  const hide = redactor([...secretValues({ ...opts.env, ...task.env, ...(task.backend?.env ?? {}) }), ...(opts.secrets ?? []), ...(mcp?.secrets ?? [])]);
   if (result.error) result.error = hide.text(result.error);
   result.outputs = hide.json(result.outputs);
   const files = new Map<string, Uint8Array>();
@@ -147,6 +155,8 @@ interface Run {
   now: () => number;
   transcript: string[];
   tmp: string;
+  mcpServers?: McpServers;
+  configDir?: string;
 }
 
 function environment(run: Run, extra: Record<string, string>): NodeJS.ProcessEnv {
@@ -223,10 +233,17 @@ async function runAgent(run: Run, backend: AgentBackend, firstPrompt: string): P
   let prompt = firstPrompt;
   let lastError = '';
   for (let i = 0; i < tries; i++) {
-    const inv = backend.invocation(spec, prompt, { tmpDir: run.tmp, writes: task.writes, outputsSchema: task.outputsSchema, root: process.getuid?.() === 0 });
+    const inv = backend.invocation(spec, prompt, {
+      tmpDir: run.tmp,
+      writes: task.writes,
+      outputsSchema: task.outputsSchema,
+      root: process.getuid?.() === 0,
+      ...(run.mcpServers && { mcpServers: run.mcpServers, configDir: run.configDir }),
+    });
     for (const [path, content] of Object.entries(inv.files ?? {})) {
       mkdirSync(dirname(path), { recursive: true });
-      writeFileSync(path, content);
+      // Only the worker's user may read them: an MCP configuration holds the secrets it was given.
+      writeFileSync(path, content, { mode: 0o600 });
     }
     const r = await invoke(run, inv.argv, inv.stdin, environment(run, inv.env));
     const parsed = r.spawnError || r.timedOut ? { finalMessage: '', usage: {} } : backend.parse(r.stdout, r.stderr, spec);

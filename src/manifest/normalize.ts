@@ -1,5 +1,6 @@
 // Turns a schema-valid manifest document into the normalised Workflow: defaults
 // applied, kebab-case keys renamed, and the implicit "wait for the step above" made explicit.
+import { normalizeMcpServers } from './mcp-servers.ts';
 import {
   DEFAULT_ROLES,
   type AgentSpec,
@@ -69,6 +70,7 @@ function normalizeAgent(v: Raw): AgentSpec {
     ...(v['max-turns'] !== undefined && { maxTurns: v['max-turns'] }),
     ...(v.run !== undefined && { run: v.run }),
     ...(v.args !== undefined && { args: v.args }),
+    ...(v['mcp-servers'] !== undefined && { mcpServers: normalizeMcpServers(v['mcp-servers']) }),
   };
 }
 

@@ -63,7 +63,8 @@ function explainStepKinds(problems: SchemaProblem[], data: unknown): SchemaProbl
 // Combinators report their own failure on top of their branches' errors; the
 // branches say what is actually wrong, so the wrappers are dropped when they have any.
 // (`not` is a real error: reserved names; at a step, explainStepKinds rewrites it.)
-const WRAPPERS = new Set(['if', 'then', 'else', 'oneOf', 'anyOf', 'allOf', 'dependentSchemas']);
+// `propertyNames` too: the error inside it names the key.
+const WRAPPERS = new Set(['if', 'then', 'else', 'oneOf', 'anyOf', 'allOf', 'dependentSchemas', 'propertyNames']);
 
 function explain(errors: ErrorObject[], data: unknown): SchemaProblem[] {
   const out: SchemaProblem[] = [];
@@ -120,6 +121,10 @@ function describe(e: ErrorObject, data: unknown): SchemaProblem {
         message: `${nameOf(e.instancePath)} ${where} must be ${article(String(params.type))}, not ${kindOf(value)}`,
       };
     case 'pattern':
+      // A key that breaks `propertyNames` (an MCP server name): say which key, at the key.
+      if (e.propertyName !== undefined) {
+        return { pointer: `${e.instancePath}/${escape(e.propertyName)}`, atKey: true, message: `${q(e.propertyName)} ${where} is not a valid name; ${patternHint(String(params.pattern))}` };
+      }
       return {
         pointer: e.instancePath,
         atKey: false,
@@ -177,6 +182,8 @@ const PATTERN_HINTS: [RegExp, string][] = [
   [/^\^\[A-Za-z\]\[A-Za-z0-9_-\]\*\$$/, 'step ids start with a letter and hold only letters, digits, `-` and `_`'],
   [/^\^\[a-z0-9\]\[a-z0-9-\]\*\$$/, 'use lower-case letters, digits and `-`, starting with a letter or digit'],
   [/^\^\[A-Za-z_\]\[A-Za-z0-9_-\]\*\$$/, 'names start with a letter or `_` and hold only letters, digits, `-` and `_`'],
+  [/^\^https\?/, 'it must be an http:// or https:// URL'],
+  [/^\^\[A-Za-z\]\[A-Za-z0-9_-\]\{0,63\}\$$/, 'it must start with a letter and hold only letters, digits, `-` and `_` (at most 64), as it becomes a key of the agent CLI\'s configuration'],
 ];
 
 function patternHint(pattern: string): string {

@@ -13,6 +13,7 @@ import {
   references,
 } from './expressions.ts';
 import { ancestors, findCycle } from './graph.ts';
+import { checkMcpServers } from './mcp-servers.ts';
 import { taintOf, type Tainted } from './taint.ts';
 import { stepById, type JsonSchema, type Step, type Workflow } from './types.ts';
 
@@ -46,6 +47,7 @@ export function checkSemantics(wf: Workflow, report: Report): void {
   checkInputs(wf, report);
   checkTriggers(wf, report);
   checkCiApproval(wf, report);
+  checkMcpServers(wf, report);
 }
 
 /**

@@ -46,7 +46,16 @@ export interface AgentSpec {
   /** Extra CLI arguments appended to the backend's own. */
   args?: string[];
   env: Record<string, string>;
+  /** `mcp-servers`: MCP servers the agent's CLI is given, by server name (absent when none). */
+  mcpServers?: Record<string, McpServer>;
 }
+
+/**
+ * One MCP server of an agent: a program baton's agent CLI starts (stdio), or a remote one
+ * (streamable HTTP). `env` and `headers` values may read the worker's environment as
+ * `${NAME}` (secrets reach the worker as environment variables, never through the manifest).
+ */
+export type McpServer = { command: string; args?: string[]; env?: Record<string, string> } | { url: string; headers?: Record<string, string> };
 
 export interface Budget {
   maxSteps?: number;

@@ -4,6 +4,7 @@
 // in the user's settings), one JSON array of every message, the result last
 // (anthropics/claude-code issue #84784). stream-json prints one message per line.
 import type { AgentBackend, Parsed } from './types.ts';
+import { mcpOf, mcpServersJson } from './mcp-config.ts';
 import { num } from './types.ts';
 
 export const claudeCode: AgentBackend = {
@@ -28,11 +29,20 @@ export const claudeCode: AgentBackend = {
     // Native structured output: the result's `structured_output` matches the schema.
     if (opts.outputsSchema && typeof opts.outputsSchema === 'object') argv.push('--json-schema', JSON.stringify(opts.outputsSchema));
     if (!opts.writes) argv.push('--disallowedTools', 'Edit', 'Write', 'NotebookEdit', 'Bash');
+    // MCP servers: a `{ mcpServers }` file (`--mcp-config`, Claude Code CLI reference), and
+    // only those (`--strict-mcp-config`): a `.mcp.json` in the checkout is the repository's
+    // (or an issue's injected) choice, not the manifest's.
+    const files: Record<string, string> = {};
+    const mcp = mcpOf(opts);
+    if (mcp) {
+      files[mcp.file('claude-mcp.json')] = JSON.stringify({ mcpServers: mcpServersJson(mcp.servers) }, null, 2);
+      argv.push('--mcp-config', mcp.file('claude-mcp.json'), '--strict-mcp-config');
+    }
     argv.push(...(spec.args ?? []));
     // As root, claude refuses bypassPermissions ("--dangerously-skip-permissions cannot be used
     // with root/sudo privileges") unless told it is in a sandbox: the worker's job is one.
     const env: Record<string, string> = opts.root ? { IS_SANDBOX: '1' } : {};
-    return { argv, stdin: prompt, env };
+    return { argv, stdin: prompt, env, ...(mcp && { files }) };
   },
 
   parse(stdout) {

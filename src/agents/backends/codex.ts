@@ -5,6 +5,7 @@
 // (openai/codex codex-rs/exec/src/event_processor_with_jsonl_output.rs; issue #32984).
 import { estimateCost, priceOf } from '../prices.ts';
 import type { AgentBackend, Usage } from './types.ts';
+import { mcpOf, type ResolvedMcpServer } from './mcp-config.ts';
 import { jsonLines, num } from './types.ts';
 
 /**
@@ -33,6 +34,11 @@ export const codex: AgentBackend = {
     const argv = ['codex', 'exec', '--json', '--sandbox', opts.writes ? 'workspace-write' : 'read-only'];
     if (spec.model) argv.push('--model', spec.model);
     // codex has no turn limit flag: maxTurns is not passed on.
+    // MCP servers: `-c mcp_servers.<name>=<TOML inline table>` overrides the `[mcp_servers.<name>]`
+    // table of ~/.codex/config.toml for this run (`codex exec --help`: "-c key=value", the value
+    // parsed as TOML; openai/codex docs/config.md). A CODEX_HOME of baton's would hide the
+    // user's login (auth.json) and settings.
+    for (const [name, server] of Object.entries(mcpOf(opts)?.servers ?? {})) argv.push('-c', `mcp_servers.${name}=${codexServer(server)}`);
     argv.push(...(spec.args ?? []), '-');
     return { argv, stdin: prompt, env: {} };
   },
@@ -70,3 +76,13 @@ export const codex: AgentBackend = {
     return { finalMessage, usage, error: failed ?? pendingError ?? sandbox };
   },
 };
+
+/** A server as a TOML inline table: `command`/`args`/`env` (stdio) or `url`/`http_headers` (streamable HTTP). */
+export function codexServer(s: ResolvedMcpServer): string {
+  // A JSON string is a TOML basic string (the same escapes), but for DEL, which TOML wants
+  // escaped too; keys are quoted the same way.
+  const str = (v: string): string => JSON.stringify(v).replace(/\x7f/g, '\\u007f');
+  const table = (m: Record<string, string>): string => `{${Object.entries(m).map(([k, v]) => `${str(k)}=${str(v)}`).join(', ')}}`;
+  if (s.type === 'stdio') return `{command=${str(s.command)}, args=[${s.args.map(str).join(', ')}], env=${table(s.env)}}`;
+  return `{url=${str(s.url)}, http_headers=${table(s.headers)}}`;
+}

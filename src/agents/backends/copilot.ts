@@ -2,6 +2,7 @@
 // agent's answer on stdout. It reports premium requests, not money, so no cost is known.
 // `--no-ask-user` needs CLI 1.0.19 or later (github/gh-aw, copilotSupportsNoAskUser).
 import type { AgentBackend } from './types.ts';
+import { mcpOf, mcpServersJson } from './mcp-config.ts';
 import { promptArgument } from './types.ts';
 
 const VERSION = '1.0.102';
@@ -29,6 +30,14 @@ export const copilot: AgentBackend = {
     const argv = ['copilot', '-s', '--no-ask-user', '--allow-all-tools'];
     if (!opts.writes) argv.push('--deny-tool=write');
     if (spec.model) argv.push(`--model=${spec.model}`);
+    // MCP servers: `--additional-mcp-config @<file>` (a JSON document or `@` and a path, added to
+    // ~/.copilot/mcp-config.json for this session; github/copilot-cli issue #288). Copilot's
+    // format wants the tools to enable on each server: all of them.
+    const mcp = mcpOf(opts);
+    if (mcp) {
+      files[mcp.file('copilot-mcp.json')] = JSON.stringify({ mcpServers: mcpServersJson(mcp.servers, () => ({ tools: ['*'] })) }, null, 2);
+      argv.push('--additional-mcp-config', `@${mcp.file('copilot-mcp.json')}`);
+    }
     argv.push(...(spec.args ?? []), '-p', promptArgument(prompt, opts, files));
     return { argv, env: {}, files };
   },

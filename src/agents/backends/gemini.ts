@@ -5,6 +5,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentBackend, Usage } from './types.ts';
+import { mcpOf, type McpServers } from './mcp-config.ts';
 import { addUsage, num } from './types.ts';
 
 const VERSION = '0.61.0';
@@ -39,7 +40,16 @@ export const gemini: AgentBackend = {
     argv.push(...(spec.args ?? []), '--prompt', 'Do the task given above.');
     // A fresh checkout is an untrusted folder: a headless run there exits 55 and yolo is
     // downgraded to default. The checkout is the one baton was asked to work in.
-    return { argv, stdin: prompt, env: { GEMINI_CLI_TRUST_WORKSPACE: 'true' } };
+    const env: Record<string, string> = { GEMINI_CLI_TRUST_WORKSPACE: 'true' };
+    // MCP servers: `mcpServers` of a settings file. The workspace's `.gemini/settings.json`
+    // is in the checkout, and the user's is ~/.gemini (its login, its tmp folder): baton
+    // names its own file as the system settings, which are merged over both
+    // (GEMINI_CLI_SYSTEM_SETTINGS_PATH, gemini-cli docs/get-started/configuration.md).
+    const mcp = mcpOf(opts);
+    if (!mcp) return { argv, stdin: prompt, env };
+    const file = mcp.file('gemini-settings.json');
+    env.GEMINI_CLI_SYSTEM_SETTINGS_PATH = file;
+    return { argv, stdin: prompt, env, files: { [file]: JSON.stringify({ mcpServers: geminiServers(mcp.servers) }, null, 2) } };
   },
 
   parse(stdout, stderr) {
@@ -61,6 +71,13 @@ export const gemini: AgentBackend = {
     };
   },
 };
+
+/** gemini's server shape: `command`/`args`/`env` for stdio, `httpUrl`/`headers` for streamable HTTP (`url` is SSE there). */
+function geminiServers(servers: McpServers): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(servers).map(([name, s]) => [name, s.type === 'stdio' ? { command: s.command, args: s.args, env: s.env } : { httpUrl: s.url, headers: s.headers }]),
+  );
+}
 
 /** Failures (no auth: code 41) come as `{ session_id, error: { message, code } }` on stderr. */
 function stderrError(stderr: string): string | undefined {

@@ -2,6 +2,7 @@
 // (text parts, and step_finish parts carrying cost and tokens). The prompt goes on stdin:
 // `run` re-quotes every message argument containing a space, which would mangle it.
 import type { AgentBackend, Usage } from './types.ts';
+import { mcpOf, type McpServers } from './mcp-config.ts';
 import { addUsage, jsonLines, num } from './types.ts';
 
 const VERSION = '1.18.33';
@@ -25,7 +26,13 @@ export const opencode: AgentBackend = {
     // The built-in `plan` agent may not edit files. No turn limit flag in `run`.
     if (!opts.writes) argv.push('--agent', 'plan');
     argv.push(...(spec.args ?? []));
-    return { argv, stdin: prompt, env: {} };
+    // MCP servers: the `mcp` key of an opencode config given inline in OPENCODE_CONFIG_CONTENT,
+    // the last config opencode merges ("runtime overrides", after the project's opencode.json:
+    // opencode docs, config, "Precedence order"), so a server of the manifest is not replaced
+    // or extended by one of the same name in the checkout. No file: nothing to land in the changes.
+    const mcp = mcpOf(opts);
+    if (!mcp) return { argv, stdin: prompt, env: {} as Record<string, string> };
+    return { argv, stdin: prompt, env: { OPENCODE_CONFIG_CONTENT: JSON.stringify({ $schema: 'https://opencode.ai/config.json', mcp: opencodeServers(mcp.servers) }) } };
   },
 
   parse(stdout) {
@@ -49,3 +56,13 @@ export const opencode: AgentBackend = {
     return { finalMessage: texts.join(''), usage, error };
   },
 };
+
+/** opencode's server shape: `local` with the whole argv in `command` and `environment`; `remote` with `url` and `headers`. */
+function opencodeServers(servers: McpServers): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(servers).map(([name, s]) => [
+      name,
+      s.type === 'stdio' ? { type: 'local', command: [s.command, ...s.args], environment: s.env, enabled: true } : { type: 'remote', url: s.url, headers: s.headers, enabled: true },
+    ]),
+  );
+}

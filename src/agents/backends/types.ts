@@ -2,6 +2,7 @@
 // call it non-interactively and how to read what it printed. Running the process, the
 // timeout, extraction, validation and re-prompting are the worker's (../worker.ts).
 import type { AgentSpec, Backend, JsonSchema } from '../../manifest/types.ts';
+import type { McpServers } from './mcp-config.ts';
 
 /** How a CLI is installed: `{ npm: pkg }` becomes `npm install -g pkg@version`. */
 export type InstallForm = { npm: string } | { run: string };
@@ -30,6 +31,13 @@ export interface InvocationOptions {
   outputsSchema?: JsonSchema | null;
   /** The worker runs as root (a container job): claude needs IS_SANDBOX=1 to skip permissions then. */
   root?: boolean;
+  /** The agent's MCP servers, resolved (`agents.<name>.mcp-servers`); absent when it has none. */
+  mcpServers?: McpServers;
+  /**
+   * A private folder outside the checkout (and outside what tmpParent picks), removed after
+   * the run: where CLI configuration baton writes goes (MCP servers), never into the changes.
+   */
+  configDir?: string;
 }
 
 export interface Invocation {
@@ -39,7 +47,7 @@ export interface Invocation {
   stdin?: string;
   /** Added to the environment (after the step's own env). */
   env: Record<string, string>;
-  /** Files to write before spawning (absolute paths inside tmpDir), e.g. aider's message file. */
+  /** Files to write before spawning (absolute paths inside tmpDir or configDir), e.g. aider's message file. */
   files?: Record<string, string>;
 }
 
