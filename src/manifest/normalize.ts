@@ -69,6 +69,7 @@ function normalizeAgent(v: Raw): AgentSpec {
     ...(v['max-turns'] !== undefined && { maxTurns: v['max-turns'] }),
     ...(v.run !== undefined && { run: v.run }),
     ...(v.args !== undefined && { args: v.args }),
+    ...(v.fallback !== undefined && { fallback: String(v.fallback) }),
   };
 }
 

@@ -12,6 +12,7 @@ import {
   parseExpression,
   references,
 } from './expressions.ts';
+import { checkFallbacks } from './fallbacks.ts';
 import { ancestors, findCycle } from './graph.ts';
 import { taintOf, type Tainted } from './taint.ts';
 import { stepById, type JsonSchema, type Step, type Workflow } from './types.ts';
@@ -46,6 +47,7 @@ export function checkSemantics(wf: Workflow, report: Report): void {
   checkInputs(wf, report);
   checkTriggers(wf, report);
   checkCiApproval(wf, report);
+  checkFallbacks(wf, report);
 }
 
 /**

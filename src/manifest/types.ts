@@ -46,6 +46,8 @@ export interface AgentSpec {
   /** Extra CLI arguments appended to the backend's own. */
   args?: string[];
   env: Record<string, string>;
+  /** Another agent that takes this one's attempts while its backend is down (engine/breaker.ts). */
+  fallback?: string;
 }
 
 export interface Budget {
