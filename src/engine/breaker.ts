@@ -18,8 +18,14 @@ export const BREAKER_COOLDOWN_MS = 10 * 60_000;
 
 const CLOSED: BreakerState = { status: 'closed', failures: 0, cause: null, openedAt: null, until: null, probe: null, closedAt: null };
 
+/** The agent's breaker; own keys only (an agent may be named `constructor` or `__proto__`). */
+function storedBreaker(d: Draft, agent: string): BreakerState | undefined {
+  const all = d.state.breakers;
+  return all !== undefined && Object.hasOwn(all, agent) ? all[agent] : undefined;
+}
+
 export function breakerOf(d: Draft, agent: string): BreakerState {
-  return d.state.breakers?.[agent] ?? CLOSED;
+  return storedBreaker(d, agent) ?? CLOSED;
 }
 
 function setBreaker(d: Draft, agent: string, next: BreakerState): void {
@@ -66,7 +72,7 @@ export function chooseAgent(d: Draft, agent: string, ref: JobRef): string {
 
 /** An attempt of `agent` finished (whatever its outputs): the backend works, its breaker closes. */
 export function agentWorked(d: Draft, agent: string | null): void {
-  const b = agent === null ? undefined : d.state.breakers?.[agent];
+  const b = agent === null ? undefined : storedBreaker(d, agent);
   if (!b || (b.status === 'closed' && b.failures === 0)) return;
   setBreaker(d, agent!, { ...b, status: 'closed', failures: 0, until: null, probe: null, closedAt: b.status === 'closed' ? b.closedAt : d.now });
 }

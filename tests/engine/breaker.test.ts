@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { BREAKER_COOLDOWN_MS } from '../../src/engine/breaker.ts';
 import type { InfrastructureCause } from '../../src/engine/events.ts';
+import type { Workflow } from '../../src/manifest/types.ts';
 import { agent, review, workflow } from './builder.ts';
 import { Run, T0 } from './harness.ts';
 
@@ -146,5 +147,20 @@ describe('fallback agent and circuit breaker', () => {
     failed(r, 'rev', 'cli-missing');
     failed(r, 'rev', 'cli-missing');
     expect(r.dispatch('rev')).toMatchObject({ kind: 'review', agent: 'backup', fallbackFor: 'reviewer' });
+  });
+});
+
+describe('breaker state keyed by agent name', () => {
+  it('works for agents named like Object.prototype members', () => {
+    // As the loader makes them: own keys (JSON.parse and Object.fromEntries never set a prototype).
+    const named = JSON.parse('{"__proto__": {"uses": "claude-code", "env": {}, "fallback": "constructor"}, "constructor": {"uses": "codex", "env": {}}}') as Workflow['agents'];
+    const wf = workflow([agent('a', { writes: false, agent: '__proto__' })], { agents: named });
+    const r = new Run(wf);
+    r.start();
+    expect(r.dispatch('a').agent).toBe('__proto__');
+    failed(r, 'a', 'network');
+    failed(r, 'a', 'network');
+    expect(r.dispatch('a')).toMatchObject({ agent: 'constructor', fallbackFor: '__proto__' });
+    expect(Object.hasOwn(r.state.breakers!, '__proto__')).toBe(true);
   });
 });
