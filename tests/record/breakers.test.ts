@@ -28,7 +28,8 @@ describe('status comment: agents set aside for their fallback', () => {
     // The attempt that runs on the fallback says so in its row.
     expect(body).toMatch(/\| 🔄 \| a \| running \| 3 \(backup, fallback\) \|/);
     // The state block carries the breaker, so the next event continues from it.
-    expect(readStateBlock(body)?.state.breakers?.coder).toMatchObject({ status: 'open', cause: 'authentication' });
+    const block = readStateBlock(body);
+    expect(block.ok && block.state.breakers?.coder).toMatchObject({ status: 'open', cause: 'authentication' });
 
     r.now += BREAKER_COOLDOWN_MS;
     r.pass(0);
