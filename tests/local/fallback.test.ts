@@ -27,6 +27,7 @@ describe('fallback agent on the local host', { timeout: 90_000 }, () => {
     const r = await baton(repo, ['run', 'fallback-demo', '--local']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/✓ change {2}succeeded {2}\S+ {2}attempt 3 on backup \(fallback\)/);
 
     const evs = events(repo, 'fallback-demo-1');
     const failures = evs.filter((e) => e.type === 'worker.failed');
