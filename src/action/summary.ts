@@ -32,7 +32,9 @@ function cell(text: string): string {
 
 export function renderSummary(task: DispatchWorker, result: WorkerResult, prompt: string, diffstat: DiffStatLine[]): string {
   const who = task.backend ? `agent \`${task.agent ?? task.backend.uses}\` (${task.backend.uses}${task.backend.model ? `, ${task.backend.model}` : ''})` : '`run` command';
-  const facts = [`run \`${task.runId}\``, who, duration(result.durationMs)];
+  // The step's own agent was set aside after repeated infrastructure failures (engine/breaker.ts).
+  const standIn = task.fallbackFor ? `, standing in for \`${task.fallbackFor}\`` : '';
+  const facts = [`run \`${task.runId}\``, who + standIn, duration(result.durationMs)];
   if (result.usage.costUsd !== undefined) facts.push(`$${result.usage.costUsd.toFixed(4)}${result.usage.costEstimated ? ' (estimated from token counts)' : ''}`);
   if (result.usage.inputTokens !== undefined || result.usage.outputTokens !== undefined) {
     facts.push(`${(result.usage.inputTokens ?? 0).toLocaleString('en-US')} in / ${(result.usage.outputTokens ?? 0).toLocaleString('en-US')} out tokens`);

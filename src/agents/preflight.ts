@@ -2,12 +2,20 @@
 // with a sentence saying what to do, not after a runner spent minutes on a confusing crash.
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import type { InfrastructureCause } from '../engine/events.ts';
 import type { AgentSpec } from '../manifest/types.ts';
 import { installCommand, type AgentBackend } from './backends/types.ts';
 
 /** A problem with the worker's setup (not the agent's work): nothing was run. */
 export class WorkerSetupError extends Error {
   override name = 'WorkerSetupError';
+  constructor(
+    message: string,
+    /** Set when the agent's backend cannot work here (its CLI missing, no credentials): a fallback may. */
+    readonly infrastructure?: InfrastructureCause,
+  ) {
+    super(message);
+  }
 }
 
 /** The absolute path of an executable, looked up like a shell does; undefined when absent. */
@@ -70,10 +78,11 @@ export function preflight(backend: AgentBackend, spec: AgentSpec, env: NodeJS.Pr
       backend.binary
         ? `\`${program}\` is not on PATH; install it (${installCommand(backend)}) in the worker job before baton runs, or pick another backend in the manifest's \`agents:\``
         : `\`${program}\` (the \`run:\` of this \`command\` agent) was not found${program.includes('/') ? ` relative to ${cwd}` : ' on PATH'}, or is not executable`,
+      'cli-missing',
     );
   }
   const creds = checkCredentials(backend, env);
-  if (creds.problem) throw new WorkerSetupError(`${backend.name}: ${creds.problem}`);
+  if (creds.problem) throw new WorkerSetupError(`${backend.name}: ${creds.problem}`, 'authentication');
   if (!creds.ok) {
     const names = backend.credentials;
     const hints = [
@@ -82,6 +91,7 @@ export function preflight(backend: AgentBackend, spec: AgentSpec, env: NodeJS.Pr
     ].join('');
     throw new WorkerSetupError(
       `${backend.name} needs credentials: set ${names.length === 1 ? names[0] : `one of ${names.join(', ')}`} in the worker's environment (in Actions: a repository secret passed with \`env:\`)${hints}`,
+      'authentication',
     );
   }
   return path;

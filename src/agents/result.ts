@@ -13,6 +13,7 @@ import { lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:
 import { dirname, join } from 'node:path';
 import { unzipSync } from 'fflate';
 import type { Json } from '../manifest/expressions.ts';
+import { INFRASTRUCTURE_CAUSES, type InfrastructureCause } from '../engine/events.ts';
 import { touchesGitDir } from './git-path.ts';
 
 export const RESULT_VERSION = 1;
@@ -46,6 +47,8 @@ export interface WorkerResult {
   changes: FileChange[];
   backend: string;
   durationMs: number;
+  /** Set when the attempt failed before its backend could work (infrastructure.ts): what a fallback is for. */
+  infrastructure?: InfrastructureCause;
 }
 
 export interface ResultBundle {
@@ -154,6 +157,8 @@ export function parseResult(raw: string): WorkerResult {
     error: v.error ?? null,
     usage: v.usage && typeof v.usage === 'object' ? v.usage : {},
     durationMs: Number(v.durationMs) || 0,
+    // Written next to the agent: only a known cause, and only on a failed attempt, is taken.
+    infrastructure: v.status !== 'succeeded' && INFRASTRUCTURE_CAUSES.includes(v.infrastructure) ? v.infrastructure : undefined,
   } as WorkerResult;
 }
 

@@ -7,11 +7,13 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { DispatchWorker } from '../engine/commands.ts';
+import type { InfrastructureCause } from '../engine/events.ts';
 import type { Json } from '../manifest/expressions.ts';
 import { backendFor } from './backends/index.ts';
 import { addUsage, type AgentBackend, type Usage } from './backends/types.ts';
 import { collectChanges, openCheckout, type Checkout, type DiffStatLine } from './changes.ts';
 import { extractResult, type Extracted } from './extract.ts';
+import { infrastructureCause } from './infrastructure.ts';
 import { preflight, WorkerSetupError } from './preflight.ts';
 import { runProcess, type ProcessResult } from './process.ts';
 import { resolveMcpServers } from './mcp.ts';
@@ -53,6 +55,8 @@ interface Outcome {
   outputs: Json;
   error: string | null;
   usage: Usage;
+  /** The backend failed before it could work (infrastructure.ts). */
+  infrastructure?: InfrastructureCause;
 }
 
 const SHELL = ['bash', '--noprofile', '--norc', '-eo', 'pipefail', '-c'];
@@ -116,6 +120,8 @@ export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Prom
     transcript.push(why);
     outcome = { ...outcome, status: outcome.status === 'succeeded' ? 'crashed' : outcome.status, error: outcome.error ? `${outcome.error}; ${why}` : why };
   }
+  // A CLI that changed files did get to work, whatever it printed.
+  if (outcome.infrastructure === 'cli-crashed' && changes.changes.length) delete outcome.infrastructure;
 
   const result: WorkerResult = {
     version: RESULT_VERSION,
@@ -131,6 +137,7 @@ export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Prom
     changes: changes.changes,
     backend: task.backend?.uses ?? 'command',
     durationMs: Math.max(0, now() - start),
+    ...(outcome.infrastructure && { infrastructure: outcome.infrastructure }),
   };
   // Nothing the worker hands on carries a secret of the job, plain or encoded: not the
   // transcript, not the error, not the outputs (they reach the public status comment), not
@@ -249,10 +256,14 @@ async function runAgent(run: Run, backend: AgentBackend, firstPrompt: string): P
     const parsed = r.spawnError || r.timedOut ? { finalMessage: '', usage: {} } : backend.parse(r.stdout, r.stderr, spec);
     usage = addUsage(usage, parsed.usage);
     const failed = failure(run, inv.argv[0]!, r);
+    const infra = (): Pick<Outcome, 'infrastructure'> => {
+      const cause = infrastructureCause({ backend: backend.name, code: r.code, stdout: r.stdout, stderr: r.stderr, reported: parsed.error, spawnError: r.spawnError, timedOut: r.timedOut, aborted: r.aborted });
+      return cause ? { infrastructure: cause } : {};
+    };
     // A CLI that exits non-zero with a failure in its own format (gemini's JSON on stderr)
     // says it better than its last lines.
-    if (failed) return { ...failed, ...(parsed.error && r.code ? { error: `${inv.argv[0]} exited with code ${r.code}: ${parsed.error}` } : {}), usage };
-    if (parsed.error) return { status: 'crashed', outputs: null, error: parsed.error, usage };
+    if (failed) return { ...failed, ...(parsed.error && r.code ? { error: `${inv.argv[0]} exited with code ${r.code}: ${parsed.error}` } : {}), usage, ...infra() };
+    if (parsed.error) return { status: 'crashed', outputs: null, error: parsed.error, usage, ...infra() };
 
     // The BATON_OUTPUT file first (the agent wrote it on purpose), then the CLI's own
     // structured output, then the JSON at the end of the final message.

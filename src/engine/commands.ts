@@ -35,6 +35,8 @@ export interface DispatchWorker extends CommandBase {
   /** Named backend and its resolved spec (agent, review, fix of an agent step). */
   agent: string | null;
   backend: AgentSpec | null;
+  /** Set when `agent` is a fallback: the agent the step names, set aside while its backend is down. */
+  fallbackFor?: string;
   /** Rendered prompt (agent, review, fix). */
   prompt: string | null;
   /** Rendered shell command (run steps, or a fix round of a run step). */

@@ -64,6 +64,15 @@ export interface WorkerFinished extends EventBase, JobRef {
   usage?: Usage;
 }
 
+/**
+ * Why an attempt failed before its agent could work at all: the backend refused the
+ * credentials, was out of quota or rate-limited, could not be reached or was down, or its CLI
+ * was missing or crashed before doing anything. Only these count towards switching an agent
+ * to its fallback (breaker.ts); failures of the work itself never do.
+ */
+export type InfrastructureCause = 'authentication' | 'quota' | 'network' | 'unavailable' | 'cli-missing' | 'cli-crashed';
+export const INFRASTRUCTURE_CAUSES: readonly InfrastructureCause[] = ['authentication', 'quota', 'network', 'unavailable', 'cli-missing', 'cli-crashed'];
+
 /** A worker crashed, timed out in its runner, was cancelled outside baton, its run is gone (deleted or expired), or it could not be dispatched. */
 export interface WorkerFailed extends EventBase, JobRef {
   type: 'worker.failed';
@@ -72,6 +81,8 @@ export interface WorkerFailed extends EventBase, JobRef {
   /** Partial work the worker uploaded, kept as a commit on the step branch. */
   checkpoint?: string | null;
   usage?: Usage;
+  /** Set when the agent's backend could not work at all (not the work failing): see InfrastructureCause. */
+  infrastructure?: InfrastructureCause;
 }
 
 export interface MergeCompleted extends EventBase, JobRef {

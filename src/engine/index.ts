@@ -11,6 +11,7 @@ export {
   InvalidStateError,
 } from './codec.ts';
 export { isAllowed, describeRoles, listsBot } from './roles.ts';
+export { BREAKER_THRESHOLD, BREAKER_COOLDOWN_MS } from './breaker.ts';
 export * from './naming.ts';
 export type * from './events.ts';
 export type * from './commands.ts';

@@ -3,6 +3,7 @@
 // the work of writing jobs into the run branch one at a time.
 import type { AgentSpec, JsonSchema, Step } from '../manifest/types.ts';
 import { dispatchBlocked, addCost } from './budget.ts';
+import { agentFailed, agentWorked, chooseAgent } from './breaker.ts';
 import { closeStepCheck, openStepCheck } from './checks-runs.ts';
 import type { DispatchWorker } from './commands.ts';
 import type { Draft } from './draft.ts';
@@ -77,8 +78,12 @@ export function dispatchJob(d: Draft, stepId: string, slot: string): boolean {
   }
   const runId = d.state.runId;
   const attempt = (st.attempts[slot] ?? 0) + 1;
+  // While the step's agent is set aside (its backend keeps failing), its fallback runs the attempt.
+  const runs = what.agent === null ? null : chooseAgent(d, what.agent, { step: stepId, slot, attempt });
+  const fallback = runs !== null && runs !== what.agent ? runs : null;
+  const backend = fallback !== null ? backendOf(d, fallback) : what.backend;
   const writes = writesFor(d, step, job);
-  const timeoutMinutes = def.timeoutMinutes ?? what.backend?.timeoutMinutes ?? null;
+  const timeoutMinutes = def.timeoutMinutes ?? backend?.timeoutMinutes ?? null;
   const base = job.checkpoint ?? d.state.head;
   const branch = !writes
     ? null
@@ -97,8 +102,9 @@ export function dispatchJob(d: Draft, stepId: string, slot: string): boolean {
     attempt,
     kind: job.kind,
     runName: workerRunName(runId, stepId, slot, attempt),
-    agent: what.agent,
-    backend: what.backend,
+    agent: runs,
+    backend,
+    ...(fallback !== null && { fallbackFor: what.agent! }),
     prompt: what.prompt,
     command: what.command,
     outputsSchema: schemaFor(step, job),
@@ -123,11 +129,13 @@ export function dispatchJob(d: Draft, stepId: string, slot: string): boolean {
     outputs: null,
     workflowRunId: null,
     url: null,
+    fallback,
   });
   if (checkPerAttempt(d, stepId)) {
     // A plain step gets one check run per attempt, like a re-run job in Actions.
     if (st.check && st.check.attempt !== attempt) closeStepCheck(d, stepId, 'failure', `attempt ${st.check.attempt} failed`, job.lastError ?? '');
-    openStepCheck(d, stepId, attempt, `attempt ${attempt}${job.checkpoint ? ' (continuing from a checkpoint)' : ''}`, what.prompt ?? what.command ?? '');
+    const on = fallback !== null ? ` on ${fallback} (fallback for ${what.agent})` : '';
+    openStepCheck(d, stepId, attempt, `attempt ${attempt}${on}${job.checkpoint ? ' (continuing from a checkpoint)' : ''}`, what.prompt ?? what.command ?? '');
   }
   d.emit(command);
   return true;
@@ -226,6 +234,8 @@ export function onWorkerFinished(d: Draft, ev: WorkerFinished): void {
   if (!job) return;
   const step = d.stepDef(ev.step)!;
   d.setJob(ev.step, ev.slot, { costUsd: job.costUsd + (ev.usage?.costUsd ?? 0) });
+  // The backend answered: whatever the outputs are worth, it works.
+  agentWorked(d, attemptAgent(d, step, job));
   const invalid = outputsError(schemaFor(step, job), ev.outputs ?? null);
   if (invalid) {
     attemptFailed(d, ev.step, ev.slot, `the outputs do not match the step's schema: ${invalid}`, job.checkpoint);
@@ -255,7 +265,16 @@ export function onWorkerFailed(d: Draft, ev: WorkerFailed): void {
   if (!job) return;
   d.setJob(ev.step, ev.slot, { costUsd: job.costUsd + (ev.usage?.costUsd ?? 0) });
   const text = FAILURE_TEXT[ev.reason] + (ev.error ? `: ${ev.error}` : '');
-  attemptFailed(d, ev.step, ev.slot, text, ev.checkpoint ?? job.checkpoint);
+  const counts = agentFailed(d, attemptAgent(d, d.stepDef(ev.step)!, job), ev, ev.infrastructure);
+  attemptFailed(d, ev.step, ev.slot, text, ev.checkpoint ?? job.checkpoint, counts);
+}
+
+/** The agent that ran a job's current attempt: its fallback, or the agent its step names (null for commands). */
+function attemptAgent(d: Draft, step: Step, job: JobState): string | null {
+  if (job.fallback) return job.fallback;
+  if (job.kind === 'review') return step.kind === 'review' ? step.agent : null;
+  const def = workerDef(d, step, job);
+  return def?.kind === 'agent' ? def.agent : null;
 }
 
 /** A job's result is in (and merged when it writes): the step kind decides what follows. */
@@ -270,10 +289,11 @@ function jobDone(d: Draft, stepId: string, slot: string, outputs: Json): void {
  * checkpoint if the worker left one, with the error for the re-prompt); else the step
  * kind decides (usually the step fails).
  */
-export function attemptFailed(d: Draft, stepId: string, slot: string, error: string, checkpoint: string | null): void {
+export function attemptFailed(d: Draft, stepId: string, slot: string, error: string, checkpoint: string | null, counts = true): void {
   const step = d.stepDef(stepId)!;
   const before = d.job(stepId, slot)!;
-  const failures = before.failures + 1;
+  // `counts` false: the backend failed before any work and a fallback stands by (breaker.ts).
+  const failures = before.failures + (counts ? 1 : 0);
   const job = d.setJob(stepId, slot, { status: 'queued', failures, lastError: error, checkpoint, deadline: null });
   if (failures <= retriesFor(d, step, job)) {
     dispatchJob(d, stepId, slot);

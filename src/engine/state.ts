@@ -124,6 +124,7 @@ export function copyJob(j: JobState): JobState {
     lastError: j.lastError,
     costUsd: j.costUsd,
     feedback: j.feedback,
+    fallback: j.fallback,
   };
 }
 
@@ -154,5 +155,6 @@ export function copyRun(s: RunState): RunState {
     merging: s.merging,
     checks: s.checks,
     appliedKeys: s.appliedKeys,
+    breakers: s.breakers,
   };
 }

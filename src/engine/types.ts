@@ -2,6 +2,7 @@
 // live in the status comment and be replayed. The workflow itself is not stored (only
 // its hash and commit): hosts reload it and `decide` receives it with every event.
 import type { Json } from '../manifest/expressions.ts';
+import type { InfrastructureCause, JobRef } from './events.ts';
 
 export type { Json };
 
@@ -64,6 +65,8 @@ export interface JobState {
   costUsd: number;
   /** Review comments or failing check output given to a fix round. */
   feedback: Feedback | null;
+  /** The agent the current attempt runs when it is not the step's own (its fallback, breaker.ts). */
+  fallback?: string | null;
 }
 
 export interface ReviewComment {
@@ -189,6 +192,28 @@ export interface RunState {
   checks: Record<string, ChecksSeen>;
   /** Keys of applied events, most recent last, bounded. */
   appliedKeys: string[];
+  /** Circuit breakers by agent name (breaker.ts); absent until an agent's backend first fails to work. */
+  breakers?: Record<string, BreakerState>;
+}
+
+/**
+ * Whether an agent's backend is taking attempts (closed), is skipped for its fallback during a
+ * cooldown after repeated infrastructure failures (open), or is being tried again once after
+ * the cooldown (half-open).
+ */
+export interface BreakerState {
+  status: 'closed' | 'open' | 'half-open';
+  /** Infrastructure failures in a row (a finished attempt resets it; work failures leave it). */
+  failures: number;
+  /** What the last infrastructure failure was. */
+  cause: InfrastructureCause | null;
+  /** When the breaker last opened, and (open) when its cooldown ends. */
+  openedAt: number | null;
+  until: number | null;
+  /** Half-open: the attempt trying the agent again, null until one is dispatched. */
+  probe: JobRef | null;
+  /** When it last closed again after being open. */
+  closedAt: number | null;
 }
 
 export const APPLIED_KEYS_LIMIT = 500;

@@ -71,6 +71,7 @@ function normalizeAgent(v: Raw): AgentSpec {
     ...(v.run !== undefined && { run: v.run }),
     ...(v.args !== undefined && { args: v.args }),
     ...(v['mcp-servers'] !== undefined && { mcpServers: normalizeMcpServers(v['mcp-servers']) }),
+    ...(v.fallback !== undefined && { fallback: String(v.fallback) }),
   };
 }
 

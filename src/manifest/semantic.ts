@@ -12,6 +12,7 @@ import {
   parseExpression,
   references,
 } from './expressions.ts';
+import { checkFallbacks } from './fallbacks.ts';
 import { ancestors, findCycle } from './graph.ts';
 import { checkMcpServers } from './mcp-servers.ts';
 import { taintOf, type Tainted } from './taint.ts';
@@ -48,6 +49,7 @@ export function checkSemantics(wf: Workflow, report: Report): void {
   checkTriggers(wf, report);
   checkCiApproval(wf, report);
   checkMcpServers(wf, report);
+  checkFallbacks(wf, report);
 }
 
 /**

@@ -48,6 +48,8 @@ export interface AgentSpec {
   env: Record<string, string>;
   /** `mcp-servers`: MCP servers the agent's CLI is given, by server name (absent when none). */
   mcpServers?: Record<string, McpServer>;
+  /** Another agent that takes this one's attempts while its backend is down (engine/breaker.ts). */
+  fallback?: string;
 }
 
 /**

@@ -5,6 +5,7 @@ import { toMermaid } from '../manifest/graph.ts';
 import { stepById, type Workflow } from '../manifest/types.ts';
 import { stepState, type RunState, type StepState } from '../engine/index.ts';
 import { externalize, isOutputRef, type Externalized } from './externalize.ts';
+import { breakerLines } from './breakers.ts';
 import { cell, duration, usd } from './format.ts';
 import { inert } from './inert.ts';
 import { writeStateBlock } from './state-block.ts';
@@ -81,6 +82,8 @@ function compose(state: RunState, workflow: Workflow, opts: RenderOptions, mode:
   const questions = openQuestions(state, workflow);
   if (questions) tail.push('', questions);
   if (state.reason && state.status !== 'running') tail.push('', `**${state.status === 'failed' ? 'Failed' : 'Stopped'}:** ${state.reason}`);
+  const breakers = breakerLines(state, workflow);
+  if (breakers.length) tail.push('', '**Agents whose backend failed before any work:**', ...breakers);
   tail.push('', budgetLine(state, workflow));
   tail.push(state.status === 'running' ? '`/baton status` · `/baton cancel` · `/baton retry <step>`' : '`/baton retry <step>` · `/baton help`');
   const diagramLines = mode === 'full' ? ['', '```mermaid', diagram(state, workflow), '```'] : [];
@@ -107,11 +110,13 @@ function table(state: RunState, workflow: Workflow, opts: RenderOptions, mode: '
     const s = stepState(state, step.id);
     if (!s) continue;
     const attempt = Math.max(0, ...s.jobs.map((j) => j.attempt));
+    // An attempt its agent's fallback runs says so (breakers.ts tells why, below the table).
+    const standIn = s.jobs.find((j) => j.attempt === attempt && j.fallback)?.fallback;
     const end = s.finishedAt ?? (s.status === 'running' ? state.clock : null);
     const time = s.startedAt !== null && end !== null ? duration(end - s.startedAt) : '';
     const links = mode === 'full' ? linksOf(step.id, s, opts) : '';
     const icon = s.status === 'running' && s.ask ? '❓' : STEP_ICON[s.status];
-    rows.push(`| ${icon} | ${cell(step.name)} | ${cell(statusText(state, workflow, step.id, s), mode === 'full' ? 160 : 60)} | ${attempt || ''} | ${time} | ${links} |`);
+    rows.push(`| ${icon} | ${cell(step.name)} | ${cell(statusText(state, workflow, step.id, s), mode === 'full' ? 160 : 60)} | ${attempt || ''}${standIn ? ` (${cell(standIn, 40)}, fallback)` : ''} | ${time} | ${links} |`);
   }
   return rows.join('\n');
 }

@@ -27,4 +27,10 @@ describe('worker job summary', () => {
     expect(renderSummary(task, result({ costUsd: 1.8, costEstimated: true, inputTokens: 10, outputTokens: 1 }), 'p', [])).toContain('$1.8000 (estimated from token counts)');
     expect(renderSummary(task, result({ costUsd: 0.42 }), 'p', [])).not.toContain('estimated');
   });
+
+  it('says when the agent is a fallback standing in for the step\'s own', () => {
+    const task = makeTask({ agent: 'backup', backend: { uses: 'codex', env: {} }, fallbackFor: 'coder' });
+    expect(renderSummary(task, result({}), 'p', [])).toContain('agent `backup` (codex), standing in for `coder`');
+    expect(renderSummary(makeTask({ backend: { uses: 'codex', env: {} } }), result({}), 'p', [])).not.toContain('standing in');
+  });
 });

@@ -122,6 +122,8 @@ export interface HarnessOptions {
   repo?: Pick<CreateRepoOptions, 'visibility' | 'plan'>;
   /** Run the repository's own workflows on the events they listen to (CI on push…), as GitHub does; default off. */
   triggerOnWebhooks?: boolean;
+  /** Repository secrets replacing the default agent keys (`''`: the secret is not set). */
+  secrets?: Record<string, string>;
 }
 
 /** Writes the steering files the routed fake agents read; returns their folder. */
@@ -136,7 +138,7 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
   const steer = steering(o.agents);
   const actions = withActions({
     actions: { 'baton-dev/baton': PROJECT_ROOT },
-    secrets: { ANTHROPIC_API_KEY: 'sk-ant-test', OPENAI_API_KEY: 'sk-openai-test', CODEX_API_KEY: 'sk-codex-test' },
+    secrets: { ANTHROPIC_API_KEY: 'sk-ant-test', OPENAI_API_KEY: 'sk-openai-test', CODEX_API_KEY: 'sk-codex-test', ...o.secrets },
     env: { PATH: [ROUTED_AGENTS, process.env.PATH ?? ''].join(delimiter), FAKE_AGENTS, BATON_STEERING: steer, FAKE_AGENT_LOG: join(steer, 'calls.jsonl') },
     ...(o.minuteMs ? { minuteMs: o.minuteMs } : {}),
     ...(o.triggerOnWebhooks ? { triggerOnWebhooks: true } : {}),

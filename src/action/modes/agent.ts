@@ -11,6 +11,7 @@ import { RESULT_VERSION, writeResultDir, type ResultBundle } from '../../agents/
 import { decodeTask } from '../../agents/task.ts';
 import { runWorker, type WorkerRun } from '../../agents/worker.ts';
 import type { DispatchWorker } from '../../engine/commands.ts';
+import type { InfrastructureCause } from '../../engine/events.ts';
 import { redactor, secretValues } from '../../agents/redact.ts';
 import { snapshotCommandFiles } from '../command-files.ts';
 import { agentEnvironment, tokensHeld } from '../env.ts';
@@ -54,7 +55,7 @@ export async function agentMode(inputs: Inputs): Promise<void> {
     if (!(err instanceof WorkerSetupError)) throw new Error(hide.text((err as Error).message), { cause: err });
     // Nothing ran: the result still tells the app why, then the step fails.
     const message = hide.text(err.message);
-    const bundle = setupFailure(task, message, Date.now() - started);
+    const bundle = setupFailure(task, message, Date.now() - started, err.infrastructure);
     writeResultDir(inputs.resultDir, bundle);
     await report(task, { ...bundle, prompt: task.prompt ?? task.command ?? '', diffstat: [] }, inputs);
     throw new WorkerSetupError(message);
@@ -73,7 +74,7 @@ export async function agentMode(inputs: Inputs): Promise<void> {
   if (guarded.length) core.warning(`baton agent: ${protectedPathsMessage(guarded).replace("the worker's result changes", 'this result changes')}`);
 }
 
-function setupFailure(task: DispatchWorker, error: string, durationMs: number): ResultBundle {
+function setupFailure(task: DispatchWorker, error: string, durationMs: number, infrastructure?: InfrastructureCause): ResultBundle {
   return {
     result: {
       version: RESULT_VERSION,
@@ -89,6 +90,8 @@ function setupFailure(task: DispatchWorker, error: string, durationMs: number): 
       changes: [],
       backend: task.backend?.uses ?? 'command',
       durationMs,
+      // No CLI or no credentials on this runner: the App may hand the next attempts to a fallback.
+      ...(infrastructure && { infrastructure }),
     },
     files: new Map(),
     transcript: `baton: ${error}\n`,

@@ -50,7 +50,12 @@ export const opencode: AgentBackend = {
       else if (e.type === 'step_finish') {
         if (stepTexts.length) texts = stepTexts;
         usage = addUsage(usage, { costUsd: num(part.cost), inputTokens: num(part.tokens?.input), outputTokens: num(part.tokens?.output) });
-      } else if (e.type === 'error') error = `opencode error: ${e.error?.data?.message ?? e.error?.message ?? JSON.stringify(e.error ?? e)}`;
+      } else if (e.type === 'error') {
+        // A session error is a NamedError: { name: "ProviderAuthError" | "APIError" | …, data: { message, statusCode? } }
+        // (opencode session/message-v2.ts); the name and status say what kind of failure it was (infrastructure.ts).
+        const kind = [e.error?.name, e.error?.data?.statusCode].filter((x) => typeof x === 'string' || typeof x === 'number').join(' status ');
+        error = `opencode error${kind ? ` (${kind})` : ''}: ${e.error?.data?.message ?? e.error?.message ?? JSON.stringify(e.error ?? e)}`;
+      }
     }
     if (stepTexts.length) texts = stepTexts;
     return { finalMessage: texts.join(''), usage, error };

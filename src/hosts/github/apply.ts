@@ -122,7 +122,8 @@ async function applyBundle(
   // The agent was stopped because its job was cancelled: by its time limit or by someone.
   const cause = await causeOf(gh, run);
   if (cause) return [{ type: 'worker.failed', ...base, reason: cause.reason, error: `${cause.error}${r.error ? `; ${r.error}` : ''}`, checkpoint: commit, usage }];
-  return [{ type: 'worker.failed', ...base, reason: r.status, error: r.error ?? `the agent ${r.status}`, checkpoint: commit, usage }];
+  const infrastructure = r.status === 'crashed' && r.infrastructure ? { infrastructure: r.infrastructure } : {};
+  return [{ type: 'worker.failed', ...base, reason: r.status, error: r.error ?? `the agent ${r.status}`, checkpoint: commit, usage, ...infrastructure }];
 }
 
 /**

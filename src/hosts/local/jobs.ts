@@ -40,7 +40,7 @@ export async function runJob(task: DispatchWorker, ctx: JobContext): Promise<Run
       run = await runWorker({ ...task, prompt }, { cwd: path, env: ctx.env, signal: ctx.signal });
     } catch (err) {
       if (!(err instanceof WorkerSetupError)) throw err;
-      return [{ type: 'worker.failed', key, at: Date.now(), ...ref, reason: 'dispatch-failed', error: err.message }];
+      return [{ type: 'worker.failed', key, at: Date.now(), ...ref, reason: 'dispatch-failed', error: err.message, ...(err.infrastructure && { infrastructure: err.infrastructure }) }];
     }
     const { result } = run;
     ctx.store.write(`workers/${attemptName(task)}.log`, `${run.prompt}\n\n=== transcript ===\n${run.transcript}\n`);
@@ -59,7 +59,8 @@ export async function runJob(task: DispatchWorker, ctx: JobContext): Promise<Run
       return [{ type: 'worker.failed', key, at: Date.now(), ...ref, reason: 'crashed', error: result.error ?? 'no valid result', checkpoint: commit(' (invalid result)'), usage }];
     }
     const reason = ctx.signal.aborted ? 'cancelled' : result.status;
-    return [{ type: 'worker.failed', key, at: Date.now(), ...ref, reason, error: result.error ?? result.status, checkpoint: commit(` (${result.status}, partial work)`), usage }];
+    const infrastructure = reason === 'crashed' && result.infrastructure ? { infrastructure: result.infrastructure } : {};
+    return [{ type: 'worker.failed', key, at: Date.now(), ...ref, reason, error: result.error ?? result.status, checkpoint: commit(` (${result.status}, partial work)`), usage, ...infrastructure }];
   } finally {
     removeWorktree(ctx.repo, path);
   }

@@ -88,7 +88,10 @@ export class Progress {
     const time = st.startedAt !== null && end !== null ? duration(end - st.startedAt) : '';
     const attempts = Math.max(0, ...st.jobs.map((j) => j.attempt));
     const detail = st.reason ?? (st.status === 'running' ? runningDetail(st) : '');
-    const parts = [`${ICON[st.status]} ${st.id.padEnd(width)}`, st.status.padEnd(padded ? 9 : 0), time, attempts > 1 ? `attempt ${attempts}` : '', detail];
+    // The agent's backend kept failing: its fallback runs this attempt (engine/breaker.ts).
+    const standIn = st.jobs.find((j) => j.attempt === attempts && j.fallback)?.fallback;
+    const attempt = attempts > 1 ? `attempt ${attempts}${standIn ? ` on ${standIn} (fallback)` : ''}` : '';
+    const parts = [`${ICON[st.status]} ${st.id.padEnd(width)}`, st.status.padEnd(padded ? 9 : 0), time, attempt, detail];
     return parts.filter(Boolean).join('  ');
   }
 }
