@@ -4,6 +4,7 @@
 // them retryable ("Reconnecting... 2/5 …"), after which the turn may still complete
 // (openai/codex codex-rs/exec/src/event_processor_with_jsonl_output.rs; issue #32984).
 import { estimateCost, priceOf } from '../prices.ts';
+import { fitsStrictMode } from './strict-schema.ts';
 import type { AgentBackend, Usage } from './types.ts';
 import { mcpOf, type ResolvedMcpServer } from './mcp-config.ts';
 import { jsonLines, num } from './types.ts';
@@ -39,8 +40,17 @@ export const codex: AgentBackend = {
     // parsed as TOML; openai/codex docs/config.md). A CODEX_HOME of baton's would hide the
     // user's login (auth.json) and settings.
     for (const [name, server] of Object.entries(mcpOf(opts)?.servers ?? {})) argv.push('-c', `mcp_servers.${name}=${codexServer(server)}`);
+    // Native structured output: the final message is JSON matching the schema. Only for
+    // schemas OpenAI's strict mode takes as they are (./strict-schema.ts); others stay with
+    // the prompt's instructions and baton's own validation.
+    const files: Record<string, string> = {};
+    if (fitsStrictMode(opts.outputsSchema)) {
+      const path = `${opts.tmpDir}/codex-output-schema.json`;
+      files[path] = JSON.stringify(opts.outputsSchema);
+      argv.push('--output-schema', path);
+    }
     argv.push(...(spec.args ?? []), '-');
-    return { argv, stdin: prompt, env: {} };
+    return { argv, stdin: prompt, env: {}, files };
   },
 
   parse(stdout, _stderr, spec) {
