@@ -55,8 +55,9 @@ export async function loopbackApi(status: number, body: unknown): Promise<{ url:
   const server: Server = createServer((req, res) => {
     count++;
     req.resume();
-    res.writeHead(status, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(body));
+    const text = JSON.stringify(body);
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+    res.end(text);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
