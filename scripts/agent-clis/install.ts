@@ -59,7 +59,7 @@ async function installOne(cli: NpmCli): Promise<InstallReport> {
       break;
     } catch (err) {
       const why = String((err as { stderr?: string }).stderr || (err as Error).message).trim().split('\n').slice(-3).join(' / ');
-      if (attempt >= TRIES) throw new Error(`npm install ${spec} failed ${TRIES} times; last: ${why}`);
+      if (attempt >= TRIES) throw new Error(`npm install ${spec} failed ${TRIES} times; last: ${why}`, { cause: err });
       console.error(`${spec}: install failed (try ${attempt} of ${TRIES}), retrying in ${PAUSE_MS / 1000}s: ${why}`);
       await new Promise((r) => setTimeout(r, PAUSE_MS));
     }
