@@ -10,7 +10,8 @@ const READ = ['type', 'subtype', 'is_error', 'result', 'total_cost_usd', 'usage.
 let s: Scenario | undefined;
 afterEach(() => s?.cleanup());
 
-describe('claude-code (real CLI vs fake)', () => {
+// Each test runs the real CLI and then the fake, each up to LIMIT.
+describe('claude-code (real CLI vs fake)', { timeout: 2 * LIMIT + 10_000 }, () => {
   for (const writes of [true, false]) {
     it(`takes every flag baton passes (${writes ? 'writes' : 'read-only, tools taken away'}), exits on its own without credentials: exit 1, is_error result on stdout`, async () => {
       s = await scenario('claude-code', { writes, spec: { model: 'claude-sonnet-4-5' } });

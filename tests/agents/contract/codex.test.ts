@@ -31,7 +31,8 @@ async function noKeyScenario(writes: boolean, args: string[] = []) {
   return s;
 }
 
-describe('codex (real CLI vs fake)', () => {
+// Each test runs the real CLI and then the fake, each up to LIMIT.
+describe('codex (real CLI vs fake)', { timeout: 2 * LIMIT + 10_000 }, () => {
   for (const writes of [true, false]) {
     it(`takes every flag baton passes (--sandbox ${writes ? 'workspace-write' : 'read-only'}), and without a key retries, then fails the turn, exit 1`, async () => {
       const { real, fake } = await both('codex', await noKeyScenario(writes), LIMIT);

@@ -13,7 +13,8 @@ afterEach(() => s?.cleanup());
 const stderrOf = (r: Run) => r.stderr.replace(/^Package extraction took \d+ms\n/m, '');
 const firstLine = (t: string) => t.split('\n')[0];
 
-describe('copilot (real CLI vs fake)', () => {
+// Each test runs the real CLI and then the fake, each up to LIMIT.
+describe('copilot (real CLI vs fake)', { timeout: 2 * LIMIT + 10_000 }, () => {
   for (const writes of [true, false]) {
     it(`takes every flag baton passes (${writes ? 'all tools' : '--deny-tool=write'}), exits on its own without a token: exit 1, the reason on stderr`, async () => {
       s = await scenario('copilot', { writes, spec: { model: 'gpt-5' } });

@@ -11,7 +11,8 @@ afterEach(() => s?.cleanup());
 /** stderr without its JSON: the notices printed before it. */
 const notices = (stderr: string) => plain(stderr).split('\n').filter((l) => l && !/^[\s{}[\]"]/.test(l));
 
-describe('gemini (real CLI vs fake)', () => {
+// Each test runs the real CLI and then the fake, each up to LIMIT.
+describe('gemini (real CLI vs fake)', { timeout: 2 * LIMIT + 10_000 }, () => {
   for (const writes of [true, false]) {
     it(`takes every flag baton passes (${writes ? 'yolo' : 'read-only'}), exits on its own without credentials: 41, JSON error on stderr`, async () => {
       s = await scenario('gemini', { writes, spec: { model: 'gemini-2.5-pro' } });

@@ -8,7 +8,8 @@ const opencode = backendFor('opencode');
 let s: Scenario | undefined;
 afterEach(() => s?.cleanup());
 
-describe('opencode (real CLI vs fake)', () => {
+// Each test runs the real CLI and then the fake, each up to LIMIT.
+describe('opencode (real CLI vs fake)', { timeout: 2 * LIMIT + 10_000 }, () => {
   for (const writes of [true, false]) {
     it(`takes every flag baton passes (${writes ? 'build agent' : '--agent plan'}); a model whose provider has no key ends in one error event, exit 1`, async () => {
       s = await scenario('opencode', { writes, spec: { model: 'anthropic/claude-sonnet-4-5' } });

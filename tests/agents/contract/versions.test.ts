@@ -11,7 +11,8 @@ import { expectRanOnItsOwn, fakeBinary, realBinary, run, scenario } from './harn
 
 const LIMIT = 30_000;
 
-describe('--version (real CLI vs fake)', () => {
+// Each test runs the real CLI and then the fake, each up to LIMIT.
+describe('--version (real CLI vs fake)', { timeout: 2 * LIMIT + 10_000 }, () => {
   for (const cli of npmClis()) {
     const name = cli.backend.name;
     it(`${name}: the pinned ${cli.version} is recognised by doctor and by the workflow's install step, and the fake answers alike`, async () => {
