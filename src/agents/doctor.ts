@@ -49,7 +49,8 @@ export function pinnedStatus(pinned: string | null, versionLine: string | null):
   if (pinned === null) return null;
   if (versionLine === null) return `not installed (baton is tested with ${pinned})`;
   const escaped = pinned.replace(/[.]/g, '\\.');
-  if (new RegExp(`(^|[^0-9.])v?${escaped}($|[^0-9.])`).test(versionLine)) return `${pinned} (the version baton is tested with)`;
+  // The version may end a sentence ("GitHub Copilot CLI 1.0.102."), but not be part of a longer one (1.0.1023, 1.0.102.4).
+  if (new RegExp(`(^|[^0-9.])v?${escaped}($|[^0-9.]|\\.(?![0-9]))`).test(versionLine)) return `${pinned} (the version baton is tested with)`;
   return `installed ${versionLine}, baton is tested with ${pinned}`;
 }
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { doctorCommand, help } from '../../src/cli/commands/doctor.ts';
+import { pinnedStatus } from '../../src/agents/doctor.ts';
 import { FAKE_AGENTS, fakes } from './helpers.ts';
 
 const cleanup: string[] = [];
@@ -75,6 +76,12 @@ describe('baton doctor', () => {
     const { out } = await doctor([], { ...f.env, PATH: `${bin}:${f.env.PATH}` }, f.dir);
     expect(out).toContain('version      installed codex-cli 0.46.0, baton is tested with 0.169.0');
     expect(out).toContain('version      2.1.332 (the version baton is tested with)');
+  });
+
+  it('recognises the pinned version at the end of a sentence, as copilot prints it, but not inside a longer version', () => {
+    expect(pinnedStatus('1.0.102', 'GitHub Copilot CLI 1.0.102.')).toBe('1.0.102 (the version baton is tested with)');
+    expect(pinnedStatus('1.0.102', 'GitHub Copilot CLI 1.0.102.4')).toMatch(/^installed /);
+    expect(pinnedStatus('1.0.102', 'GitHub Copilot CLI 1.0.1023')).toMatch(/^installed /);
   });
 
   it('does not count OPENAI_API_KEY for codex, and says what to set instead', async () => {

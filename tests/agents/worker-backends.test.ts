@@ -22,18 +22,19 @@ function setup(uses: Backend, model?: string) {
   return { repo, f, task };
 }
 
-const CASES: { uses: Backend; binary: string; flags: string[]; cost: boolean }[] = [
+// opencode names models provider/model, and fails a provider it has no key for (as the real one does).
+const CASES: { uses: Backend; binary: string; flags: string[]; cost: boolean; model?: string }[] = [
   { uses: 'claude-code', binary: 'claude', flags: ['-p', '--output-format', 'json', '--permission-mode', 'bypassPermissions', '--model', 'm-1', '--max-turns', '12'], cost: true },
   { uses: 'codex', binary: 'codex', flags: ['exec', '--json', '--sandbox', 'workspace-write', '--model', 'm-1', '-'], cost: false },
   { uses: 'aider', binary: 'aider', flags: ['--message-file', '--yes-always', '--no-auto-commits', '--model', 'm-1'], cost: true },
-  { uses: 'opencode', binary: 'opencode', flags: ['run', '--format', 'json', '--model', 'm-1'], cost: true },
+  { uses: 'opencode', binary: 'opencode', flags: ['run', '--format', 'json', '--model', 'anthropic/m-1'], cost: true, model: 'anthropic/m-1' },
   { uses: 'gemini', binary: 'gemini', flags: ['--output-format', 'json', '--approval-mode', 'yolo', '--model', 'm-1', '--prompt'], cost: false },
   { uses: 'copilot', binary: 'copilot', flags: ['-s', '--no-ask-user', '--allow-all-tools', '--model=m-1', '-p'], cost: false },
 ];
 
-describe.each(CASES)('$uses backend with a fake `$binary`', ({ uses, binary, flags, cost }) => {
+describe.each(CASES)('$uses backend with a fake `$binary`', ({ uses, binary, flags, cost, model }) => {
   it('runs the CLI with its own non-interactive flags and returns a valid result', async () => {
-    const { repo, f, task } = setup(uses, 'm-1');
+    const { repo, f, task } = setup(uses, model ?? 'm-1');
     f.script([{ write: { 'src/a.ts': 'export const a = 2;\n', 'src/new.ts': 'export {};\n' }, reply: { summary: 'fixed a' } }]);
     const run = await runWorker(task, { cwd: repo.dir, env: f.env });
 

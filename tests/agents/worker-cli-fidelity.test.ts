@@ -128,9 +128,10 @@ describe('the fakes hold baton to the real CLIs', () => {
       }
     };
     expect(refused('aider', '--max-turns', '3')).toEqual({ code: 2, stderr: expect.stringContaining('aider: error: unrecognized arguments: --max-turns') });
-    expect(refused('copilot', '--max-turns', '3', '-p', 'x')).toEqual({ code: 1, stderr: "error: unknown option '--max-turns'\n" });
-    expect(refused('gemini', '--max-turns', '3')).toEqual({ code: 1, stderr: 'Unknown argument: max-turns\n' });
-    expect(refused('opencode', 'run', '--max-turns', '3')).toEqual({ code: 1, stderr: 'Unknown argument: max-turns\n' });
+    // The words are the real CLIs' own, confirmed by tests/agents/contract/.
+    expect(refused('copilot', '--max-turns', '3', '-p', 'x')).toEqual({ code: 1, stderr: expect.stringMatching(/^error: Invalid command format\./) });
+    expect(refused('gemini', '--max-turns', '3')).toEqual({ code: 1, stderr: expect.stringMatching(/^Unknown arguments: max-turns, maxTurns\nUsage: gemini/) });
+    expect(refused('opencode', 'run', '--max-turns', '3')).toEqual({ code: 1, stderr: expect.stringMatching(/^opencode run \[message\.\.\]\n/) });
   });
 
   it('gemini refuses an untrusted folder (exit 55), downgrading yolo first', async () => {
@@ -140,6 +141,7 @@ describe('the fakes hold baton to the real CLIs', () => {
     const r = spawnSync('gemini', ['--approval-mode', 'yolo', '--prompt', 'x'], { env: f.env, encoding: 'utf8', input: '' });
     expect(r.status).toBe(55);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^Approval mode overridden to "default" because the current folder is not trusted\.\nGemini CLI is not running in a trusted directory\./);
+    expect(r.stderr).toContain('Approval mode overridden to "default" because the current folder is not trusted.\n');
+    expect(r.stderr).toContain('Gemini CLI is not running in a trusted directory.');
   });
 });
