@@ -4,7 +4,7 @@
 // "Missing bearer or basic authentication in header"), named in ~/.codex/config.toml.
 import { afterEach, describe, expect, it } from 'vitest';
 import { backendFor } from '../../../src/agents/backends/index.ts';
-import { both, expectRanOnItsOwn, jsonl, loopbackApi, scenario, type Scenario } from './harness.ts';
+import { both, expectRanOnItsOwn, jsonl, loopbackApi, realBinary, run, scenario, STEP_SCHEMA, type Scenario } from './harness.ts';
 
 const LIMIT = 90_000;
 const codex = backendFor('codex');
@@ -75,4 +75,15 @@ describe('codex (real CLI vs fake)', { timeout: 2 * LIMIT + 10_000 }, () => {
     expect(fake.code).toBe(2);
     expect(line(fake.stderr)).toEqual(line(real.stderr));
   });
+
+  it('sends the step schema baton hands it with --output-schema to the API as a strict json_schema text format', async () => {
+    const s2 = await noKeyScenario(true);
+    expect(s2.invocation.argv).toContain('--output-schema');
+    const real = await run(realBinary('codex'), s2, LIMIT);
+    expectRanOnItsOwn(real, LIMIT);
+    const sent = api!.bodies().map((b) => JSON.parse(b) as { text?: { format?: unknown } }).find((b) => b.text?.format);
+    // Strict mode is why baton passes only schemas that fit it (src/agents/backends/strict-schema.ts).
+    expect(sent?.text?.format).toMatchObject({ type: 'json_schema', strict: true, schema: STEP_SCHEMA });
+  });
 });
+

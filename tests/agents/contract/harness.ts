@@ -50,20 +50,27 @@ export async function closedPort(): Promise<number> {
 }
 
 /** A loopback HTTP server that answers every request with one status and JSON body (a provider API refusing a request without a key). */
-export async function loopbackApi(status: number, body: unknown): Promise<{ url: string; requests: () => number; close: () => Promise<void> }> {
+export async function loopbackApi(status: number, body: unknown): Promise<{ url: string; requests: () => number; bodies: () => string[]; close: () => Promise<void> }> {
   let count = 0;
+  // What the CLI sent (JSON request bodies): what it asked the provider for, e.g. codex's output schema.
+  const bodies: string[] = [];
   const server: Server = createServer((req, res) => {
     count++;
-    req.resume();
-    const text = JSON.stringify(body);
-    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-    res.end(text);
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (chunks.length) bodies.push(Buffer.concat(chunks).toString('utf8'));
+      const text = JSON.stringify(body);
+      res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+      res.end(text);
+    });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
     requests: () => count,
+    bodies: () => [...bodies],
     close: () =>
       new Promise<void>((r) => {
         server.closeAllConnections();
@@ -91,7 +98,7 @@ export interface ScenarioOptions {
   homeFiles?: Record<string, string>;
 }
 
-const STEP_SCHEMA = { type: 'object', required: ['summary'], properties: { summary: { type: 'string' } }, additionalProperties: false };
+export const STEP_SCHEMA = { type: 'object', required: ['summary'], properties: { summary: { type: 'string' } }, additionalProperties: false };
 
 /**
  * The invocation baton's backend builds for a step (its own builder: flags are never retyped
