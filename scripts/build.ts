@@ -20,7 +20,9 @@ export interface Bundle {
   outfile: string;
   /**
    * Packages left to be installed as runtime dependencies (package.json `dependencies`) rather
-   * than bundled: Probot loads pino transports and its own files by path, which a bundle breaks.
+   * than bundled. None today: Probot 14 bundles (its pages and assets are modules, its logger
+   * runs in-process), and bundling spares users the ~90 MB of duplicated @octokit type
+   * packages its dependency tree installs.
    */
   external: string[];
   /**
@@ -33,7 +35,7 @@ export interface Bundle {
 export const BUNDLES = {
   action: { entry: 'src/action/run.ts', outfile: 'dist/action.js', external: [] },
   cli: { entry: 'src/cli/main.ts', outfile: 'dist/cli.js', external: [], split: true },
-  app: { entry: 'src/app/main.ts', outfile: 'dist/app.js', external: ['probot', '@probot/get-private-key', 'bottleneck'] },
+  app: { entry: 'src/app/main.ts', outfile: 'dist/app.js', external: [] },
   lib: { entry: 'src/index.ts', outfile: 'dist/index.js', external: [] },
 } satisfies Record<string, Bundle>;
 
