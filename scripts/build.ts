@@ -1,12 +1,51 @@
-// Bundles the Action into dist/action.js (committed: the runner executes it as is).
-// `npm run build` writes it; tests/action/bundle.test.ts rebuilds it in memory and fails
-// when the committed file is stale, so the output must be deterministic.
-import { readFileSync } from 'node:fs';
+// Builds what baton ships, with esbuild, deterministically:
+//   dist/action.js  the Action (committed: the runner executes it as is; tests/action/bundle.test.ts
+//                   rebuilds it in memory and fails when the committed file is stale)
+//   dist/cli.js     the `baton` command and the MCP server (`baton mcp`); bin/baton.js runs it
+//   dist/app.js     the GitHub App (`npm start`, the container image)
+//   dist/index.js   the library: the manifest loader and validator, with dist/types/*.d.ts
+// The last three are built by `npm run build` and by `prepack` (so `npm pack`/`npm publish`
+// always ship fresh bundles); they are not committed, and a checkout runs the sources instead.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { build, type BuildOptions, type Plugin } from 'esbuild';
+import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
-export const OUTFILE = 'dist/action.js';
+
+export interface Bundle {
+  entry: string;
+  outfile: string;
+  /**
+   * Packages left to be installed as runtime dependencies (package.json `dependencies`) rather
+   * than bundled. None today: Probot 14 bundles (its pages and assets are modules, its logger
+   * runs in-process), and bundling spares users the ~90 MB of duplicated @octokit type
+   * packages its dependency tree installs.
+   */
+  external: string[];
+  /**
+   * Split the modules the entry imports dynamically into chunks next to it (dist/<name>-<hash>.js),
+   * so a command loads only what it uses: `baton --help` does not parse the MCP server.
+   */
+  split?: boolean;
+}
+
+export const BUNDLES = {
+  action: { entry: 'src/action/run.ts', outfile: 'dist/action.js', external: [] },
+  cli: { entry: 'src/cli/main.ts', outfile: 'dist/cli.js', external: [], split: true },
+  app: { entry: 'src/app/main.ts', outfile: 'dist/app.js', external: [] },
+  lib: { entry: 'src/index.ts', outfile: 'dist/index.js', external: [] },
+} satisfies Record<string, Bundle>;
+
+export type BundleName = keyof typeof BUNDLES;
+
+/** The committed bundle; kept under this name for the staleness test and the bench. */
+export const OUTFILE = BUNDLES.action.outfile;
+
+/** Where `tsc` writes the library's type declarations. */
+export const TYPES_DIR = 'dist/types';
 
 /**
  * The manifest schema is read from disk next to the sources; in the bundle it is inlined.
@@ -27,32 +66,116 @@ const inlineSchema: Plugin = {
   },
 };
 
-export const buildOptions: BuildOptions = {
-  absWorkingDir: ROOT,
-  entryPoints: ['src/action/run.ts'],
-  outfile: OUTFILE,
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  minify: true,
-  sourcemap: false,
-  // Keep the licence notices of bundled dependencies that carry one.
-  legalComments: 'eof',
-  // Some dependencies are CommonJS and call require(); ESM has none, so give it one.
-  banner: { js: "import { createRequire as __batonCreateRequire } from 'module'; const require = __batonCreateRequire(import.meta.url);" },
-  plugins: [inlineSchema],
-  logLevel: 'warning',
-};
+/** esbuild's options for one bundle; `outRoot` lets the bench and tests build a copy elsewhere. */
+export function optionsFor(bundle: Bundle, outRoot = ROOT): BuildOptions {
+  // Chunks sit beside the entry, not in a subfolder: code that finds package files relative
+  // to itself (names.ts, load.ts) must be one level below the package root wherever it lands.
+  const name = basename(bundle.outfile, '.js');
+  const output: BuildOptions = bundle.split
+    ? { outdir: join(outRoot, dirname(bundle.outfile)), entryNames: name, chunkNames: `${name}-[hash]`, splitting: true }
+    : { outfile: join(outRoot, bundle.outfile) };
+  return {
+    absWorkingDir: ROOT,
+    entryPoints: [bundle.entry],
+    ...output,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    minify: true,
+    sourcemap: false,
+    external: bundle.external,
+    // Keep the licence notices of bundled dependencies that carry one.
+    legalComments: 'eof',
+    // Some dependencies are CommonJS and call require(); ESM has none, so give it one.
+    banner: { js: "import { createRequire as __batonCreateRequire } from 'module'; const require = __batonCreateRequire(import.meta.url);" },
+    plugins: [inlineSchema],
+    logLevel: 'warning',
+  };
+}
 
-/** The bundle as text, without writing it. */
-export async function bundleText(): Promise<string> {
-  const r = await build({ ...buildOptions, write: false });
+/** The Action bundle's options (what dist/action.js is built with). */
+export const buildOptions: BuildOptions = optionsFor(BUNDLES.action);
+
+/** A bundle as text, without writing it. */
+export async function bundleText(bundle: Bundle = BUNDLES.action): Promise<string> {
+  const r = await build({ ...optionsFor(bundle), write: false });
   return r.outputFiles[0]!.text;
 }
 
+/** The packages a bundle's inputs come from (`probot`, `@octokit/rest`, …), from its metafile. */
+export function bundledPackages(metafile: Metafile): Set<string> {
+  const names = new Set<string>();
+  for (const input of Object.keys(metafile.inputs)) {
+    const m = /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input);
+    if (m) names.add(m[1]!);
+  }
+  return names;
+}
+
+/**
+ * The library's declarations: `tsc` on src/index.ts alone, emitting only .d.ts files, with the
+ * `.ts` extensions of relative imports rewritten to `.js` as the built files are named.
+ */
+export function emitTypes(outRoot = ROOT): void {
+  const out = join(outRoot, TYPES_DIR);
+  rmSync(out, { recursive: true, force: true });
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  execFileSync(process.execPath, [
+    tsc, 'src/index.ts',
+    '--declaration', '--emitDeclarationOnly', '--outDir', out, '--rootDir', 'src',
+    '--target', 'ES2022', '--module', 'NodeNext', '--moduleResolution', 'NodeNext',
+    '--strict', '--skipLibCheck', '--types', 'node',
+    '--allowImportingTsExtensions', '--rewriteRelativeImportExtensions', '--resolveJsonModule',
+  ], { cwd: ROOT, stdio: 'inherit' });
+  keepPublicDeclarations(out);
+}
+
+/**
+ * tsc declares every file the entry's code reaches, some in terms of packages that are bundled
+ * and not installed with baton (yaml, @actions/expressions). Keep only the declarations the
+ * entry's types reach, and name them `.js` as consumers resolve them.
+ */
+function keepPublicDeclarations(out: string): void {
+  const reached = new Set<string>();
+  const visit = (file: string): void => {
+    if (reached.has(file)) return;
+    reached.add(file);
+    const text = readFileSync(file, 'utf8').replace(/(from '\.{1,2}\/[^']*)\.ts'/g, "$1.js'");
+    writeFileSync(file, text);
+    for (const m of text.matchAll(/from '(\.{1,2}\/[^']*)\.js'/g)) visit(join(dirname(file), `${m[1]!}.d.ts`));
+  };
+  visit(join(out, 'index.d.ts'));
+  for (const name of readdirSync(out, { recursive: true, encoding: 'utf8' })) {
+    const file = join(out, name);
+    if (name.endsWith('.d.ts') && !reached.has(file)) rmSync(file);
+  }
+  for (const file of reached) {
+    const bare = /from '(?![./])([^']+)'/.exec(readFileSync(file, 'utf8'));
+    if (bare) throw new Error(`${relative(out, file)} declares types from ${bare[1]}, which is bundled, not installed: keep it out of the public API`);
+  }
+}
+
+/** Writes every bundle (and the declarations) under `outRoot`; answers each bundle's metafile. */
+export async function buildAll(outRoot = ROOT, o: { types?: boolean } = {}): Promise<Record<BundleName, Metafile>> {
+  const metafiles = {} as Record<BundleName, Metafile>;
+  // Chunks are named by content hash: remove the last build's so none is left behind.
+  const dist = join(outRoot, 'dist');
+  if (existsSync(dist)) {
+    for (const file of readdirSync(dist)) if (/^[a-z]+-[A-Z0-9]{8}\.js$/.test(file)) rmSync(join(dist, file));
+  }
+  for (const [name, bundle] of Object.entries(BUNDLES) as [BundleName, Bundle][]) {
+    metafiles[name] = (await build({ ...optionsFor(bundle, outRoot), metafile: true })).metafile;
+  }
+  if (o.types !== false) emitTypes(outRoot);
+  return metafiles;
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const r = await build({ ...buildOptions, metafile: true });
-  const bytes = Object.values(r.metafile.outputs).reduce((s, o) => s + o.bytes, 0);
-  console.log(`${OUTFILE}: ${(bytes / 1024).toFixed(0)} KiB`);
+  const metafiles = await buildAll();
+  for (const [name, metafile] of Object.entries(metafiles)) {
+    const bytes = Object.values(metafile.outputs).reduce((s, o) => s + o.bytes, 0);
+    console.log(`${BUNDLES[name as BundleName].outfile}: ${(bytes / 1024).toFixed(0)} KiB`);
+  }
+  console.log(`${TYPES_DIR}/: declarations of src/index.ts`);
 }

@@ -1,16 +1,22 @@
 /**
  * Writes tests/emulator/openapi/subset.json: the operations the GitHub emulator serves
- * (tests/emulator/openapi/operations.ts), copied from @octokit/openapi together with
- * only the components they reference. Descriptions and examples are dropped to keep
- * the committed file small; everything that validation needs stays.
+ * (tests/emulator/openapi/operations.ts), copied from GitHub's OpenAPI description as
+ * published in @octokit/openapi, together with only the components they reference.
+ * Descriptions and examples are dropped to keep the committed file small; everything that
+ * validation needs stays.
  *
- *   npx tsx scripts/extract-openapi.ts
+ *   npx tsx scripts/extract-openapi.ts           write the subset
+ *   npx tsx scripts/extract-openapi.ts --check   fail (exit 1) when the committed subset is stale
  *
- * A test (tests/emulator/openapi.test.ts) re-runs the extraction in memory and fails
- * when the committed file differs, so the subset never drifts from its source.
+ * @octokit/openapi is ~385 MB unpacked, so it is not a devDependency: the script fetches
+ * the pinned version's tarball (`npm pack`) into a temporary folder when run, and reads
+ * only the description from it. Run it after adding an operation or bumping the pin; the
+ * tests use the committed subset (tests/emulator/openapi.test.ts checks it is whole).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { OPERATIONS } from '../tests/emulator/openapi/operations.ts';
 
@@ -22,10 +28,20 @@ export const SUBSET_PATH = fileURLToPath(new URL('../tests/emulator/openapi/subs
 /** Documentation-only keywords: validation never reads them. */
 const DROP = new Set(['description', 'example', 'examples', 'x-github', 'x-octokit', 'tags']);
 
+/** The published description the committed subset is extracted from. */
+export const SOURCE_PACKAGE = '@octokit/openapi@23.0.2';
+const SOURCE_FILE = 'package/generated/api.github.com.json';
+
+/** Fetches the pinned package's tarball and reads GitHub's description out of it. */
 export function loadSourceSpec(): JsonObject {
-  const require = createRequire(import.meta.url);
-  const file = require.resolve('@octokit/openapi/generated/api.github.com.json');
-  return JSON.parse(readFileSync(file, 'utf8')) as JsonObject;
+  const dir = mkdtempSync(join(tmpdir(), 'baton-openapi-'));
+  try {
+    const packed = JSON.parse(execFileSync('npm', ['pack', SOURCE_PACKAGE, '--json', '--pack-destination', dir], { encoding: 'utf8' })) as { filename: string }[];
+    execFileSync('tar', ['-xzf', join(dir, packed[0]!.filename), '-C', dir, SOURCE_FILE]);
+    return JSON.parse(readFileSync(join(dir, SOURCE_FILE), 'utf8')) as JsonObject;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** Copies `node` without documentation keywords. Keys of a `properties` map are names, not keywords. */
@@ -104,6 +120,12 @@ export function renderSubset(spec: JsonObject = loadSourceSpec()): string {
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const text = renderSubset();
-  writeFileSync(SUBSET_PATH, text);
-  console.log(`wrote ${SUBSET_PATH} (${Math.round(text.length / 1024)} KiB, ${OPERATIONS.length} operations)`);
+  if (process.argv.includes('--check')) {
+    const fresh = readFileSync(SUBSET_PATH, 'utf8') === text;
+    console.log(fresh ? `${SUBSET_PATH} is what ${SOURCE_PACKAGE} gives` : `${SUBSET_PATH} is stale: run \`npx tsx scripts/extract-openapi.ts\` and commit it`);
+    process.exitCode = fresh ? 0 : 1;
+  } else {
+    writeFileSync(SUBSET_PATH, text);
+    console.log(`wrote ${SUBSET_PATH} from ${SOURCE_PACKAGE} (${Math.round(text.length / 1024)} KiB, ${OPERATIONS.length} operations)`);
+  }
 }

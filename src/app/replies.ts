@@ -6,6 +6,7 @@ import type { RepoContext } from '../hosts/github/client.ts';
 import { fitCheckText } from '../hosts/github/limits.ts';
 import { overReplyLimit } from '../hosts/github/reply-limit.ts';
 import { readThread, postOnce } from '../hosts/github/thread.ts';
+import { PACKAGE_NAME } from '../names.ts';
 
 /**
  * Posts once per key: the thread is read to see whether an earlier delivery already did.
@@ -34,7 +35,7 @@ export async function acknowledge(gh: RepoContext, target: { comment: number } |
 export async function reportBrokenManifest(gh: RepoContext, number: number, file: FileResult, sha: string, key: string, to?: string): Promise<void> {
   const errors = file.diagnostics.filter((d) => d.severity === 'error');
   const list = errors.map((d) => `- \`${formatDiagnostic(d)}\``).join('\n');
-  const body = `${to === undefined ? '' : `@${to}, `}❌ baton cannot start a run: \`${file.file}\` on the default branch (${sha.slice(0, 7)}) is not a valid workflow.\n\n${list}\n\nFix the file on the default branch, then ask again. \`npx baton validate\` shows the same problems locally.`;
+  const body = `${to === undefined ? '' : `@${to}, `}❌ baton cannot start a run: \`${file.file}\` on the default branch (${sha.slice(0, 7)}) is not a valid workflow.\n\n${list}\n\nFix the file on the default branch, then ask again. \`npx -y ${PACKAGE_NAME} validate\` shows the same problems locally.`;
   await replyOnce(gh, number, `${key}/manifest`, body, to);
   const o = { owner: gh.owner, repo: gh.repo };
   const externalId = `manifest/${file.file}`;

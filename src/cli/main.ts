@@ -1,34 +1,37 @@
 // The `baton` command line: picks the subcommand, turns usage mistakes into exit 2.
-import { graphCommand, help as graphHelp } from './commands/graph.ts';
-import { validateCommand, help as validateHelp } from './commands/validate.ts';
-import { answerCommand, answerHelp, approveCommand, approveHelp, resumeCommand, resumeHelp } from './commands/resume.ts';
-import { doctorCommand, help as doctorHelp } from './commands/doctor.ts';
-import { mcpCommand, help as mcpHelp } from './commands/mcp.ts';
-import { initCommand, help as initHelp } from './commands/init.ts';
-import { runCommand, help as runHelp } from './commands/run.ts';
-import { cancelCommand, cancelHelp, listCommand, listHelp, statusCommand, statusHelp } from './commands/runs.ts';
+// Each command's module is imported only when that command runs (or shows its help): the MCP
+// server, the local host and their dependencies cost nothing to `baton --help` or `--version`.
 import { EXIT, UsageError, processIO, type CliIO } from './io.ts';
 import { PACKAGE_NAME, batonVersion } from '../names.ts';
 
-interface Command {
-  summary: string;
+interface Loaded {
   help: string;
   run(args: string[], io: CliIO): number | Promise<number>;
 }
 
+interface Command {
+  summary: string;
+  load(): Promise<Loaded>;
+}
+
+/** A command whose module is imported on first use; `pick` takes its help and entry point. */
+function lazy<M>(load: () => Promise<M>, pick: (m: M) => Loaded): () => Promise<Loaded> {
+  return async () => pick(await load());
+}
+
 const COMMANDS: Record<string, Command> = {
-  validate: { summary: 'check workflow manifests (file:line:col errors)', help: validateHelp, run: validateCommand },
-  graph: { summary: 'print a workflow step graph as a mermaid diagram', help: graphHelp, run: graphCommand },
-  run: { summary: 'run a workflow on this checkout (--local): worktrees, local agents', help: runHelp, run: runCommand },
-  resume: { summary: 'continue an interrupted local run from its events', help: resumeHelp, run: resumeCommand },
-  answer: { summary: "answer a local run's questions and continue it", help: answerHelp, run: answerCommand },
-  approve: { summary: 'approve the step a local run waits at and continue it', help: approveHelp, run: approveCommand },
-  status: { summary: 'show a local run: steps, states, times, what it waits for', help: statusHelp, run: statusCommand },
-  list: { summary: 'list the local runs of this repository', help: listHelp, run: listCommand },
-  cancel: { summary: 'cancel a local run', help: cancelHelp, run: cancelCommand },
-  init: { summary: 'set a repository up: workflows, the worker workflow, Actions-only mode', help: initHelp, run: (args, io) => initCommand(args, io) },
-  doctor: { summary: 'check which agent CLIs and credentials are available here', help: doctorHelp, run: (args, io) => doctorCommand(args, io) },
-  mcp: { summary: 'serve the MCP tools over stdio (for Claude Code, Codex, Cursor…)', help: mcpHelp, run: mcpCommand },
+  validate: { summary: 'check workflow manifests (file:line:col errors)', load: lazy(() => import('./commands/validate.ts'), (m) => ({ help: m.help, run: m.validateCommand })) },
+  graph: { summary: 'print a workflow step graph as a mermaid diagram', load: lazy(() => import('./commands/graph.ts'), (m) => ({ help: m.help, run: m.graphCommand })) },
+  run: { summary: 'run a workflow on this checkout (--local): worktrees, local agents', load: lazy(() => import('./commands/run.ts'), (m) => ({ help: m.help, run: m.runCommand })) },
+  resume: { summary: 'continue an interrupted local run from its events', load: lazy(() => import('./commands/resume.ts'), (m) => ({ help: m.resumeHelp, run: m.resumeCommand })) },
+  answer: { summary: "answer a local run's questions and continue it", load: lazy(() => import('./commands/resume.ts'), (m) => ({ help: m.answerHelp, run: m.answerCommand })) },
+  approve: { summary: 'approve the step a local run waits at and continue it', load: lazy(() => import('./commands/resume.ts'), (m) => ({ help: m.approveHelp, run: m.approveCommand })) },
+  status: { summary: 'show a local run: steps, states, times, what it waits for', load: lazy(() => import('./commands/runs.ts'), (m) => ({ help: m.statusHelp, run: m.statusCommand })) },
+  list: { summary: 'list the local runs of this repository', load: lazy(() => import('./commands/runs.ts'), (m) => ({ help: m.listHelp, run: m.listCommand })) },
+  cancel: { summary: 'cancel a local run', load: lazy(() => import('./commands/runs.ts'), (m) => ({ help: m.cancelHelp, run: m.cancelCommand })) },
+  init: { summary: 'set a repository up: workflows, the worker workflow, Actions-only mode', load: lazy(() => import('./commands/init.ts'), (m) => ({ help: m.help, run: (args, io) => m.initCommand(args, io) })) },
+  doctor: { summary: 'check which agent CLIs and credentials are available here', load: lazy(() => import('./commands/doctor.ts'), (m) => ({ help: m.help, run: (args, io) => m.doctorCommand(args, io) })) },
+  mcp: { summary: 'serve the MCP tools over stdio (for Claude Code, Codex, Cursor…)', load: lazy(() => import('./commands/mcp.ts'), (m) => ({ help: m.help, run: m.mcpCommand })) },
 };
 
 export function usage(): string {
@@ -55,11 +58,12 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
     io.out(usage());
     return name === undefined ? EXIT.usage : EXIT.ok;
   }
-  const command = COMMANDS[name];
-  if (!command) {
+  const entry = COMMANDS[name];
+  if (!entry) {
     io.err(`baton: unknown command ${JSON.stringify(name)}\n\n${usage()}`);
     return EXIT.usage;
   }
+  const command = await entry.load();
   if (rest.includes('--help') || rest.includes('-h')) {
     io.out(command.help);
     return EXIT.ok;
