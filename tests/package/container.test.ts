@@ -1,0 +1,120 @@
+// The container image, exercised without Docker: the Dockerfile's build stage run from a clean
+// copy of the repository (its own `npm ci` and build), its runtime stage assembled from that,
+// and the image's CMD and HEALTHCHECK run: the App answers /ping from the read-only files of
+// the image (so the unprivileged user can run it), and the health check fails once it stops.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../local/helpers.ts';
+import { execForm, parseDockerfile, runStage, type Stage, type StageRun } from './dockerfile.ts';
+
+const stages = parseDockerfile(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
+const runtime = stages.at(-1)!;
+const arg = (stage: Stage, op: string) => stage.instructions.filter((i) => i.op === op).map((i) => i.args);
+
+let temp: string;
+let image: StageRun;
+let app: ChildProcess | undefined;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Every file under dir, made read-only (as root-owned files are to the `node` user). */
+function readOnly(dir: string): void {
+  for (const e of readdirSync(dir)) {
+    const p = join(dir, e);
+    if (statSync(p).isDirectory()) readOnly(p);
+    chmodSync(p, statSync(p).isDirectory() ? 0o555 : 0o444);
+  }
+  chmodSync(dir, 0o555);
+}
+
+beforeAll(() => {
+  temp = mkdtempSync(join(tmpdir(), 'baton-image-'));
+  const roots: Record<string, string> = {};
+  // npm's cache from the checkout's own install: the build stage's `npm ci` fetches nothing new.
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, npm_config_prefer_offline: 'true', npm_config_cache: process.env.npm_config_cache ?? join(process.env.HOME ?? temp, '.npm') };
+  stages.forEach((stage, i) => {
+    const root = join(temp, `stage-${i}`);
+    const run = runStage(stage, { context: ROOT, root, stages: roots, env });
+    if (stage.name) roots[stage.name] = root;
+    if (i === stages.length - 1) image = run;
+  });
+  readOnly(join(image.root, 'app'));
+}, 240_000);
+
+afterAll(() => {
+  app?.kill('SIGKILL');
+  if (temp) {
+    spawnSync('chmod', ['-R', 'u+w', temp]);
+    rmSync(temp, { recursive: true, force: true });
+  }
+});
+
+describe('the container image (Dockerfile)', () => {
+  it('builds in one stage and runs from another, as an unprivileged user, with a health check', () => {
+    expect(stages.length).toBeGreaterThanOrEqual(2);
+    expect(runtime.from).toBe(stages[0]!.from);
+    const user = arg(runtime, 'USER');
+    expect(user).toHaveLength(1);
+    expect(user[0]).not.toMatch(/^(root|0)(:|$)/);
+    expect(arg(runtime, 'HEALTHCHECK')).toHaveLength(1);
+    // The runtime stage installs nothing: the bundle is all the App needs.
+    expect(arg(runtime, 'RUN')).toEqual([]);
+  });
+
+  it('holds the App bundle and only what it reads at run time', () => {
+    expect(readdirSync(join(image.root, 'app')).sort()).toEqual(['app.yml', 'dist', 'package.json', 'workflows-library']);
+    expect(readdirSync(join(image.root, 'app', 'dist'))).toEqual(['app.js']);
+  });
+
+  it("starts with the image's CMD and Probot's environment, answers /ping, and the HEALTHCHECK passes then fails when it stops", async () => {
+    const port = await freePort();
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      ...image.env,
+      // The container listens on every interface; here, loopback on a free port.
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      APP_ID: '1',
+      PRIVATE_KEY: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
+      WEBHOOK_SECRET: 'secret',
+      LOG_LEVEL: 'warn',
+    };
+    const [cmd, ...cmdArgs] = execForm(arg(runtime, 'CMD')[0]!);
+    expect(cmd).toBe('node');
+    const server = spawn(process.execPath, cmdArgs, { cwd: image.workdir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    app = server;
+    let log = '';
+    server.stdout.on('data', (d: Buffer) => (log += d.toString()));
+    server.stderr.on('data', (d: Buffer) => (log += d.toString()));
+
+    const [hcCmd, ...hcArgs] = execForm(arg(runtime, 'HEALTHCHECK')[0]!);
+    expect(hcCmd).toBe('node');
+    const healthy = () => spawnSync(process.execPath, hcArgs, { env, timeout: 10_000 }).status === 0;
+    let ok = false;
+    // Wait on the server answering (the health check itself), not on a sleep.
+    for (let i = 0; i < 300 && !ok && server.exitCode === null; i++) {
+      ok = healthy();
+      if (!ok) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(ok, log).toBe(true);
+    expect(await fetch(`http://127.0.0.1:${port}/ping`).then((r) => r.text())).toBe('PONG');
+
+    const exited = new Promise((r) => server.once('exit', r));
+    server.kill('SIGTERM');
+    await exited;
+    expect(healthy()).toBe(false);
+  }, 60_000);
+});
