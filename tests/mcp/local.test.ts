@@ -10,7 +10,8 @@ let mcp: Connected;
 let hold: string;
 
 beforeAll(async () => {
-  repo = makeRepo();
+  // The DEMO_HOLD hook holds local-demo's agent (a repository workflow extending the library's).
+  repo = makeRepo({}, { demoHooks: true });
   hold = join(repo.dir, '.git', 'demo.hold');
   // A repository workflow with an approve gate (none of the library's has one).
   writeFile(
@@ -62,7 +63,8 @@ describe('baton mcp, local target', { timeout: 90_000 }, () => {
     const list = await mcp.call('baton_list_workflows', { path: repo.dir });
     const names = (list.structuredContent as { workflows: { name: string; source: string }[] }).workflows.map((w) => `${w.name}:${w.source}`);
     expect(names).toContain('gated:repository');
-    expect(names).toContain('local-demo:library');
+    expect(names).toContain('local-demo:repository');
+    expect(names).toContain('triage:library');
     const ok = await mcp.call('baton_validate', { path: repo.dir });
     expect(ok.structuredContent).toMatchObject({ valid: true });
     writeFile(join(repo.dir, 'broken.yml'), 'name: broken\nsteps:\n  - id: a\n    needs: [nope]\n    run: "true"\n');
