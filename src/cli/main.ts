@@ -6,7 +6,7 @@ import { doctorCommand, help as doctorHelp } from './commands/doctor.ts';
 import { mcpCommand, help as mcpHelp } from './commands/mcp.ts';
 import { initCommand, help as initHelp } from './commands/init.ts';
 import { runCommand, help as runHelp } from './commands/run.ts';
-import { cancelCommand, cancelHelp, listCommand, listHelp, statusCommand, statusHelp } from './commands/runs.ts';
+import { cancelCommand, cancelHelp, listCommand, listHelp, pruneCommand, pruneHelp, statusCommand, statusHelp } from './commands/runs.ts';
 import { EXIT, UsageError, processIO, type CliIO } from './io.ts';
 import { PACKAGE_NAME, batonVersion } from '../names.ts';
 
@@ -26,6 +26,7 @@ const COMMANDS: Record<string, Command> = {
   status: { summary: 'show a local run: steps, states, times, what it waits for', help: statusHelp, run: statusCommand },
   list: { summary: 'list the local runs of this repository', help: listHelp, run: listCommand },
   cancel: { summary: 'cancel a local run', help: cancelHelp, run: cancelCommand },
+  prune: { summary: "remove finished local runs' worktrees and branches (--dry-run)", help: pruneHelp, run: pruneCommand },
   init: { summary: 'set a repository up: workflows, the worker workflow, Actions-only mode', help: initHelp, run: (args, io) => initCommand(args, io) },
   doctor: { summary: 'check which agent CLIs and credentials are available here', help: doctorHelp, run: (args, io) => doctorCommand(args, io) },
   mcp: { summary: 'serve the MCP tools over stdio (for Claude Code, Codex, Cursor…)', help: mcpHelp, run: mcpCommand },
