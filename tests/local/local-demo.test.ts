@@ -19,7 +19,7 @@ describe('baton run local-demo --local', { timeout: 90_000 }, () => {
     expect(r.stdout).toMatch(/started on branch baton\/local-demo-1/);
     expect(r.stdout).toMatch(/✓ scaffold {2}succeeded/);
     expect(r.stdout).toMatch(/✓ pr {2}succeeded/);
-    expect(r.stdout).toMatch(/gh pr create --head baton\/local-demo-1 --base main --title 'local-demo: Hi there' --body-file \S+pull-request\.md --draft/);
+    expect(r.stdout).toMatch(/git push -u origin baton\/local-demo-1 && gh pr create --head baton\/local-demo-1 --base main --title 'local-demo: Hi there' --body-file \S+pull-request\.md --draft/);
 
     // The user's branch and working tree are untouched; the result lives on the run branch.
     expect(repo.git('symbolic-ref', '--short', 'HEAD')).toBe('main');

@@ -1,6 +1,7 @@
 // Looking after local runs once they exist: `list` says what each waits for, `cancel`
 // works whatever became of the workflow file, `prune` clears what finished runs left.
-import { rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { baton, makeRepo, writeFile, type Repo } from './helpers.ts';
@@ -84,5 +85,49 @@ describe('local runs after they started', { timeout: 90_000 }, () => {
     expect((await baton(repo, ['prune'])).stdout).toMatch(/local-demo-1 \(succeeded\): removed branch baton\/local-demo-1/);
     expect(branches(repo)).toEqual(['baton/gated-1']);
     expect((await baton(repo, ['prune'])).stdout).toMatch(/^nothing to prune/m);
+  });
+});
+
+describe('the pull request of a local run', { timeout: 90_000 }, () => {
+  const PR_WORKFLOW =
+    'name: shipit\ndescription: Write a file and open a PR for the issue.\nsteps:\n  - id: write\n    run: echo fixed > FIXED.txt\n  - id: pr\n    pull-request:\n      title: "Fix #${{ issue.number }}: ${{ issue.title }}"\n      body: |\n        Fixes #${{ issue.number }}.\n\n        Wrote FIXED.txt for issue #${{ issue.number }}.\n';
+
+  it('has no #0 in its text (a local run has no issue number), and its printed command pushes the branch, then opens the PR', async () => {
+    repo = makeRepo();
+    writeFile(join(repo.dir, '.agents/workflows/shipit.yml'), PR_WORKFLOW);
+    repo.git('add', '-A');
+    repo.git('commit', '-q', '-m', 'shipit workflow');
+    // A remote to push to, and a `gh` that records what it was asked.
+    const remote = `${repo.dir}-remote.git`;
+    const bin = `${repo.dir}-bin`;
+    repo.git('init', '-q', '--bare', remote);
+    repo.git('remote', 'add', 'origin', remote);
+    writeFile(join(bin, 'gh'), '#!/bin/sh\nprintf "%s\\n" "$@" > "$GH_LOG"\ncat "$(printf "%s\\n" "$@" | sed -n "/^--body-file$/{n;p;}")" >> "$GH_LOG"\n');
+    chmodSync(join(bin, 'gh'), 0o755);
+    try {
+      const r = await baton(repo, ['run', 'shipit', '--local', '--input', 'issue=Crash on start']);
+      expect(r.code).toBe(0);
+      const body = repo.file('.baton/runs/shipit-1/pull-request.md');
+      expect(body).not.toContain('#0');
+      expect(body).toMatch(/^Wrote FIXED\.txt for issue\.$/m);
+      const command = /Open the pull request with:\n {2}(.*)\n/.exec(r.stdout)![1]!;
+      expect(command).not.toContain('#0');
+      // Nor does the record: the local "PR" is the run branch.
+      expect(repo.file('.baton/runs/shipit-1/record.md')).not.toContain('#0');
+      expect(repo.file('.baton/runs/shipit-1/record.md')).toMatch(/\| pr \| branch baton\/shipit-1 \|/);
+      expect((await baton(repo, ['status', 'shipit-1'])).stdout).not.toContain('#0');
+      expect(command).toMatch(/^git push -u origin baton\/shipit-1 && gh pr create --head baton\/shipit-1 --base main --title 'Fix: Crash on start' --body-file /);
+
+      // The line works as printed: the branch reaches the remote before gh is asked for the PR.
+      const log = join(bin, 'gh.log');
+      execFileSync('sh', ['-c', command], { cwd: repo.dir, env: { ...repo.env, PATH: `${bin}:${repo.env.PATH}`, GH_LOG: log } });
+      expect(execFileSync('git', ['rev-parse', 'refs/heads/baton/shipit-1'], { cwd: remote, encoding: 'utf8' }).trim()).toBe(repo.git('rev-parse', 'baton/shipit-1'));
+      const asked = readFileSync(log, 'utf8');
+      expect(asked).toContain('pr\ncreate\n--head\nbaton/shipit-1\n');
+      expect(asked).toContain('Wrote FIXED.txt for issue.');
+    } finally {
+      rmSync(remote, { recursive: true, force: true });
+      rmSync(bin, { recursive: true, force: true });
+    }
   });
 });
