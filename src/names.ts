@@ -13,6 +13,15 @@ export const ACTION_MAJOR = 'v1';
 /** `uses:` of the baton Action in the workflows `baton init` writes. */
 export const ACTION_REF = `${HOME_REPO}@${ACTION_MAJOR}`;
 
+/**
+ * A page of baton's docs, as a link a user can open wherever baton runs (an installed package
+ * has no docs/ folder): the file in the home repository at the Action's major tag, whose
+ * docs describe the Action that tag points at. `path` is relative to docs/ (`app.md#run-it`).
+ */
+export function docsUrl(path: string): string {
+  return `https://github.com/${HOME_REPO}/blob/${ACTION_MAJOR}/docs/${path}`;
+}
+
 /** The version of this copy of baton (its package.json). */
 export function batonVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: string };
