@@ -18,13 +18,13 @@ interface Command {
 
 const COMMANDS: Record<string, Command> = {
   validate: { summary: 'check workflow manifests (file:line:col errors)', help: validateHelp, run: validateCommand },
-  graph: { summary: 'print a workflow step graph as a mermaid diagram', help: graphHelp, run: graphCommand },
+  graph: { summary: 'print a workflow step graph as a mermaid diagram (a name as for run, or a file)', help: graphHelp, run: graphCommand },
   run: { summary: 'run a workflow on this checkout (--local): worktrees, local agents', help: runHelp, run: runCommand },
   resume: { summary: 'continue an interrupted local run from its events', help: resumeHelp, run: resumeCommand },
   answer: { summary: "answer a local run's questions and continue it", help: answerHelp, run: answerCommand },
   approve: { summary: 'approve the step a local run waits at and continue it', help: approveHelp, run: approveCommand },
   status: { summary: 'show a local run: steps, states, times, what it waits for', help: statusHelp, run: statusCommand },
-  list: { summary: 'list the local runs of this repository', help: listHelp, run: listCommand },
+  list: { summary: 'list the local runs of this repository, with what each waits for', help: listHelp, run: listCommand },
   cancel: { summary: 'cancel a local run', help: cancelHelp, run: cancelCommand },
   prune: { summary: "remove finished local runs' worktrees and branches (--dry-run)", help: pruneHelp, run: pruneCommand },
   init: { summary: 'set a repository up: workflows, the worker workflow, Actions-only mode', help: initHelp, run: (args, io) => initCommand(args, io) },

@@ -36,7 +36,8 @@ export function pruneRuns(repo: string, dryRun: boolean): PruneReport {
       report.skipped.push({ runId, why: `driven by process ${holder}` });
       continue;
     }
-    if (!state || !isTerminal(state.status)) {
+    // `idle` with no process driving it: a run the engine refused at its start.
+    if (!state || !(isTerminal(state.status) || state.status === 'idle')) {
       report.skipped.push({ runId, why: state ? statusText(state.status, waitingOf(store)) : 'not started' });
       continue;
     }
