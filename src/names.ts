@@ -24,6 +24,15 @@ export function schemaUrl(actionRef: string = ACTION_REF): string | null {
   return m ? `https://raw.githubusercontent.com/${m[1]}/${m[2]}/schema/workflow.schema.json` : null;
 }
 
+/**
+ * A page of baton's docs, as a link a user can open wherever baton runs (an installed package
+ * has no docs/ folder): the file in the home repository at the Action's major tag, whose
+ * docs describe the Action that tag points at. `path` is relative to docs/ (`app.md#run-it`).
+ */
+export function docsUrl(path: string): string {
+  return `https://github.com/${HOME_REPO}/blob/${ACTION_MAJOR}/docs/${path}`;
+}
+
 /** The version of this copy of baton (its package.json). */
 export function batonVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: string };

@@ -21,14 +21,15 @@ function lazy<M>(load: () => Promise<M>, pick: (m: M) => Loaded): () => Promise<
 
 const COMMANDS: Record<string, Command> = {
   validate: { summary: 'check workflow manifests (file:line:col errors)', load: lazy(() => import('./commands/validate.ts'), (m) => ({ help: m.help, run: m.validateCommand })) },
-  graph: { summary: 'print a workflow step graph as a mermaid diagram', load: lazy(() => import('./commands/graph.ts'), (m) => ({ help: m.help, run: m.graphCommand })) },
+  graph: { summary: 'print a workflow step graph as a mermaid diagram (a name as for run, or a file)', load: lazy(() => import('./commands/graph.ts'), (m) => ({ help: m.help, run: m.graphCommand })) },
   run: { summary: 'run a workflow on this checkout (--local): worktrees, local agents', load: lazy(() => import('./commands/run.ts'), (m) => ({ help: m.help, run: m.runCommand })) },
   resume: { summary: 'continue an interrupted local run from its events', load: lazy(() => import('./commands/resume.ts'), (m) => ({ help: m.resumeHelp, run: m.resumeCommand })) },
   answer: { summary: "answer a local run's questions and continue it", load: lazy(() => import('./commands/resume.ts'), (m) => ({ help: m.answerHelp, run: m.answerCommand })) },
   approve: { summary: 'approve the step a local run waits at and continue it', load: lazy(() => import('./commands/resume.ts'), (m) => ({ help: m.approveHelp, run: m.approveCommand })) },
   status: { summary: 'show a local run: steps, states, times, what it waits for', load: lazy(() => import('./commands/runs.ts'), (m) => ({ help: m.statusHelp, run: m.statusCommand })) },
-  list: { summary: 'list the local runs of this repository', load: lazy(() => import('./commands/runs.ts'), (m) => ({ help: m.listHelp, run: m.listCommand })) },
+  list: { summary: 'list the local runs of this repository, with what each waits for', load: lazy(() => import('./commands/runs.ts'), (m) => ({ help: m.listHelp, run: m.listCommand })) },
   cancel: { summary: 'cancel a local run', load: lazy(() => import('./commands/runs.ts'), (m) => ({ help: m.cancelHelp, run: m.cancelCommand })) },
+  prune: { summary: "remove finished local runs' worktrees and branches (--dry-run)", load: lazy(() => import('./commands/runs.ts'), (m) => ({ help: m.pruneHelp, run: m.pruneCommand })) },
   init: { summary: 'set a repository up: workflows, the worker workflow, Actions-only mode', load: lazy(() => import('./commands/init.ts'), (m) => ({ help: m.help, run: (args, io) => m.initCommand(args, io) })) },
   doctor: { summary: 'check which agent CLIs and credentials are available here', load: lazy(() => import('./commands/doctor.ts'), (m) => ({ help: m.help, run: (args, io) => m.doctorCommand(args, io) })) },
   mcp: { summary: 'serve the MCP tools over stdio (for Claude Code, Codex, Cursor…)', load: lazy(() => import('./commands/mcp.ts'), (m) => ({ help: m.help, run: m.mcpCommand })) },

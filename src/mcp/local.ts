@@ -6,7 +6,7 @@ import { localActor } from '../hosts/local/actor.ts';
 import { findWorkflowFiles, validateFiles } from '../manifest/validate.ts';
 import { repoRoot } from '../hosts/local/git.ts';
 import { LocalRun, type RunOptions } from '../hosts/local/run.ts';
-import { answerEvent, approveEvent, cancelEvent, openStore, readRun, startLocalRun, summarize } from '../hosts/local/session.ts';
+import { answerEvent, approveEvent, cancelEvent, cancelStoredRun, openStore, readRun, startLocalRun, summarize } from '../hosts/local/session.ts';
 import { listRunIds, RunStore } from '../hosts/local/store.ts';
 import { findWorkflow, listWorkflows, loadWorkflow, REPO_WORKFLOWS } from '../hosts/local/workflows.ts';
 import type { Json, RunEvent } from '../engine/index.ts';
@@ -99,19 +99,7 @@ export class LocalRuns {
       await mine.done;
       return this.view(store);
     }
-    const holder = store.lock();
-    if (holder !== null) {
-      process.kill(holder, 'SIGTERM');
-      const until = Date.now() + 30_000;
-      while (store.holder() !== null && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
-      return this.view(store);
-    }
-    const run = await LocalRun.resume(store, this.options(), false);
-    if (run.state.status === 'running') {
-      await run.feed([cancelEvent(run.state, localActor())]);
-      await run.loop();
-    }
-    store.unlock();
+    await cancelStoredRun(store, this.options(), localActor());
     return this.view(store);
   }
 

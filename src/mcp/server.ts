@@ -30,6 +30,16 @@ const inputValue = z.union([z.string(), z.number(), z.boolean()]);
 
 const READ = { readOnlyHint: true, openWorldHint: true } as const;
 
+/**
+ * How long baton_wait waits unless asked: under the 60 s a request gets by default in MCP
+ * clients (the TypeScript SDK's DEFAULT_REQUEST_TIMEOUT_MSEC; progress notifications do
+ * not extend it unless the client opts in with resetTimeoutOnProgress), so that a client
+ * with default settings gets the run back instead of a "Request timed out" error.
+ */
+export const WAIT_DEFAULT_SECONDS = 45;
+/** The longest wait a caller may ask for, for clients configured with a longer timeout. */
+export const WAIT_MAX_SECONDS = 600;
+
 function done(structured: Record<string, unknown>, text: string): CallToolResult {
   return { content: [{ type: 'text', text }], structuredContent: structured };
 }
@@ -225,11 +235,11 @@ export function buildServer(options: ServerOptions = {}): { server: McpServer; l
     'baton_wait',
     {
       title: 'Wait for a run',
-      description: 'Waits until the run changes (its status, a step\'s status, or what it waits for) or the timeout passes, then returns it; returns at once when the run has finished or waits for an answer or approval. Sends progress notifications while waiting when the request carries a progressToken.',
+      description: `Waits until the run changes (its status, a step's status, or what it waits for) or the timeout passes, then returns it; returns at once when the run has finished or waits for an answer or approval. Waits at most ${WAIT_DEFAULT_SECONDS} s by default, less than the 60 s MCP clients give a request by default. To wait longer, call baton_wait again (each call returns the run as it is), or pass timeoutSeconds (up to ${WAIT_MAX_SECONDS}) when your client allows requests that long. Sends progress notifications while waiting when the request carries a progressToken.`,
       inputSchema: {
         ...targetShape,
         runId: z.string().optional().describe('Default: the latest run of the target.'),
-        timeoutSeconds: z.number().positive().max(600).optional().describe('Default 60.'),
+        timeoutSeconds: z.number().positive().max(WAIT_MAX_SECONDS).optional().describe(`Default ${WAIT_DEFAULT_SECONDS}; more only when the MCP client's request timeout is longer (60 s by default).`),
       },
       outputSchema: { run: runShape.nullable(), changed: z.boolean(), timedOut: z.boolean() },
       annotations: READ,
@@ -246,7 +256,7 @@ export function buildServer(options: ServerOptions = {}): { server: McpServer; l
           throw err;
         }
       };
-      const timeout = (a.timeoutSeconds ?? 60) * 1000;
+      const timeout = (a.timeoutSeconds ?? WAIT_DEFAULT_SECONDS) * 1000;
       const every = t.kind === 'local' ? poll.local : poll.github;
       const start = Date.now();
       const first = await read();
@@ -271,7 +281,7 @@ export function buildServer(options: ServerOptions = {}): { server: McpServer; l
       }
       const changed = fingerprint(current) !== before;
       const timedOut = !changed && Date.now() - start >= timeout;
-      return done({ run: current, changed, timedOut }, current ? `${describeRun(current)}${timedOut ? '\n(no change before the timeout; call baton_wait again)' : ''}` : 'no run yet');
+      return done({ run: current, changed, timedOut }, current ? `${describeRun(current)}${timedOut ? `\n(no change in ${timeout / 1000} s; call baton_wait again to keep waiting, or pass timeoutSeconds up to ${WAIT_MAX_SECONDS} if your MCP client allows requests that long)` : ''}` : 'no run yet');
     }),
   );
 

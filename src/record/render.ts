@@ -149,7 +149,7 @@ function statusText(state: RunState, workflow: Workflow, id: string, s: StepStat
     }
     case 'succeeded': {
       if (s.ask && s.ask.answeredBy.length) return `answered by ${[...new Set(s.ask.answeredBy)].map((u) => '@' + u).join(', ')}`;
-      if (step.kind === 'pull-request' && state.pr) return s.note ? `#${state.pr.number} (${s.note})` : `#${state.pr.number}`;
+      if (step.kind === 'pull-request' && state.pr) return s.note ? `${prName(state.pr)} (${s.note})` : prName(state.pr);
       if (s.fanOut) return `${s.jobs.length} item${s.jobs.length === 1 ? '' : 's'} done`;
       if (s.gate && s.gate.round) return `passed after ${s.gate.round} fix round${s.gate.round === 1 ? '' : 's'}`;
       const approvedBy = (s.outputs as { approvedBy?: unknown } | null)?.approvedBy;
@@ -209,6 +209,12 @@ function budgetLine(state: RunState, workflow: Workflow): string {
     (b.maxCostUsd ? `${usd(state.budget.costUsd)} of ${usd(b.maxCostUsd)}` : usd(state.budget.costUsd)) + (state.budget.costEstimated ? ' (estimated in part from token counts)' : ''),
     `branch \`${state.runBranch}\``,
   ];
-  if (state.pr) parts.push(`PR #${state.pr.number}`);
+  // A local run's PR is its branch (number 0): named once above already.
+  if (state.pr && state.pr.number > 0) parts.push(`PR ${prName(state.pr)}`);
   return `Budget: ${parts.join(' · ')}`;
+}
+
+/** `#12` on GitHub; a local run has no PR number (0), and its "PR" is the run branch. */
+function prName(pr: { number: number; url: string }): string {
+  return pr.number > 0 ? `#${pr.number}` : pr.url;
 }

@@ -70,6 +70,8 @@ export interface ActionsOnlyOptions {
   appSecrets?: boolean;
   /** Repository secrets a user forgot to add. */
   missingSecrets?: string[];
+  /** Where `uses: baton-dev/baton@v1` finds the Action (default: this checkout). */
+  actionDir?: string;
 }
 
 export async function startActionsOnly(o: ActionsOnlyOptions): Promise<ActionsOnly> {
@@ -81,7 +83,7 @@ export async function startActionsOnly(o: ActionsOnlyOptions): Promise<ActionsOn
   for (const name of o.missingSecrets ?? []) delete secrets[name];
   const key = o.appSecrets ? generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } }) : undefined;
   const actions = withActions({
-    actions: { 'baton-dev/baton': PROJECT_ROOT },
+    actions: { 'baton-dev/baton': o.actionDir ?? PROJECT_ROOT },
     secrets,
     env: { PATH: [FAKE_AGENTS, process.env.PATH ?? ''].join(delimiter), FAKE_AGENT_SCRIPT: script },
     triggerOnWebhooks: true,

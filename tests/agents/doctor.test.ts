@@ -61,6 +61,9 @@ describe('baton doctor', () => {
     writeFileSync(join(repo, '.github/workflows/baton.yml'), 'name: baton\n');
     const { out } = await doctor([], f.env, repo);
     expect(out).toMatch(/✓ codex +runnable\n(.*\n){3} {4}used by {6}fix/);
+    // The same from a subfolder of the repository.
+    mkdirSync(join(repo, 'src/lib'), { recursive: true });
+    expect((await doctor([], f.env, join(repo, 'src/lib'))).out).toBe(out);
     expect(out).toContain('warning: fix/ci waits for CI, but in Actions-only mode pushes made with GITHUB_TOKEN start no workflows');
     expect(out).toContain('warning: baton opens the run\'s pull request with the job\'s GITHUB_TOKEN, which GitHub refuses unless Settings → Actions → General → Workflow permissions → "Allow GitHub Actions to create and approve pull requests" is on');
     writeFileSync(join(repo, '.github/workflows/baton.yml'), 'steps:\n  - uses: actions/create-github-app-token@v2\n');

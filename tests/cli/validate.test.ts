@@ -46,6 +46,20 @@ describe('baton validate', () => {
     expect(r.stderr).toContain('1 of 1 workflow file invalid');
   });
 
+  it('finds the repository\'s .agents/workflows from any subfolder of it', async () => {
+    write('nested/.git/HEAD', 'ref: refs/heads/main\n');
+    write('nested/.agents/workflows/bad.yml', 'steps:\n  - id: a\n    run: "true"\n    needs: [c]\n');
+    mkdirSync(join(dir, 'nested/src/deep'), { recursive: true });
+    const r = await baton(['validate'], join(dir, 'nested/src/deep'));
+    expect(r.stderr).toContain('../../.agents/workflows/bad.yml:4:13: step `a` needs `c`');
+    expect(r.code).toBe(1);
+    // Never past the repository: a subfolder of a repository without workflows finds none.
+    write('nested/sub/.git/HEAD', 'ref: refs/heads/main\n');
+    const inner = await baton(['validate'], join(dir, 'nested/sub'));
+    expect(inner.code).toBe(2);
+    expect(inner.stderr).toContain('no .agents/workflows folder');
+  });
+
   it('prints one JSON document with --json', async () => {
     const bad = write('json/bad.yml', 'steps:\n  - id: a\n    run: "true"\n    retries: -1\n');
     const good = write('json/good.yml', 'steps:\n  - id: a\n    run: "true"\n');
@@ -115,5 +129,22 @@ describe('baton graph', () => {
     expect(lines).toContain('  s_plan --> s_b');
     expect(lines).toContain('  s_a --> s_join');
     expect(lines).toContain('  s_b --> s_join');
+  });
+
+  it('takes a workflow name as `run` does: the repository\'s first, then the library\'s', async () => {
+    write('named/.git/HEAD', 'ref: refs/heads/main\n');
+    write('named/.agents/workflows/mine.yml', 'steps:\n  - id: only\n    run: "true"\n');
+    write('named/.agents/workflows/triage.yml', 'steps:\n  - id: shadow\n    run: "true"\n');
+    mkdirSync(join(dir, 'named/docs'), { recursive: true });
+    const mine = await baton(['graph', 'mine'], join(dir, 'named/docs'));
+    expect(mine.stderr).toBe('');
+    expect(mine.stdout).toContain('s_only');
+    expect((await baton(['graph', 'triage'], join(dir, 'named'))).stdout).toContain('s_shadow');
+    const library = await baton(['graph', 'local-demo'], join(dir, 'named'));
+    expect(library.code).toBe(0);
+    expect(library.stdout).toContain('s_note --> s_verify');
+    const unknown = await baton(['graph', 'nope'], join(dir, 'named'));
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/no workflow `nope`.*known: .*mine/);
   });
 });

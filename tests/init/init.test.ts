@@ -9,6 +9,9 @@ import { main } from '../../src/cli/main.ts';
 import { UsageError } from '../../src/cli/io.ts';
 import { tokenWarnings } from '../../src/manifest/warn-token.ts';
 import { parseWorkflowFile } from '../emulator/actions/workflow-file.ts';
+import { docsUrl } from '../../src/names.ts';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -86,6 +89,28 @@ describe('baton init', () => {
     expect(parsed.permissions).toEqual({ contents: 'read' });
     // The manifest's editor hint points at the schema of the Action's version.
     expect(read(d, '.agents/workflows/fix-issue.yml')).toContain('$schema=https://raw.githubusercontent.com/baton-dev/baton/v1/schema/workflow.schema.json');
+  });
+
+  it('points at the docs by URL, never at a file the repository does not have', async () => {
+    for (const mode of ['app', 'actions']) {
+      const d = repo();
+      const r = await init(d, ['--mode', mode]);
+      expect(r.code).toBe(0);
+      // Every doc it names is a link into baton's home repository at the Action's major tag.
+      const links = [...r.out.matchAll(/https:\/\/\S+/g)].map((m) => m[0]);
+      expect(links.length, mode).toBeGreaterThan(0);
+      for (const link of links) expect(link).toMatch(/^https:\/\/github\.com\/baton-dev\/baton\/blob\/v1\/docs\/[a-z-]+\.md(#[a-z_-]+)?$/);
+      expect(r.out).not.toMatch(/(^|[\s(])docs\//);
+      for (const link of links) {
+        // The page exists in this repository, and the anchor is one of its headings (GitHub's slugs).
+        const url = new URL(link);
+        const file = join(ROOT, url.pathname.replace('/baton-dev/baton/blob/v1/', ''));
+        expect(existsSync(file), link).toBe(true);
+        const slugs = [...readFileSync(file, 'utf8').matchAll(/^#+ (.*)$/gm)].map((m) => m[1]!.toLowerCase().replace(/[^\w\s-]/g, '').replace(/\s/g, '-'));
+        if (url.hash) expect(slugs, link).toContain(url.hash.slice(1));
+      }
+    }
+    expect(docsUrl('actions-only.md')).toBe('https://github.com/baton-dev/baton/blob/v1/docs/actions-only.md');
   });
 
   it('actions mode: baton.yml with the run job, per-run concurrency and least permissions; an apply job in the worker', async () => {

@@ -30,6 +30,8 @@ describe('questions in a local run', { timeout: 90_000 }, () => {
     const status = await baton(repo, ['status', 'triage-1', '--json']);
     expect(JSON.parse(status.stdout).waiting).toEqual([{ step: 'ask', kind: 'ask', questions: ['Which version do you run?'], open: [0], message: null }]);
 
+    expect((await baton(repo, ['list'])).stdout).toMatch(/^triage-1 {2}waiting for answers \(ask\) {2}/m);
+
     const wrong = await baton(repo, ['answer', 'triage-1', 'a', 'b'], env);
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain('has 1 question(s)');

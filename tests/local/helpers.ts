@@ -1,9 +1,10 @@
 // Temporary git repositories and the `baton` CLI as a person runs it (a subprocess of
 // bin/baton.js), with fake agent CLIs first on PATH and git identity from the environment.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { parse } from 'yaml';
 
 export const ROOT = new URL('../..', import.meta.url).pathname;
 export const BIN = join(ROOT, 'bin/baton.js');
@@ -19,9 +20,9 @@ export const GIT_ENV = {
 };
 
 /**
- * Stands in for the library's demo agent inside the test repository: logs each call,
- * waits while a hold file exists (so a test can kill baton mid-step), and on its first
- * call with DEMO_FORGET set reports a note without writing it (so a check fails).
+ * Stands in for the library's demo agent: logs each call, waits while a hold file exists
+ * (so a test can kill baton mid-step), and on its first call with DEMO_FORGET set reports
+ * a note without writing it (so a check fails). Otherwise it runs the library's own agent.
  */
 const DEMO_WRAPPER = `#!/bin/sh
 set -eu
@@ -40,6 +41,22 @@ fi
 exec sh "$here/demo-agent-real.sh"
 `;
 
+/** The library's local-demo agent: the shell script its `run: [sh, -c, <script>]` carries. */
+export function demoAgentScript(): string {
+  const doc = parse(readFileSync(join(ROOT, 'workflows-library/local-demo.yml'), 'utf8')) as { agents: { demo: { run: string[] } } };
+  const [program, flag, script] = doc.agents.demo.run;
+  if (program !== 'sh' || flag !== '-c' || !script) throw new Error('local-demo.yml: expected the demo agent as `run: [sh, -c, <script>]`');
+  return script;
+}
+
+export interface RepoOptions {
+  /**
+   * Adds `.agents/workflows/local-demo.yml` extending the library's local-demo with its
+   * agent wrapped by DEMO_WRAPPER (kept outside the repository), for the DEMO_* hooks.
+   */
+  demoHooks?: boolean;
+}
+
 export interface Repo {
   dir: string;
   env: NodeJS.ProcessEnv;
@@ -48,7 +65,7 @@ export interface Repo {
   cleanup(): void;
 }
 
-export function makeRepo(extraEnv: Record<string, string> = {}): Repo {
+export function makeRepo(extraEnv: Record<string, string> = {}, opts: RepoOptions = {}): Repo {
   const dir = mkdtempSync(join(tmpdir(), 'baton-local-'));
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -62,11 +79,18 @@ export function makeRepo(extraEnv: Record<string, string> = {}): Repo {
   const git = (...args: string[]): string => execFileSync('git', args, { cwd: dir, env, encoding: 'utf8' }).trim();
   git('init', '-q', '-b', 'main');
   writeFileSync(join(dir, 'README.md'), '# test repository\n');
-  const scripts = join(dir, 'workflows-library/scripts');
-  mkdirSync(scripts, { recursive: true });
-  copyFileSync(join(ROOT, 'workflows-library/scripts/demo-agent.sh'), join(scripts, 'demo-agent-real.sh'));
-  writeFileSync(join(scripts, 'demo-agent.sh'), DEMO_WRAPPER);
-  chmodSync(join(scripts, 'demo-agent.sh'), 0o755);
+  const hooks = `${dir}-hooks`;
+  if (opts.demoHooks) {
+    mkdirSync(hooks);
+    writeFileSync(join(hooks, 'demo-agent-real.sh'), demoAgentScript());
+    writeFileSync(join(hooks, 'demo-agent.sh'), DEMO_WRAPPER);
+    chmodSync(join(hooks, 'demo-agent.sh'), 0o755);
+    mkdirSync(join(dir, '.agents/workflows'), { recursive: true });
+    writeFileSync(
+      join(dir, '.agents/workflows/local-demo.yml'),
+      `extends: local-demo\nagents:\n  demo: { uses: command, run: [sh, ${JSON.stringify(join(hooks, 'demo-agent.sh'))}], timeout-minutes: 1 }\n`,
+    );
+  }
   git('add', '-A');
   git('commit', '-q', '-m', 'initial');
   return {
@@ -74,7 +98,10 @@ export function makeRepo(extraEnv: Record<string, string> = {}): Repo {
     env,
     git,
     file: (rel) => readFileSync(join(dir, rel), 'utf8'),
-    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+    cleanup: () => {
+      rmSync(dir, { recursive: true, force: true });
+      rmSync(hooks, { recursive: true, force: true });
+    },
   };
 }
 

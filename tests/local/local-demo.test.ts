@@ -2,21 +2,24 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { baton, events, makeRepo, spawnBaton, waitFor, writeFile, type Repo } from './helpers.ts';
+import { baton, events, makeRepo, ROOT, spawnBaton, waitFor, writeFile, type Repo } from './helpers.ts';
 
 let repo: Repo;
 afterEach(() => repo?.cleanup());
 
 describe('baton run local-demo --local', { timeout: 90_000 }, () => {
-  it('runs every step on branches and worktrees, leaving the checkout alone', async () => {
+  it('runs in a fresh repository holding nothing of baton: every step on branches and worktrees, leaving the checkout alone', async () => {
     repo = makeRepo();
+    // A stranger's repository outside baton's checkout: one README, no workflows, no scripts.
+    expect(repo.dir.startsWith(ROOT)).toBe(false);
+    expect(repo.git('ls-files')).toBe('README.md');
     const r = await baton(repo, ['run', 'local-demo', '--local', '--input', 'note=Hi there']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/started on branch baton\/local-demo-1/);
     expect(r.stdout).toMatch(/✓ scaffold {2}succeeded/);
     expect(r.stdout).toMatch(/✓ pr {2}succeeded/);
-    expect(r.stdout).toMatch(/gh pr create --head baton\/local-demo-1 --base main --title 'local-demo: Hi there' --body-file \S+pull-request\.md --draft/);
+    expect(r.stdout).toMatch(/git push -u origin baton\/local-demo-1 && gh pr create --head baton\/local-demo-1 --base main --title 'local-demo: Hi there' --body-file \S+pull-request\.md --draft/);
 
     // The user's branch and working tree are untouched; the result lives on the run branch.
     expect(repo.git('symbolic-ref', '--short', 'HEAD')).toBe('main');
@@ -43,7 +46,7 @@ describe('baton run local-demo --local', { timeout: 90_000 }, () => {
   });
 
   it('a failing check sends the step into a fix round, then passes', async () => {
-    repo = makeRepo();
+    repo = makeRepo({}, { demoHooks: true });
     const log = join(repo.dir, '..', `${repo.dir.split('/').pop()}-demo.log`);
     const r = await baton(repo, ['run', 'local-demo', '--local'], { DEMO_LOG: log, DEMO_FORGET: '1' });
     expect(r.code).toBe(0);
@@ -61,7 +64,7 @@ describe('baton run local-demo --local', { timeout: 90_000 }, () => {
   });
 
   it('a run killed mid-step resumes without repeating finished steps', async () => {
-    repo = makeRepo();
+    repo = makeRepo({}, { demoHooks: true });
     const log = join(repo.dir, '.git', 'demo.log');
     const hold = join(repo.dir, '.git', 'demo.hold');
     writeFile(hold, '');

@@ -3,6 +3,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRepo, writeFile, type Repo } from '../local/helpers.ts';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { connect, text, type Connected } from './client.ts';
 
 let repo: Repo;
@@ -10,7 +11,8 @@ let mcp: Connected;
 let hold: string;
 
 beforeAll(async () => {
-  repo = makeRepo();
+  // The DEMO_HOLD hook holds local-demo's agent (a repository workflow extending the library's).
+  repo = makeRepo({}, { demoHooks: true });
   hold = join(repo.dir, '.git', 'demo.hold');
   // A repository workflow with an approve gate (none of the library's has one).
   writeFile(
@@ -62,7 +64,8 @@ describe('baton mcp, local target', { timeout: 90_000 }, () => {
     const list = await mcp.call('baton_list_workflows', { path: repo.dir });
     const names = (list.structuredContent as { workflows: { name: string; source: string }[] }).workflows.map((w) => `${w.name}:${w.source}`);
     expect(names).toContain('gated:repository');
-    expect(names).toContain('local-demo:library');
+    expect(names).toContain('local-demo:repository');
+    expect(names).toContain('triage:library');
     const ok = await mcp.call('baton_validate', { path: repo.dir });
     expect(ok.structuredContent).toMatchObject({ valid: true });
     writeFile(join(repo.dir, 'broken.yml'), 'name: broken\nsteps:\n  - id: a\n    needs: [nope]\n    run: "true"\n');
@@ -128,5 +131,26 @@ describe('baton mcp, local target', { timeout: 90_000 }, () => {
     const both = await mcp.call('baton_list_runs', { path: repo.dir, repository: 'a/b' });
     expect(text(both)).toContain('not both');
     expect(repo.git('status', '--porcelain')).toBe('?? broken.yml');
+  });
+
+  it('waits less than an MCP client\'s default request timeout unless asked, and says how to wait longer', { timeout: 120_000 }, async () => {
+    const { tools } = await mcp.client.listTools();
+    const wait = tools.find((t) => t.name === 'baton_wait')!;
+    expect(wait.description).toContain('call baton_wait again');
+    expect(JSON.stringify(wait.inputSchema)).toContain('"maximum":600');
+
+    writeFile(hold, '');
+    const started = await mcp.call('baton_start_run', { path: repo.dir, workflow: 'local-demo' });
+    const runId = (started.structuredContent as { run: Run }).run.runId;
+    await waitUntil(runId, (r) => r.steps.find((s) => s.id === 'note')!.status === 'running');
+    // The SDK's client as configured by default: a request gets 60 s (DEFAULT_REQUEST_TIMEOUT_MSEC).
+    const began = Date.now();
+    const r = (await mcp.client.callTool({ name: 'baton_wait', arguments: { path: repo.dir, runId } })) as CallToolResult;
+    expect(Date.now() - began).toBeLessThan(60_000);
+    expect(r.isError).toBeFalsy();
+    expect(r.structuredContent).toMatchObject({ changed: false, timedOut: true });
+    expect(text(r)).toMatch(/call baton_wait again.*timeoutSeconds/s);
+    await mcp.call('baton_cancel', { path: repo.dir, runId });
+    rmSync(hold);
   });
 });

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { libraryDir, libraryFiles, readLibrary, root } from './helpers.ts';
+import { libraryDir, libraryFiles, readLibrary } from './helpers.ts';
 import { loadWorkflowFile } from '../../src/manifest/load.ts';
 
 const files = libraryFiles();
@@ -60,11 +60,12 @@ describe('local-demo without baton', () => {
     sh(step('scaffold').run, dir);
     expect(readFileSync(join(dir, 'NOTES.md'), 'utf8')).toMatch(/^# Notes\n/);
 
-    // The agent's argv is relative to the repository root; run it from the scratch tree.
-    const [program, script] = doc.agents.demo.run as string[];
+    // The agent's argv carries its whole script: it runs anywhere, with no file of baton's.
+    const [program, ...args] = doc.agents.demo.run as string[];
+    expect(args[0]).toBe('-c');
     const prompt = step('note').prompt.replace('${{ inputs.note }}', 'Say "hi" \\ twice');
     const outFile = join(dir, 'result.json');
-    const printed = execFileSync(program!, [join(root, script!)], {
+    const printed = execFileSync(program!, args, {
       cwd: dir,
       input: prompt,
       env: { ...process.env, BATON_OUTPUT: outFile },
@@ -82,8 +83,8 @@ describe('local-demo without baton', () => {
 
   it('the stand-in agent copes with a prompt without a Note: line, and with none at all', () => {
     dir = mkdtempSync(join(tmpdir(), 'baton-demo-'));
-    const agent = join(libraryDir, 'scripts', 'demo-agent.sh');
-    const run = (input: string) => execFileSync('sh', [agent], { cwd: dir, input, encoding: 'utf8', env: { ...process.env, BATON_OUTPUT: '' } });
+    const [program, ...args] = readLibrary('local-demo.yml').doc.agents.demo.run as string[];
+    const run = (input: string) => execFileSync(program!, args, { cwd: dir, input, encoding: 'utf8', env: { ...process.env, BATON_OUTPUT: '' } });
     expect(run('\n  first line\tof it\nsecond\n')).toContain('"summary":"Added a note to NOTES.md: first line of it"');
     expect(run('')).toContain('"notes":2');
     expect(readFileSync(join(dir, 'NOTES.md'), 'utf8')).toBe('# Notes\n\n- first line\tof it\n- (empty prompt)\n');

@@ -9,6 +9,7 @@ import { RunService } from '../../app/runs.ts';
 import { readEvent, repositoryOf } from '../event.ts';
 import { actionLog, repoContextOf } from '../github.ts';
 import type { Inputs } from '../inputs.ts';
+import { docsUrl } from '../../names.ts';
 import { replyOnce } from '../../app/replies.ts';
 import { ourAppIdOf } from '../own-events.ts';
 
@@ -20,7 +21,7 @@ export async function runMode(inputs: Inputs): Promise<void> {
     core.info(`baton run: nothing to do for ${what}`);
     return;
   }
-  if (!inputs.token) throw new Error('mode `run` needs the `token` input (the default, github.token, is fine when the job has the permissions in docs/actions-only.md)');
+  if (!inputs.token) throw new Error(`mode \`run\` needs the \`token\` input (the default, github.token, is fine when the job has the permissions in ${docsUrl('actions-only.md')})`);
   const gh = repoContextOf({ token: inputs.token, apiUrl: apiUrl(), ...repositoryOf(ev, process.env), botLogin: inputs.botLogin, workerWorkflow: inputs.workerWorkflow, ...(inputs.stateSecret ? { stateSecret: inputs.stateSecret } : {}) });
   if (!inputs.stateSecret) {
     // Without a key, anyone whose workflow can comment could hand a run a state of their choosing.

@@ -8,6 +8,7 @@ import { ACTIONS_ONLY_WORKFLOW, tokenWarningsIn, usesJobToken } from '../../mani
 import { findWorkflowFiles, validateFiles } from '../../manifest/validate.ts';
 import { EXIT, type CliIO } from '../io.ts';
 import { DEFAULT_WORKFLOWS_DIR } from './validate.ts';
+import { workflowsRoot } from '../../hosts/local/workflows.ts';
 
 export const help = `Usage: baton doctor [--json]
 
@@ -15,7 +16,7 @@ Lists the agent backends baton can drive and whether each can run here: its CLI 
 PATH (with the version it reports) and its credentials (the names of the variables
 that are set, never their values). No model is called.
 
-When ${DEFAULT_WORKFLOWS_DIR} exists, it also says which backends those workflows use
+When the repository has ${DEFAULT_WORKFLOWS_DIR} (found from any subfolder), it also says which backends those workflows use
 and warns about CI that would never start in Actions-only mode, and about the repository
 setting that lets GitHub Actions open pull requests.
 
@@ -55,11 +56,13 @@ function credentialText(r: BackendReport): string {
 export async function doctorCommand(args: string[], io: CliIO, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const { values } = parseArgs({ args, options: { json: { type: 'boolean' } }, allowPositionals: false, strict: true });
   const [backends, git] = await Promise.all([checkBackends(env, io.cwd), checkGit(env, io.cwd)]);
-  const use = workflowUse(io.cwd);
+  // The repository's root, also from a subfolder of it (where .agents/workflows is).
+  const root = workflowsRoot(io.cwd) ?? io.cwd;
+  const use = workflowUse(root);
   // The GITHUB_TOKEN gotcha (docs/actions-only.md): the same check as the Action's validate mode.
-  const warnings = tokenWarningsIn(io.cwd).map((w) => `${w.message} (${w.file}:${w.line}:${w.column})`);
+  const warnings = tokenWarningsIn(root).map((w) => `${w.message} (${w.file}:${w.line}:${w.column})`);
   // Actions-only mode with GITHUB_TOKEN: the repository setting its pull requests need (not readable from here).
-  const batonYml = join(io.cwd, ACTIONS_ONLY_WORKFLOW);
+  const batonYml = join(root, ACTIONS_ONLY_WORKFLOW);
   if (usesJobToken(existsSync(batonYml) ? readFileSync(batonYml, 'utf8') : undefined)) warnings.push(`${ACTIONS_PR_ADVICE} (${ACTIONS_ONLY_WORKFLOW})`);
 
   if (values.json) {

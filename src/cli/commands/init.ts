@@ -7,7 +7,7 @@ import { ACTIONS_PR_ADVICE } from '../../hosts/github/actions-settings.ts';
 import { libraryWorkflows, type LibraryWorkflow } from '../../init/library.ts';
 import { conflicts, planInit, writePlan, type InitPlan } from '../../init/plan.ts';
 import { EXIT, UsageError, type CliIO } from '../io.ts';
-import { ACTION_REF } from '../../names.ts';
+import { ACTION_REF, docsUrl } from '../../names.ts';
 
 export const DEFAULT_ACTION_REF = ACTION_REF;
 
@@ -52,8 +52,8 @@ function report(plan: InitPlan, mode: string, appToken: boolean, io: CliIO, root
   if (mode === 'actions' && !appToken) lines.push(`Before the first run: ${ACTIONS_PR_ADVICE}`, '');
   lines.push(
     mode === 'actions'
-      ? 'Commit the files to the default branch; then label an issue (e.g. baton:fix-issue). See docs/actions-only.md about CI on run branches.'
-      : 'Commit the files to the default branch and install the baton GitHub App on the repository.',
+      ? `Commit the files to the default branch; then label an issue (e.g. baton:fix-issue). About CI on run branches: ${docsUrl('actions-only.md#the-github_token-gotcha')}`
+      : `Commit the files to the default branch and install the baton GitHub App on the repository: ${docsUrl('app.md#run-it')}`,
   );
   io.out(lines.join('\n'));
 }

@@ -1,10 +1,10 @@
-// `baton status [<run>]`, `baton list`, `baton cancel <run>` for local runs.
+// `baton status [<run>]`, `baton list`, `baton cancel <run>`, `baton prune` for local runs.
 import { parseArgs } from 'node:util';
 import { localActor } from '../../hosts/local/actor.ts';
-import { LocalRun } from '../../hosts/local/run.ts';
-import { cancelEvent, latestRunId, openStore, readRun, summarize, type RunSummary } from '../../hosts/local/session.ts';
+import { pruneRuns } from '../../hosts/local/prune.ts';
+import { cancelStoredRun, latestRunId, openStore, readRun, summarize, type RunSummary } from '../../hosts/local/session.ts';
 import { listRunIds, RunStore } from '../../hosts/local/store.ts';
-import { describeWaiting } from '../../hosts/local/waiting.ts';
+import { describeWaiting, statusText, waitingFor } from '../../hosts/local/waiting.ts';
 import { repoRoot } from '../../hosts/local/git.ts';
 import { duration } from '../../record/format.ts';
 import { EXIT, UsageError, type CliIO } from '../io.ts';
@@ -17,12 +17,28 @@ and what it waits for. The full record is .baton/runs/<run>/record.md.`;
 
 export const listHelp = `Usage: baton list [--repo DIR] [--json]
 
-Lists the local runs of a repository, newest last.`;
+Lists the local runs of a repository, newest last, each with its status: running,
+waiting for answers or approval (with the step), succeeded, failed, cancelled.`;
 
 export const cancelHelp = `Usage: baton cancel <run> [--repo DIR] [--json]
 
 Cancels a local run: stops its running workers (when another process drives it, that
-process is asked to stop) and records the run as cancelled.`;
+process is asked to stop) and records the run as cancelled. It works whatever became of
+the workflow file since the run started (edited or removed).`;
+
+export const pruneHelp = `Usage: baton prune [--dry-run] [--repo DIR] [--json]
+
+Removes what finished local runs (succeeded, failed, cancelled, stopped) left in the
+repository: their worktrees under .baton/worktrees/ and their branches. A succeeded run's
+branch baton/<run> is its result: it is kept until it is pushed or merged into the
+checked-out branch. Running runs, runs waiting for answers or approval, and runs another
+process drives are never touched. The records in .baton/runs/ stay.
+
+Options:
+  --dry-run    say what would be removed, remove nothing
+  --repo DIR   the repository (default: the current directory)
+  --json       print the report as JSON
+  -h, --help`;
 
 const OPTIONS = { repo: { type: 'string' }, json: { type: 'boolean' } } as const;
 
@@ -74,11 +90,17 @@ export function listCommand(args: string[], io: CliIO): number {
     const rows = listRunIds(repo).map((id) => {
       const store = RunStore.open(repo, id);
       const state = store.state();
-      return { runId: id, workflow: store.meta().workflow, status: state?.status ?? 'idle', startedAt: state?.startedAt ?? null, finishedAt: state?.finishedAt ?? null, waiting: state ? state.steps.some((st) => st.status === 'running' && (st.ask !== null)) : false };
+      let waiting: ReturnType<typeof waitingFor> = [];
+      try {
+        if (state) waiting = waitingFor(state, readRun(store).workflow);
+      } catch {
+        // A run recorded before baton kept its workflow, whose file is gone: its status alone.
+      }
+      return { runId: id, workflow: store.meta().workflow, status: state?.status ?? 'idle', waiting, startedAt: state?.startedAt ?? null, finishedAt: state?.finishedAt ?? null };
     });
     if (values.json) io.out(JSON.stringify({ runs: rows }, null, 2));
     else if (!rows.length) io.out('no local runs yet');
-    else for (const r of rows) io.out(`${r.runId}  ${r.status}${r.startedAt ? `  ${new Date(r.startedAt).toISOString()}` : ''}`);
+    else for (const r of rows) io.out(`${r.runId}  ${statusText(r.status, r.waiting)}${r.startedAt ? `  ${new Date(r.startedAt).toISOString()}` : ''}`);
     return EXIT.ok;
   } catch (err) {
     const code = knownError(err, io, 'list');
@@ -92,22 +114,8 @@ export async function cancelCommand(args: string[], io: CliIO): Promise<number> 
   if (positionals.length !== 1) throw new UsageError('name the run to cancel');
   try {
     const store = openStore(values.repo ?? io.cwd, positionals[0]!);
-    const holder = store.lock();
-    if (holder !== null) {
-      // One writer per run: the process driving it records the cancel itself.
-      process.kill(holder, 'SIGTERM');
-      const until = Date.now() + 30_000;
-      while (store.holder() !== null && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
-    } else {
-      const flags = { json: values.json ?? false, interactive: false };
-      const { opts } = runOptions(io, flags);
-      const run = await LocalRun.resume(store, opts, false);
-      if (run.state.status === 'running') {
-        await run.feed([cancelEvent(run.state, localActor())]);
-        await run.loop();
-      }
-      store.unlock();
-    }
+    const { opts } = runOptions(io, { json: values.json ?? false, interactive: false });
+    await cancelStoredRun(store, opts, localActor());
     const { state, workflow } = readRun(store);
     const s = summarize(store, state, workflow);
     if (values.json) io.out(JSON.stringify(s, null, 2));
@@ -115,6 +123,28 @@ export async function cancelCommand(args: string[], io: CliIO): Promise<number> 
     return s.status === 'cancelled' ? EXIT.ok : EXIT.failed;
   } catch (err) {
     const code = knownError(err, io, 'cancel');
+    if (code !== null) return code;
+    throw err;
+  }
+}
+
+export function pruneCommand(args: string[], io: CliIO): number {
+  const { values, positionals } = parseArgs({ args, options: { ...OPTIONS, 'dry-run': { type: 'boolean' } }, allowPositionals: true, strict: true });
+  if (positionals.length) throw new UsageError(`unexpected ${positionals.join(' ')}`);
+  try {
+    const dryRun = values['dry-run'] ?? false;
+    const report = pruneRuns(repoRoot(values.repo ?? io.cwd), dryRun);
+    if (values.json) {
+      io.out(JSON.stringify({ dryRun, ...report }, null, 2));
+      return EXIT.ok;
+    }
+    const verb = dryRun ? 'would remove' : 'removed';
+    for (const r of report.pruned) io.out(`${r.runId} (${r.status}): ${verb} ${r.removed.join(', ')}${r.kept.length ? `; kept ${r.kept.join(', ')}` : ''}`);
+    for (const s of report.skipped) io.out(`skipped ${s.runId}: ${s.why}`);
+    if (!report.pruned.length) io.out('nothing to prune');
+    return EXIT.ok;
+  } catch (err) {
+    const code = knownError(err, io, 'prune');
     if (code !== null) return code;
     throw err;
   }

@@ -1,17 +1,27 @@
 // `baton validate [PATH…] [--json]`
+import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { formatDiagnostic } from '../../manifest/diagnostics.ts';
 import { findWorkflowFiles, validateFiles } from '../../manifest/validate.ts';
+import { REPO_WORKFLOWS, workflowsRoot } from '../../hosts/local/workflows.ts';
 import { EXIT, UsageError, type CliIO } from '../io.ts';
 
-export const DEFAULT_WORKFLOWS_DIR = '.agents/workflows';
+export const DEFAULT_WORKFLOWS_DIR = REPO_WORKFLOWS;
+
+/** The repository's workflow folder as seen from `cwd` (which may be any subfolder of it). */
+function defaultPaths(cwd: string): string[] {
+  const root = workflowsRoot(cwd);
+  if (root === null) throw new UsageError(`no ${DEFAULT_WORKFLOWS_DIR} folder in ${cwd} or the folders above it up to the repository root; name files or folders to check`);
+  return [relative(cwd, join(root, DEFAULT_WORKFLOWS_DIR))];
+}
 
 export const help = `Usage: baton validate [PATH…] [--json]
 
 Checks workflow manifests: YAML, the schema, the step graph, agents, expressions,
 and label or command collisions between the files given together.
 
-PATH is a file or a folder of *.yml files (default: ${DEFAULT_WORKFLOWS_DIR}).
+PATH is a file or a folder of *.yml files (default: the repository's ${DEFAULT_WORKFLOWS_DIR},
+found from any subfolder of it).
 
 Options:
   --json    print one JSON document instead of file:line:col messages
@@ -21,7 +31,7 @@ Exit status: 0 all valid, 1 some file invalid, 2 usage error or nothing found.`;
 
 export function validateCommand(args: string[], io: CliIO): number {
   const { values, positionals } = parseArgs({ args, options: { json: { type: 'boolean' } }, allowPositionals: true, strict: true });
-  const paths = positionals.length ? positionals : [DEFAULT_WORKFLOWS_DIR];
+  const paths = positionals.length ? positionals : defaultPaths(io.cwd);
   const { files, missing } = findWorkflowFiles(paths, io.cwd);
   if (missing.length) throw new UsageError(`no such file or folder: ${missing.join(', ')}`);
   if (!files.length) throw new UsageError(`no workflow files (*.yml, *.yaml) in ${paths.join(', ')}`);

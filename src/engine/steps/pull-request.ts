@@ -41,7 +41,8 @@ export function pullRequestEnsured(d: Draft, step: PullRequestStep, ev: PullRequ
   if (d.state.status !== 'running' || d.step(step.id).status !== 'running') return;
   // The note (if any) replaces the title shown while opening: the record says why the PR is not as asked.
   d.setStep(step.id, { note: ev.note ?? null });
-  succeedStep(d, step.id, { number: ev.number, url: ev.url }, `#${ev.number}`, ev.note ? `${ev.url}\n\n${ev.note}` : ev.url);
+  // Number 0: a local run, whose result is its branch (named by the url) and no numbered PR.
+  succeedStep(d, step.id, { number: ev.number, url: ev.url }, ev.number > 0 ? `#${ev.number}` : ev.url, ev.note ? `${ev.url}\n\n${ev.note}` : ev.url);
   // Branch protection reads the aggregate check on the PR head.
   if (d.state.status === 'running') aggregateCheck(d);
 }

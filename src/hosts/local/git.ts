@@ -91,6 +91,12 @@ export function commitPaths(worktree: string, paths: string[], message: string):
   return git(worktree, ['rev-parse', 'HEAD']);
 }
 
+/** The remote a run branch is pushed to: the base branch's own remote, else `origin`. */
+export function pushRemote(repo: string, base: string): string {
+  const out = git(repo, ['config', '--get', `branch.${base}.remote`], { allowFail: true });
+  return failed(out) || out === '' || out === '.' ? 'origin' : out;
+}
+
 /** Keeps `.baton/` out of `git status` without touching a tracked file (.git/info/exclude). */
 export function excludeBatonDir(repo: string): void {
   if (!failed(git(repo, ['check-ignore', '-q', '.baton/'], { allowFail: true }))) return;

@@ -5,7 +5,8 @@ import type { Command, DispatchWorker, EnsurePullRequest, RunEvent, RunState } f
 import type { Workflow } from '../../manifest/types.ts';
 import { renderRecord } from '../../record/render.ts';
 import type { HostPort } from '../driver.ts';
-import { branchExists, removeWorktree, setBranch } from './git.ts';
+import { branchExists, pushRemote, removeWorktree, setBranch } from './git.ts';
+import { withoutIssueZero } from './pr-text.ts';
 import { runJob } from './jobs.ts';
 import { mergeStep } from './merge.ts';
 import { worktreesDir, type RunStore } from './store.ts';
@@ -109,13 +110,17 @@ export class LocalHost implements HostPort {
     this.inflight.clear();
   }
 
-  /** Locally the run branch is the result: write the PR body and the `gh` line that opens it. */
+  /**
+   * Locally the run branch is the result: write the PR body, and the line that pushes the
+   * branch and opens the PR with `gh` (a PR needs its head branch on GitHub first).
+   */
   private pullRequest(cmd: EnsurePullRequest): RunEvent[] {
-    const bodyFile = this.store.write('pull-request.md', `${cmd.body}\n`);
-    const words = ['gh', 'pr', 'create', '--head', cmd.head, '--base', cmd.base, '--title', cmd.title, '--body-file', bodyFile];
+    const bodyFile = this.store.write('pull-request.md', `${withoutIssueZero(cmd.body)}\n`);
+    const words = ['gh', 'pr', 'create', '--head', cmd.head, '--base', cmd.base, '--title', withoutIssueZero(cmd.title), '--body-file', bodyFile];
     if (cmd.draft) words.push('--draft');
     for (const l of cmd.labels) words.push('--label', l);
-    this.prCommand = words.map(shellQuote).join(' ');
+    const push = ['git', 'push', '-u', pushRemote(this.repo, cmd.base), cmd.head];
+    this.prCommand = `${push.map(shellQuote).join(' ')} && ${words.map(shellQuote).join(' ')}`;
     this.store.write('pull-request.sh', `${this.prCommand}\n`);
     return [{ type: 'pull-request.ensured', key: `${cmd.key}/result`, at: Date.now(), step: cmd.step, number: 0, url: `branch ${cmd.head}` }];
   }

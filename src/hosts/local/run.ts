@@ -67,6 +67,7 @@ export class LocalRun {
     excludeBatonDir(repo);
     const store = RunStore.create(repo, { workflow: loaded.workflow.name, file: loaded.file, repo, createdAt: Date.now() }, (id) => branchExists(repo, runBranch(id)));
     store.lock();
+    store.saveStartedWorkflow(loaded);
     const run = new LocalRun(store, loaded, emptyState(), opts);
     const event: RunRequested = {
       type: 'run.requested',
@@ -92,13 +93,14 @@ export class LocalRun {
   }
 
   /**
-   * Loads a run from its events (the manifest must be unchanged: ManifestChangedError
-   * otherwise) and, unless `redo` is false, carries out again the effects whose results
-   * were never recorded.
+   * Loads a run from its events and, unless `redo` is false, carries out again the effects
+   * whose results were never recorded. With `manifest: 'file'` the workflow is read from its
+   * file, which must be unchanged (ManifestChangedError otherwise): a run only goes on
+   * against the manifest it started with. With 'as-started' it is the copy kept at the
+   * start, for stopping a run whatever became of the file since.
    */
-  static async resume(store: RunStore, opts: RunOptions, redo = true): Promise<LocalRun> {
-    const meta = store.meta();
-    const loaded = loadWorkflow(meta.file);
+  static async resume(store: RunStore, opts: RunOptions, redo = true, manifest: 'file' | 'as-started' = 'file'): Promise<LocalRun> {
+    const loaded = (manifest === 'as-started' && store.startedWorkflow()) || loadWorkflow(store.meta().file);
     const { state, commands } = replay(loaded.workflow, store.events(), loaded.hash);
     const run = new LocalRun(store, loaded, state, opts);
     run.unfinished = unfinishedEffects(state, commands);

@@ -81,6 +81,30 @@ export function cancelEvent(state: RunState, actor: string): RunEvent {
   return { type: 'cancel.requested', key: `${state.runId}/cancel/${at}`, at, actor, permission: 'admin' };
 }
 
+/**
+ * Cancels a run: the process driving it (if any) is asked to stop and record the cancel
+ * itself (one writer per run), and is waited for; a run nobody drives is cancelled here,
+ * against the workflow it started with, so an edited or removed file does not stop it.
+ */
+export async function cancelStoredRun(store: RunStore, opts: RunOptions, actor: string): Promise<void> {
+  const holder = store.lock();
+  if (holder !== null) {
+    process.kill(holder, 'SIGTERM');
+    const until = Date.now() + 30_000;
+    while (store.holder() !== null && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+    return;
+  }
+  try {
+    const run = await LocalRun.resume(store, opts, false, 'as-started');
+    if (run.state.status === 'running') {
+      await run.feed([cancelEvent(run.state, actor)]);
+      await run.loop();
+    }
+  } finally {
+    store.unlock();
+  }
+}
+
 export interface RunSummary extends RunView {
   /** The `gh pr create` line, once the pull-request step ran. */
   prCommand: string | null;
@@ -96,9 +120,12 @@ export function summarize(store: RunStore, state: RunState, workflow: Workflow):
   };
 }
 
-/** Reads a run without driving it: replayed from its events (the record on disk is the truth). */
+/**
+ * Reads a run without driving it: its saved state, with the workflow it started with (the
+ * file's current content for a run recorded before baton kept that copy).
+ */
 export function readRun(store: RunStore): { state: RunState; workflow: Workflow } {
-  const workflow = loadWorkflow(store.meta().file).workflow;
+  const workflow = (store.startedWorkflow() ?? loadWorkflow(store.meta().file)).workflow;
   const state = store.state();
   if (!state) throw new Error(`run ${store.runId} has no state yet (${store.dir})`);
   return { state, workflow };

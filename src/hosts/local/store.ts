@@ -3,10 +3,13 @@
 //   state.json    the state after the last event (a cache: `resume` replays the events)
 //   record.md     the same markdown as the GitHub status comment
 //   run.json      where the run's workflow came from, so `resume` can load it again
+//   workflow.json the workflow as the run started with it, so `cancel`, `status` and `list`
+//                 keep working after the file is edited or removed
 //   lock          pid of the process driving the run (one writer per run)
 import { appendFileSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunEvent, RunState } from '../../engine/index.ts';
+import type { LoadedWorkflow } from '../../manifest/types.ts';
 import { decodeState, encodeState } from '../../engine/index.ts';
 
 export interface RunMeta {
@@ -62,6 +65,17 @@ export class RunStore {
 
   meta(): RunMeta {
     return JSON.parse(readFileSync(join(this.dir, 'run.json'), 'utf8')) as RunMeta;
+  }
+
+  /** Keeps the workflow the run starts with (normalised, with its hash). */
+  saveStartedWorkflow(loaded: LoadedWorkflow): void {
+    atomicWrite(join(this.dir, 'workflow.json'), JSON.stringify(loaded) + '\n');
+  }
+
+  /** The workflow the run started with; null for a run recorded before baton kept it. */
+  startedWorkflow(): LoadedWorkflow | null {
+    const path = join(this.dir, 'workflow.json');
+    return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as LoadedWorkflow) : null;
   }
 
   /** Appends one event and flushes it to disk before anything acts on it. */

@@ -5,6 +5,12 @@ import { waitingFor, type Waiting } from '../../record/view.ts';
 
 export { waitingFor, type Waiting };
 
+/** A run's status in a word or three: `waiting for approval (gate)`, `waiting for answers (ask)`, else the status. */
+export function statusText(status: string, waits: Waiting[]): string {
+  if (!waits.length) return status;
+  return waits.map((w) => `waiting for ${w.kind === 'ask' ? 'answers' : 'approval'} (${w.step})`).join(', ');
+}
+
 export function describeWaiting(runId: string, waits: Waiting[]): string {
   const lines: string[] = [];
   for (const w of waits) {

@@ -1,7 +1,7 @@
 // Which manifest `baton run <workflow>` means: a file path, else a name in the
 // repository's .agents/workflows/, else one of the bundled workflows-library/.
 import { existsSync, readdirSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { formatDiagnostic } from '../../manifest/diagnostics.ts';
 import { LIBRARY_DIR, loadWorkflowFile, workflowNameFromFile } from '../../manifest/load.ts';
 import type { LoadedWorkflow } from '../../manifest/types.ts';
@@ -15,6 +15,18 @@ export interface WorkflowEntry {
   name: string;
   file: string;
   source: 'repository' | 'library';
+}
+
+/**
+ * The folder whose `.agents/workflows/` a command run in `dir` means: `dir` or the nearest
+ * folder above it that has one, never past the repository root (the first folder with a
+ * `.git`), so that the commands work from any subfolder of a repository. Null when none has.
+ */
+export function workflowsRoot(dir: string): string | null {
+  for (let d = resolve(dir); ; d = dirname(d)) {
+    if (existsSync(join(d, REPO_WORKFLOWS))) return d;
+    if (existsSync(join(d, '.git')) || dirname(d) === d) return null;
+  }
 }
 
 /** Every workflow a local run can name: the repository's first, then the library's not shadowed. */
