@@ -4,6 +4,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import { batonVersion } from '../names.ts';
 import { z } from 'zod';
 import type { Json } from '../engine/index.ts';
 import { GitHubRuns } from './github.ts';
@@ -20,7 +21,6 @@ export interface ServerOptions {
   pollMs?: { local: number; github: number };
 }
 
-const VERSION = '0.1.0';
 
 const workflowShape = z.object({ name: z.string(), description: z.string().nullable(), source: z.string(), file: z.string(), inputs: z.record(z.string(), z.unknown()) });
 const validateShape = { valid: z.boolean(), files: z.array(z.object({ file: z.string(), valid: z.boolean(), errors: z.array(z.string()) })) };
@@ -69,7 +69,7 @@ export function buildServer(options: ServerOptions = {}): { server: McpServer; l
   const poll = options.pollMs ?? { local: 200, github: Number(env.BATON_MCP_POLL_MS) || 3000 };
   const local = new LocalRuns(env, log);
   const github = new GitHubRuns(env);
-  const server = new McpServer({ name: 'baton', version: VERSION }, { instructions: 'baton runs multi-step AI agent workflows (.agents/workflows/*.yml) on GitHub or on a local checkout. Start with baton_list_workflows; after baton_start_run, call baton_wait until the run finishes or waits for answers (baton_answer) or an approval (baton_approve).' });
+  const server = new McpServer({ name: 'baton', version: batonVersion() }, { instructions: 'baton runs multi-step AI agent workflows (.agents/workflows/*.yml) on GitHub or on a local checkout. Start with baton_list_workflows; after baton_start_run, call baton_wait until the run finishes or waits for answers (baton_answer) or an approval (baton_approve).' });
 
   const target = (args: TargetArgs): Target => resolveTarget(args, cwd);
   const tool = <A extends TargetArgs>(fn: (args: A, t: Target, extra: Extra) => Promise<CallToolResult>) => async (args: A, extra: Extra): Promise<CallToolResult> => {

@@ -122,9 +122,15 @@ describe('the packed package', () => {
     expect(r.stdout + r.stderr).toMatch(/broken\.yml:4:\d+: .*nowhere/);
   });
 
-  // local-demo itself needs its stand-in agent script inside the repository it runs in, so it
-  // runs only in baton's checkout for now; this workflow carries everything it needs.
-  it('baton run --local runs a workflow to its end on a fresh repository', () => {
+  it('baton run local-demo --local runs the bundled demo to its end in a fresh repository, as the README says', () => {
+    const repo = freshRepo('local-demo');
+    const r = baton(['run', 'local-demo', '--local'], repo);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/run local-demo-1 succeeded: branch baton\/local-demo-1/);
+    expect(r.stdout).toContain('git push -u');
+  });
+
+  it('baton run --local runs a workflow of the repository to its end', () => {
     const repo = freshRepo('local-run');
     mkdirSync(join(repo, '.agents/workflows'), { recursive: true });
     writeFileSync(join(repo, '.agents/workflows/hello.yml'), 'name: hello\nsteps:\n  - id: write\n    run: "echo hello > HELLO.md"\n');

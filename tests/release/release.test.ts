@@ -46,14 +46,15 @@ describe('the release workflow', () => {
     expect(wf.permissions.contents).toBe('write');
   });
 
-  it('checks the tag, reads the notes, typechecks and tests before it publishes, and moves the major tag last', () => {
+  it('checks the tag, reads the notes, typechecks, tests and installs from a loopback registry before it publishes, and moves the major tag last', () => {
     const check = at('scripts/release/check-tag.ts');
     const notes = at('scripts/release/notes.ts');
     const test = at('npm test');
+    const registry = at('npm run release:registry-check');
     const publish = at('scripts/release/publish.sh');
     const release = at('gh release create');
     const move = at('scripts/release/move-major.ts');
-    expect(Math.max(check, notes, at('npm run typecheck'), at('npm run build'), test)).toBeLessThan(publish);
+    expect(Math.max(check, notes, at('npm run typecheck'), at('npm run build'), test, registry)).toBeLessThan(publish);
     expect(publish).toBeLessThan(release);
     expect(release).toBeLessThan(move);
   });
