@@ -2,8 +2,9 @@
 // are failures of the work, on the failure shapes the fake CLIs print as the real ones do
 // (tests/fixtures/fake-agents/README.md): each backend's own words for refused credentials,
 // quota, network, and a CLI that is missing or dies before any output.
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { backendFor } from '../../src/agents/backends/index.ts';
@@ -42,10 +43,10 @@ function classifyFake(uses: Backend, behaviour: object | null, env: NodeJS.Proce
 }
 
 describe('infrastructure failures, per backend, on the shapes the CLIs print', () => {
-  it('claude: no usable credentials → is_error "Invalid API key · Please run /login", exit 1 → authentication', () => {
+  it('claude: no usable credentials → is_error "Not logged in · Please run /login" (claude 2.1.332, contract-tested), exit 1 → authentication', () => {
     const r = classifyFake('claude-code', null, { ANTHROPIC_API_KEY: '' });
     expect(r.code).toBe(1);
-    expect(r.reported).toContain('Invalid API key');
+    expect(r.reported).toContain('Not logged in · Please run /login');
     expect(r.cause).toBe('authentication');
   });
 
@@ -107,7 +108,11 @@ describe('infrastructure failures, per backend, on the shapes the CLIs print', (
   });
 
   it('preflight: a CLI not on PATH → cli-missing; no credentials, or ones the CLI refuses → authentication', async () => {
-    const missing = setup('codex', { PATH: '/usr/bin:/bin' });
+    // A PATH with git and a shell only: a codex installed on this machine must not be found.
+    const bin = mkdtempSync(join(tmpdir(), 'baton-bin-'));
+    cleanup.push(bin);
+    for (const tool of ['git', 'sh']) symlinkSync(execFileSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim(), join(bin, tool));
+    const missing = setup('codex', { PATH: bin });
     const e1 = await runWorker(missing.task, { cwd: missing.repo.dir, env: missing.f.env }).catch((e: unknown) => e);
     expect(e1).toBeInstanceOf(WorkerSetupError);
     expect((e1 as WorkerSetupError).infrastructure).toBe('cli-missing');

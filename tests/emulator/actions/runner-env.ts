@@ -46,6 +46,10 @@ export function runnerVariables(req: JobRequest, dirs: JobDirs): Record<string, 
   for (const k of INHERITED) if (process.env[k] !== undefined) env[k] = process.env[k]!;
   Object.assign(env, {
     HOME: dirs.home,
+    // A step's `npm install -g` (the worker workflow installs agent CLIs when the runner lacks
+    // the pinned version) lands in the job's own folder, as on a throwaway hosted runner, never
+    // in the machine running the tests, where a real CLI would then shadow the fakes.
+    npm_config_prefix: join(dirs.root, 'npm-global'),
     CI: 'true',
     GITHUB_ACTIONS: 'true',
     GITHUB_ACTOR: String(run.actor.login ?? ''),
