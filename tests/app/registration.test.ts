@@ -195,9 +195,11 @@ describe("Probot's registration flow, on the emulator", () => {
     const issue = (await alice.rest.issues.create({ ...o, title: 'Say hi', body: '' })).data;
     await alice.rest.issues.addLabels({ ...o, issue_number: issue.number, labels: ['baton:hello'] });
 
-    const statusComment = async () => (await alice.rest.issues.listComments({ ...o, issue_number: issue.number })).data.find((c) => c.user?.login === 'baton[bot]' && c.body?.includes('baton:record'));
-    for (let i = 0; i < 600 && (await statusComment()) === undefined; i++) await new Promise((r) => setTimeout(r, 100));
-    expect((await statusComment())?.body, log).toContain(`hello-${issue.number}-1`);
+    // The App acts as the registered App (`baton[bot]`, its slug): its status comment follows the run to its end.
+    const done = `run \`hello-${issue.number}-1\` — succeeded`;
+    const statusComment = async () => (await alice.rest.issues.listComments({ ...o, issue_number: issue.number })).data.find((c) => c.user?.login === 'baton[bot]' && c.body?.includes('baton:record'))?.body ?? '';
+    for (let i = 0; i < 900 && !(await statusComment()).includes(done); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await statusComment(), log).toContain(done);
     const labeled = emu.webhooks.deliveries.find((d) => d.event === 'issues' && d.action === 'labeled')!;
     expect(labeled.status).toBe(200);
 
