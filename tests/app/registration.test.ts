@@ -5,7 +5,7 @@
 // the code for its credentials and writes them to .env. Restarted from that .env, the App is
 // the registered App: it takes deliveries signed with the new secret and acts on them.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createSign, generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +18,7 @@ import { freePort } from '../../scripts/demo/stack.ts';
 import { startEmulator, type Emulator } from '../emulator/emulator.ts';
 import { withActions, type ActionsRunner } from '../emulator/actions/index.ts';
 import { initWorkerWorkflow, PROJECT_ROOT } from './harness.ts';
+import { signAppJwt as appJwt } from '../emulator/app-jwt.ts';
 
 const HELLO = `name: hello
 on: { labels: ["baton:hello"] }
@@ -93,14 +94,6 @@ function readDotEnv(): Record<string, string> {
     env[line.slice(0, at)] = raw.startsWith('"') && raw.endsWith('"') ? raw.slice(1, -1).replaceAll('\\n', '\n') : raw;
   }
   return env;
-}
-
-/** An App JWT (RS256, iss = the App's id), as Probot signs one. */
-function appJwt(appId: string, pem: string): string {
-  const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
-  const nowS = Math.floor(Date.now() / 1000);
-  const unsigned = `${b64({ alg: 'RS256', typ: 'JWT' })}.${b64({ iat: nowS - 30, exp: nowS + 300, iss: appId })}`;
-  return `${unsigned}.${createSign('RSA-SHA256').update(unsigned).sign(pem, 'base64url')}`;
 }
 
 const appYml = parse(readFileSync(join(PROJECT_ROOT, 'app.yml'), 'utf8')) as AppYml;

@@ -2,13 +2,14 @@
 // App and redirects with a temporary code; the code is exchanged once, within an hour, for
 // credentials that work: the App's JWTs are taken, it is installed, its webhooks are signed
 // with its secret.
-import { createHmac, createSign } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Octokit } from '@octokit/rest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CODE_TTL_MS } from './app-registration.ts';
 import { startEmulator, type Emulator } from './emulator.ts';
+import { signAppJwt as appJwt } from './app-jwt.ts';
 
 const MANIFEST = {
   name: 'Octo Helper',
@@ -55,13 +56,6 @@ async function codeFor(manifest: object = MANIFEST, state?: string, path?: strin
 
 function convert(code: string): Promise<Response> {
   return fetch(`${emu.apiUrl}/api/v3/app-manifests/${code}/conversions`, { method: 'POST' });
-}
-
-function appJwt(appId: number, pem: string): string {
-  const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
-  const nowS = Math.floor(Date.now() / 1000);
-  const unsigned = `${b64({ alg: 'RS256', typ: 'JWT' })}.${b64({ iat: nowS - 30, exp: nowS + 300, iss: appId })}`;
-  return `${unsigned}.${createSign('RSA-SHA256').update(unsigned).sign(pem, 'base64url')}`;
 }
 
 describe('emulator: registering a GitHub App from a manifest', () => {
