@@ -37,7 +37,8 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
+/** A port nothing listens on now, on 127.0.0.1. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);

@@ -6,7 +6,7 @@
 // in words not listed here.
 //
 // The words are the backends' own failure shapes (sources in tests/fixtures/fake-agents/README.md
-// and next to each rule): claude's `is_error` result ("Invalid API key · Please run /login",
+// and next to each rule): claude's `is_error` result ("Not logged in · Please run /login", "Invalid API key",
 // "Credit balance is too low", "API Error: 529 … overloaded"), codex's `turn.failed` with the
 // HTTP status ("unexpected status 401 Unauthorized", "429 Too Many Requests", "stream
 // disconnected" after its reconnects), gemini's exit code 41 (FATAL_AUTHENTICATION_ERROR) and

@@ -140,6 +140,7 @@ export class Auth {
    * outside the token's reach, 403 when the token lacks the route's permission.
    */
   authorize(identity: Identity, options: RouteOptions, params: Record<string, string>, method: string): void {
+    if (options.auth === 'none') return;
     if (options.auth === 'app') {
       if (identity.kind !== 'app') throw new HttpError(401, 'A JSON web token could not be decoded');
       return;

@@ -20,6 +20,8 @@ import { Faults, type FaultOptions } from './faults.ts';
 import { GitRepo } from './git.ts';
 import { createHandler, type RequestLogEntry } from './http/server.ts';
 import { Router } from './http/router.ts';
+import { WebPages } from './http/web.ts';
+import { AppRegistrations } from './app-registration.ts';
 import { OPERATIONS } from './openapi/operations.ts';
 import { openApi, type OpenApi } from './openapi/validator.ts';
 import { onPush, pushHookScript, type RefUpdate } from './push.ts';
@@ -65,6 +67,10 @@ export interface Emulator {
   root: string;
   store: Store;
   router: Router;
+  /** The site's pages a browser posts forms to (the manifest flow's "Create GitHub App"). */
+  pages: WebPages;
+  /** Apps registered from a manifest (the manifest flow); the last one is the App the emulator serves. */
+  registrations: AppRegistrations;
   auth: Auth;
   webhooks: Webhooks;
   faults: Faults;
@@ -118,6 +124,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     root,
     store,
     router,
+    pages: new WebPages(),
+    registrations: new AppRegistrations(store, auth, webhooks),
     auth,
     webhooks,
     faults,

@@ -196,7 +196,7 @@ export class Shapes {
       node_id: nodeId('A', app.id),
       owner: this.user(app.owner),
       name: app.name,
-      description: app === this.store.app ? 'GitHub-native orchestrator for AI coding agents' : app.name,
+      description: app.description ?? (app === this.store.app ? 'GitHub-native orchestrator for AI coding agents' : app.name),
       external_url: `${this.web}/apps/${app.slug}`,
       html_url: `${this.web}/apps/${app.slug}`,
       created_at: app.createdAt,
@@ -607,8 +607,8 @@ export class Shapes {
     };
   }
 
-  integration() {
-    return { ...this.app(), client_id: this.store.app.clientId, installations_count: this.store.installations.size };
+  integration(slug = this.store.app.slug) {
+    return { ...this.app(slug), client_id: this.store.appBySlug(slug).clientId, installations_count: this.store.installations.size };
   }
 
   installation(id: number) {

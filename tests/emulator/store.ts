@@ -25,6 +25,8 @@ export interface App {
   permissions: Permissions;
   events: string[];
   createdAt: string;
+  /** The manifest's `description`, for an App registered from one. */
+  description?: string;
 }
 
 export interface Installation {
@@ -214,10 +216,13 @@ export class Store {
   readonly checkRuns = new Map<number, CheckRun>();
   readonly checkSuites = new Map<number, CheckSuite>();
   readonly statuses: Status[] = [];
-  readonly app: App;
+  /** The App the emulator serves: baton's from app.yml, or the last one registered from a manifest. */
+  app: App;
   /** Apps other than baton that act on repositories (GitHub Actions, a CI app), by slug. */
   private readonly otherApps = new Map<string, App>();
   private lastId = 1000;
+  /** Installation ids count from 1 and are never reused (a token of a removed installation reaches nothing). */
+  private lastInstallationId = 0;
 
   constructor() {
     const manifest = batonAppManifest();
@@ -236,6 +241,18 @@ export class Store {
     this.user('github-actions[bot]', 'Bot');
     // GitHub Actions is an app too: its jobs are check runs of app `github-actions` (id 15368 on github.com).
     this.otherApps.set(ACTIONS_APP, { ...this.app, id: 15368, slug: ACTIONS_APP, name: 'GitHub Actions', clientId: 'Iv1.github-actions', owner: 'github', botLogin: 'github-actions[bot]', events: [] });
+  }
+
+  /**
+   * Makes `app` the App the emulator serves (one registered from a manifest), installed on
+   * every account that has a repository here, as the default App is: installations are made
+   * afresh with its permissions and events, and the previous App's go away with it.
+   */
+  serveApp(app: App): void {
+    this.app = app;
+    this.user(app.botLogin, 'Bot');
+    this.installations.clear();
+    for (const repo of this.repos.values()) repo.installationId = this.installation(repo.owner).id;
   }
 
   /** The app by slug; a slug never seen before is another app installed on the repositories (a CI service). */
@@ -274,7 +291,7 @@ export class Store {
   installation(account: string): Installation {
     for (const inst of this.installations.values()) if (inst.account.toLowerCase() === account.toLowerCase()) return inst;
     const inst: Installation = {
-      id: this.installations.size + 1,
+      id: ++this.lastInstallationId,
       account,
       permissions: { ...this.app.permissions },
       events: [...this.app.events],

@@ -14,9 +14,10 @@ export interface RouteOptions {
   permission?: [scope: string, level: Level];
   /**
    * Who may call: `app` needs an app JWT (the `/app` endpoints); `token` (default) needs
-   * an installation, Actions or user token, or none for public reads.
+   * an installation, Actions or user token, or none for public reads; `none` takes no
+   * credentials at all (the manifest flow's code is the credential).
    */
-  auth?: 'app' | 'token';
+  auth?: 'app' | 'token' | 'none';
 }
 
 export interface RouteContext {

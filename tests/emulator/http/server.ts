@@ -97,6 +97,17 @@ export function createHandler(emulator: Emulator, openapi: OpenApi, internal: In
     const method = (req.method ?? 'GET').toUpperCase();
     const url = new URL(req.url ?? '/', 'http://emulator');
     let path = url.pathname;
+    // Web pages (a browser's form posts) live on the site, not under the API prefix.
+    const page = emulator.pages.match(method, path);
+    if (page !== null) {
+      const text = await readBody(req);
+      try {
+        send(res, await page({ method, path, form: new URLSearchParams(text), headers: req.headers }));
+      } catch (error) {
+        send(res, errorResult(error, emulator));
+      }
+      return;
+    }
     if (path === API_PREFIX || path.startsWith(`${API_PREFIX}/`)) path = path.slice(API_PREFIX.length) || '/';
     const text = await readBody(req);
     const log: RequestLogEntry = { method, route: path, path, status: 0, identity: 'anonymous', at: new Date().toISOString() };

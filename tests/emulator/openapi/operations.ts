@@ -13,6 +13,8 @@ export const OPERATIONS: readonly string[] = [
   'POST /app/installations/{installation_id}/access_tokens',
   'GET /repos/{owner}/{repo}/installation',
   'GET /installation/repositories',
+  // The manifest flow's exchange of the temporary code (routes/app-manifests.ts)
+  'POST /app-manifests/{code}/conversions',
 
   // Repositories, collaborators, commits, contents, merges
   'GET /repos/{owner}/{repo}',
