@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DispatchWorker } from '../../src/engine/commands.ts';
-import type { AgentSpec } from '../../src/manifest/types.ts';
+import type { AgentSpec, Backend } from '../../src/manifest/types.ts';
 
 export const FAKE_AGENTS = fileURLToPath(new URL('../fixtures/fake-agents/', import.meta.url));
 
@@ -125,4 +125,12 @@ export function alive(pid: number): boolean {
   } catch {
     return true;
   }
+}
+
+/** A fresh repository, the fake CLIs (with `env` added) and a task for `uses`; both folders go on `cleanup`. */
+export function backendScenario(uses: Backend, env: NodeJS.ProcessEnv, cleanup: string[]) {
+  const repo = makeRepo();
+  const f = fakes(env);
+  cleanup.push(repo.dir, f.dir);
+  return { repo, f, task: makeTask({ base: repo.base, backend: { uses, env: {} } }) };
 }

@@ -13,19 +13,14 @@ import { WorkerSetupError } from '../../src/agents/preflight.ts';
 import { parseResult } from '../../src/agents/result.ts';
 import { runWorker } from '../../src/agents/worker.ts';
 import type { Backend } from '../../src/manifest/types.ts';
-import { fakes, makeRepo, makeTask } from './helpers.ts';
+import { backendScenario } from './helpers.ts';
 
 const cleanup: string[] = [];
 afterAll(() => {
   for (const d of cleanup) rmSync(d, { recursive: true, force: true });
 });
 
-function setup(uses: Backend, env: NodeJS.ProcessEnv = {}) {
-  const repo = makeRepo();
-  const f = fakes(env);
-  cleanup.push(repo.dir, f.dir);
-  return { repo, f, task: makeTask({ base: repo.base, backend: { uses, env: {} } }) };
-}
+const setup = (uses: Backend, env: NodeJS.ProcessEnv = {}) => backendScenario(uses, env, cleanup);
 
 /**
  * Runs a fake CLI once with the arguments baton gives the real one, and classifies what it

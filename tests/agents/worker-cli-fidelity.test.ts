@@ -8,19 +8,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runWorker } from '../../src/agents/worker.ts';
 import { WorkerSetupError } from '../../src/agents/preflight.ts';
 import type { Backend } from '../../src/manifest/types.ts';
-import { fakes, makeRepo, makeTask } from './helpers.ts';
+import { backendScenario, fakes } from './helpers.ts';
 
 const cleanup: string[] = [];
 afterAll(() => {
   for (const d of cleanup) rmSync(d, { recursive: true, force: true });
 });
 
-function setup(uses: Backend, env: NodeJS.ProcessEnv = {}) {
-  const repo = makeRepo();
-  const f = fakes(env);
-  cleanup.push(repo.dir, f.dir);
-  return { repo, f, task: makeTask({ base: repo.base, backend: { uses, env: {} } }) };
-}
+const setup = (uses: Backend, env: NodeJS.ProcessEnv = {}) => backendScenario(uses, env, cleanup);
 
 describe('gemini', () => {
   it('works in a fresh (untrusted) checkout, gets the prompt on stdin and writes BATON_OUTPUT where its tools reach', async () => {
