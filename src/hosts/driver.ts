@@ -1,7 +1,11 @@
-// The run loop every host shares (GitHub App, Actions-only, local): apply an event,
-// save the new state *before* acting on it (intent first: a crash after the save and
-// before the effect is repaired by reconciliation, never doubled), then execute the
-// commands and feed the events they produce back in, until nothing more happens.
+// The run loop every host shares (GitHub App, Actions-only, local): apply an event, hand
+// the new state to the host's save() before acting on it, then execute the commands and
+// feed the events they produce back in, until nothing more happens. What save() means is the
+// host's: the local host writes the state to disk first (intent first: a crash between the
+// save and the effect is repaired by reconciliation, never doubled); the GitHub hosts only
+// keep it in memory and write the status comment once at the end (one edit per event under
+// GitHub's write pacing), so a crash between an effect and that write leaves the record
+// behind the effect (issue: leases and sweeps, docs/operations.md).
 import { decide, type Command, type RunEvent, type RunState } from '../engine/index.ts';
 import type { Workflow } from '../manifest/types.ts';
 
