@@ -100,6 +100,17 @@ describe('app: the sweep moves runs that hear no event', () => {
     expect(workerRuns(h)).toHaveLength(1);
   });
 
+  it('collects a worker run whose webhook was lost while the process ran on (its memory is not trusted for that)', async () => {
+    h = await startHarness({ files: { '.agents/workflows/build.yml': HUNG }, agents: { build: [{ write: { 'a.txt': 'a\n' } }] } });
+    h.emu.faults.addWebhook({ kind: 'drop', event: 'workflow_run.completed', times: 1 });
+    const n = await labelled(h, 'baton:build');
+    await h.settle();
+    expect(await h.record(n)).not.toMatch(/build \| done/);
+    await h.app.sweep();
+    await h.settle();
+    expect(await h.record(n)).toMatch(/build \| done \| 1 \|/);
+  });
+
   it('costs 3 requests per sweep for a run waiting on people, 4 for one waiting on a worker (one installation, one repository)', async () => {
     let clock = Date.now();
     h = await startHarness({ files: { '.agents/workflows/asky.yml': ASK(''), '.agents/workflows/build.yml': HUNG }, agents: { build: [{ hang: true }, { write: { 'a.txt': 'a\n' } }] }, now: () => clock });
