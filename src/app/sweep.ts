@@ -86,7 +86,9 @@ export async function sweepRepository(runs: RunService, gh: RepoContext, now: ()
   const out: RepoSweep = { runs: ids.length, swept: 0, failed: 0 };
   for (const runId of ids) {
     const key = `${gh.owner}/${gh.repo}#${runId}`.toLowerCase();
-    if (finished.has(key, now())) continue;
+    // A run this process reopened since (`/baton retry`) is in its memory, going again.
+    const known = runs.memories.get(gh.owner, gh.repo, runId);
+    if (finished.has(key, now()) && !(known && !isTerminal(known.state.status))) continue;
     out.swept++;
     try {
       const state = await sweepRun(runs, gh, runId, now, log);
