@@ -35,7 +35,7 @@ const OUTSIDE_DOCUMENTS: Array<[string, RegExp]> = [
  * paths, the placeholder `/abs/`, and the home of GitHub's hosted runner. Any other
  * absolute path is somebody's machine.
  */
-const SYSTEM_ROOTS = new Set(['bin', 'dev', 'etc', 'lib', 'opt', 'proc', 'run', 'sys', 'tmp', 'usr', 'var', 'api', 'app', 'repos', 'git', 'orgs', 'users', 'abs']);
+const SYSTEM_ROOTS = new Set(['bin', 'dev', 'etc', 'lib', 'opt', 'proc', 'run', 'sys', 'tmp', 'usr', 'var', 'api', 'app', 'installation', 'repos', 'git', 'orgs', 'users', 'abs']);
 const ABSOLUTE_PATH = /(?<=^|[\s`("'=[])\/([A-Za-z][\w.-]*)\/([\w.-]*)/g;
 
 export function outsideReferences(text: string): string[] {
