@@ -39,6 +39,10 @@ export function concurrencyKey(event: string, p: Payload): string | undefined {
     }
     case 'workflow_run':
       return threadOfRun(runIdOfBranch((p.workflow_run as { head_branch?: string | null } | undefined)?.head_branch));
+    case 'schedule':
+      // The sweep (mode run on a schedule) visits every open run: one group of its own, so
+      // that a late sweep waits for the one before instead of running beside it.
+      return 'sweep';
     case 'workflow_dispatch':
       // The worker workflow: its `run` input is the run id.
       return threadOfRun((p.inputs as { run?: string } | undefined)?.run);

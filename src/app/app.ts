@@ -7,10 +7,13 @@ import { deliveryKey, repoContext, type AppConfig, type RepositoryPayload } from
 import { ROUTES, routeFor } from './routes.ts';
 import { RunService } from './runs.ts';
 import { resolveStateSecret } from './state-key.ts';
+import { Sweeper, sweepIntervalFromEnv } from './sweeper.ts';
 
 export interface BatonAppOptions extends Partial<AppConfig> {
-  /** Called with the run service once the app is loaded (tests wait on `idle()`). */
-  onReady?: (runs: RunService) => void;
+  /** Called with the run service (tests wait on `idle()`) and the sweeper once the app is loaded. */
+  onReady?: (runs: RunService, sweeper: Sweeper) => void;
+  /** Milliseconds between sweeps of open runs (default: BATON_SWEEP_INTERVAL seconds, else 2 minutes); 0: no timer. */
+  sweepIntervalMs?: number;
   /** The App's private key, when Probot was given it directly (not through the environment): signs the state. */
   privateKey?: string;
 }
@@ -28,7 +31,6 @@ export function batonApp(options: BatonAppOptions = {}): ApplicationFunction {
       stateSecret: resolveStateSecret(options),
     };
     const runs = new RunService(config.now);
-    options.onReady?.(runs);
 
     // Who baton is on this GitHub: only comments by this login carry trusted state.
     let identity: Promise<Identity> | undefined;
@@ -45,6 +47,11 @@ export function batonApp(options: BatonAppOptions = {}): ApplicationFunction {
       if (!repository) throw new Error(`the ${context.name} event ${context.id} names no repository`);
       return repoContext(context.octokit as unknown as GitHubClient, repository, (await who()).login, config);
     };
+
+    // Deadlines pass with no event: a timer sweeps the open runs found on GitHub (sweeper.ts).
+    const sweeper = new Sweeper(app, runs, async (octokit, repository) => repoContext(octokit, repository, (await who()).login, config), config.now, app.log);
+    sweeper.start(options.sweepIntervalMs ?? sweepIntervalFromEnv(process.env.BATON_SWEEP_INTERVAL));
+    options.onReady?.(runs, sweeper);
 
     // Every event baton acts on goes through the route table the Actions-only mode shares.
     app.on(Object.keys(ROUTES) as never, async (context: Context) => {

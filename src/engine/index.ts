@@ -10,6 +10,7 @@ export {
   UnknownStateVersionError,
   InvalidStateError,
 } from './codec.ts';
+export { nextDeadline } from './deadlines.ts';
 export { isAllowed, describeRoles, listsBot } from './roles.ts';
 export { BREAKER_THRESHOLD, BREAKER_COOLDOWN_MS } from './breaker.ts';
 export * from './naming.ts';

@@ -22,6 +22,7 @@ describe('concurrency keys: every event of a run maps to the number of its threa
   it('reads issues, comments, reviews, checks, statuses and worker dispatches', () => {
     expect(concurrencyKey('issues', { issue: { number: 42 } })).toBe('42');
     expect(concurrencyKey('issue_comment', { issue: { number: 42 } })).toBe('42');
+    expect(concurrencyKey('schedule', { schedule: '*/5 * * * *' })).toBe('sweep');
     // A comment on baton's PR #50 belongs to the run started on issue #42.
     expect(concurrencyKey('issue_comment', { issue: { number: 50, pull_request: {}, body: 'x\n\nOpened by baton run `fix-42-1`.' } })).toBe('42');
     expect(concurrencyKey('issue_comment', { issue: { number: 50, pull_request: {}, body: 'someone else' } })).toBe('50');

@@ -21,6 +21,7 @@ import { Probot, createNodeMiddleware } from 'probot';
 import { batonApp } from '../../src/app/app.ts';
 import { batonOctokit } from '../../src/app/octokit.ts';
 import type { RunService } from '../../src/app/runs.ts';
+import { DEFAULT_SWEEP_INTERVAL_MS, type Sweeper, type SweepReport } from '../../src/app/sweeper.ts';
 import { startEmulator, type CreateRepoOptions, type Emulator } from '../emulator/emulator.ts';
 import type { Delivery } from '../emulator/webhooks.ts';
 import { withActions } from '../emulator/actions/index.ts';
@@ -73,6 +74,10 @@ export interface AppUnderTest {
   runs: RunService;
   /** API requests the app made so far. */
   requests: number;
+  /** One sweep of open runs, as the app's timer runs it (sweeper.ts). */
+  sweep(): Promise<SweepReport>;
+  /** Sweeps done so far (by the timer or `sweep()`). */
+  sweeps: number;
   close(): Promise<void>;
 }
 
@@ -120,6 +125,12 @@ export interface HarnessOptions {
   timeScale?: number;
   /** The repository's visibility and its owner's plan (default: public, Free). */
   repo?: Pick<CreateRepoOptions, 'visibility' | 'plan'>;
+  /**
+   * The app's sweep timer at its production interval, scaled by `timeScale` like every wait
+   * (2 minutes become 1.2 s). Default off: tests of events count their requests exactly, and
+   * tests about what one sweep does call `app.sweep()`.
+   */
+  sweepTimer?: boolean;
   /** Run the repository's own workflows on the events they listen to (CI on push…), as GitHub does; default off. */
   triggerOnWebhooks?: boolean;
   /** Repository secrets replacing the default agent keys (`''`: the secret is not set). */
@@ -158,6 +169,8 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
 
   const boot = async (): Promise<AppUnderTest> => {
     let runs: RunService | undefined;
+    let sweeper: Sweeper | undefined;
+    let sweeps = 0;
     const state = { requests: 0, dead: false };
     // Errors of a killed app are the kill itself, not findings.
     const log = pino({ level: 'warn' }, { write: (line: string) => {
@@ -191,7 +204,15 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
       // As src/app/main.ts builds it, only faster.
       Octokit: batonOctokit({ timeScale: o.timeScale ?? TEST_TIME_SCALE }),
     });
-    const middleware = await createNodeMiddleware(batonApp({ onReady: (r) => (runs = r), privateKey, ...(o.now ? { now: o.now } : {}) }), { probot, webhooksPath: '/' });
+    const middleware = await createNodeMiddleware(batonApp({
+      onReady: (r, s) => {
+        runs = r;
+        sweeper = s;
+        const once = s.sweep.bind(s);
+        s.sweep = () => (sweeps++, once());
+      },
+      sweepIntervalMs: o.sweepTimer ? DEFAULT_SWEEP_INTERVAL_MS * (o.timeScale ?? TEST_TIME_SCALE) : 0,
+      privateKey, ...(o.now ? { now: o.now } : {}) }), { probot, webhooksPath: '/' });
     server = createServer((req, res) => {
       if (state.dead || dead) {
         res.writeHead(503).end();
@@ -210,7 +231,12 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
       get requests() {
         return state.requests;
       },
+      sweep: () => sweeper!.sweep(),
+      get sweeps() {
+        return sweeps;
+      },
       close: async () => {
+        sweeper!.stop();
         state.dead = true;
         s.closeAllConnections();
         await new Promise<void>((resolve) => s.close(() => resolve()));

@@ -35,7 +35,7 @@ const OUTSIDE_DOCUMENTS: Array<[string, RegExp]> = [
  * paths and its web pages (`/settings/apps/new`), the placeholder `/abs/`, and the home of GitHub's hosted runner. Any other
  * absolute path is somebody's machine.
  */
-const SYSTEM_ROOTS = new Set(['bin', 'dev', 'etc', 'lib', 'opt', 'proc', 'run', 'sys', 'tmp', 'usr', 'var', 'api', 'app', 'app-manifests', 'repos', 'git', 'orgs', 'users', 'settings', 'organizations', 'abs']);
+const SYSTEM_ROOTS = new Set(['bin', 'dev', 'etc', 'lib', 'opt', 'proc', 'run', 'sys', 'tmp', 'usr', 'var', 'api', 'app', 'app-manifests', 'installation', 'repos', 'git', 'orgs', 'users', 'settings', 'organizations', 'abs']);
 const ABSOLUTE_PATH = /(?<=^|[\s`("'=[])\/([A-Za-z][\w.-]*)\/([\w.-]*)/g;
 
 export function outsideReferences(text: string): string[] {

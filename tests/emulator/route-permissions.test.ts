@@ -17,8 +17,13 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
  * comments, labels and reactions on a pull request take `pull_requests` too), the row holds
  * the one baton's calls rely on.
  */
-const GITHUB: Record<string, [scope: string, level: 'read' | 'write'] | 'app-jwt'> = {
+const GITHUB: Record<string, [scope: string, level: 'read' | 'write'] | 'app-jwt' | 'none'> = {
   'GET /app': 'app-jwt',
+  // The sweep: the App's installations (JWT), each installation's repositories (any
+  // installation token: the list is what it was granted), and their run branches.
+  'GET /app/installations': 'app-jwt',
+  'GET /installation/repositories': 'none',
+  'GET /repos/{owner}/{repo}/git/matching-refs/{ref}': ['contents', 'read'],
   'GET /repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}': ['actions', 'read'],
   'GET /repos/{owner}/{repo}/actions/runs/{run_id}': ['actions', 'read'],
   'GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts': ['actions', 'read'],
@@ -102,7 +107,7 @@ describe('the permission each route baton calls needs', () => {
     const rank = { read: 1, write: 2, admin: 3 } as Record<string, number>;
     const missing = calls.filter((key) => {
       const need = GITHUB[key];
-      if (need === undefined || need === 'app-jwt') return false;
+      if (need === undefined || need === 'app-jwt' || need === 'none') return false;
       return (rank[granted[need[0]] ?? ''] ?? 0) < rank[need[1]]!;
     });
     expect(missing).toEqual([]);

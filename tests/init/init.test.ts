@@ -121,7 +121,7 @@ describe('baton init', () => {
     expect(existsSync(join(d, '.agents/workflows/write-tests.yml'))).toBe(true);
     expect(existsSync(join(d, '.agents/workflows/fix-issue.yml'))).toBe(false);
     const baton = parseWorkflowFile('.github/workflows/baton.yml', read(d, '.github/workflows/baton.yml'));
-    expect(baton.events.sort()).toEqual(['check_run', 'check_suite', 'issue_comment', 'issues', 'pull_request', 'pull_request_review', 'status']);
+    expect(baton.events.sort()).toEqual(['check_run', 'check_suite', 'issue_comment', 'issues', 'pull_request', 'pull_request_review', 'schedule', 'status']);
     expect(baton.permissions).toEqual({});
     const [route, run] = baton.jobs;
     expect(route!.permissions).toEqual({});

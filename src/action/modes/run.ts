@@ -2,10 +2,12 @@
 // its payload) goes to the same handlers as the App's webhooks, with an Octokit holding
 // the job's token. One process per event: the run is loaded from its status comment each
 // time and reconciled (finished workers collected, what should exist ensured). The
-// workflow's `concurrency` group (see mode route) keeps one writer per run.
+// workflow's `concurrency` group (see mode route) keeps one writer per run. On `schedule`
+// (the cron `baton init` writes) it sweeps the repository's open runs instead (app/sweep.ts).
 import * as core from '@actions/core';
 import { routeFor } from '../../app/routes.ts';
 import { RunService } from '../../app/runs.ts';
+import { sweepRepository } from '../../app/sweep.ts';
 import { readEvent, repositoryOf } from '../event.ts';
 import { actionLog, repoContextOf } from '../github.ts';
 import type { Inputs } from '../inputs.ts';
@@ -17,7 +19,8 @@ export async function runMode(inputs: Inputs): Promise<void> {
   const ev = readEvent(process.env);
   const handler = routeFor(ev.name, ev.payload);
   const what = `${ev.name}${typeof ev.payload.action === 'string' ? `.${ev.payload.action}` : ''}`;
-  if (!handler) {
+  const scheduled = ev.name === 'schedule';
+  if (!handler && !scheduled) {
     core.info(`baton run: nothing to do for ${what}`);
     return;
   }
@@ -31,12 +34,18 @@ export async function runMode(inputs: Inputs): Promise<void> {
   }
   core.info(`baton run: ${what} on ${gh.owner}/${gh.repo} as ${gh.botLogin}`);
   const runs = new RunService();
+  if (scheduled) {
+    // Deadlines without events: the schedule `baton init` writes sweeps the open runs.
+    const r = await sweepRepository(runs, gh, Date.now, actionLog);
+    core.info(`baton run: swept ${r.swept} of ${r.runs} runs${r.failed ? ` (${r.failed} failed, see the warnings above)` : ''}`);
+    return;
+  }
   const ourAppId = ourAppIdOf(ev.name, ev.payload, gh.botLogin);
   if (ev.name === 'check_suite' && ourAppId !== null) {
     core.info(`baton run: ${what} is baton's own check suite; nothing to do`);
     return;
   }
-  await handler(runs, gh, ev.payload, ev.id, { log: actionLog, ourAppId, workflowRunAsChecks: true });
+  await handler!(runs, gh, ev.payload, ev.id, { log: actionLog, ourAppId, workflowRunAsChecks: true });
   await runs.idle();
 }
 

@@ -21,6 +21,7 @@ import {
   MAX_WORKFLOW_RUN_DEPTH,
   pullMergeCommit,
   refName,
+  cronsOf,
   startedByActions,
   TOKEN_EXEMPT,
   TRIGGER_EVENTS,
@@ -411,6 +412,31 @@ export class ActionsRunner {
     this.triggerChain = next;
     const done = next.finally(() => this.active.delete(done));
     this.active.add(done);
+  }
+
+  /**
+   * Fires the repository's schedules now, as GitHub's scheduler does when their time comes:
+   * one `schedule` event per distinct cron expression of the default branch's workflows,
+   * with GitHub's payload (`schedule`: the expression, plus `repository`; octokit/webhooks
+   * issue #141, changelog 2022-09-27), running on the default branch's head. GitHub runs
+   * schedules at most every 5 minutes and may delay or drop them under load (docs "Events
+   * that trigger workflows", schedule): tests fire them by hand, when they choose.
+   */
+  async schedule(owner: string, repo: string): Promise<RunRecord[]> {
+    const gitDir = this.host.gitDir(owner, repo);
+    const head = await resolveRef(gitDir, await defaultBranch(gitDir));
+    if (!head) return [];
+    const crons = new Set<string>();
+    for (const path of await listWorkflowPaths(gitDir, head.sha)) {
+      try {
+        for (const c of cronsOf((parse((await readFileAt(gitDir, head.sha, path)) ?? '') as { on?: unknown } | null)?.on)) crons.add(c);
+      } catch {
+        // An invalid workflow file schedules nothing (trigger() reports it when it runs).
+      }
+    }
+    const started: RunRecord[] = [];
+    for (const cron of crons) started.push(...(await this.trigger(owner, repo, 'schedule', { schedule: cron })));
+    return started;
   }
 
   /** Runs (or re-runs) the run's current attempt in the background. */

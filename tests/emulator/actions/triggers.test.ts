@@ -54,6 +54,22 @@ async function headOf(o: { owner: string; repo: string }, branch = 'main'): Prom
 }
 
 describe('event triggers', () => {
+  it('schedule: each cron expression fires the workflows listing it, on the default branch, with GitHub\'s payload', async () => {
+    const o = await repo('scheduled', {
+      '.github/workflows/often.yml': showing('often', "on:\n  schedule:\n    - cron: '*/5 * * * *'\n  issues: { types: [labeled] }", '      - run: echo "schedule=${{ github.event.schedule }} repo=${{ github.event.repository.full_name }}"\n'),
+      '.github/workflows/nightly.yml': showing('nightly', "on:\n  schedule:\n    - cron: '17 3 * * *'"),
+      '.github/workflows/push.yml': showing('push-only', 'on: push'),
+    });
+    const started = await runner.schedule(o.owner, o.repo);
+    await runner.idle();
+    expect(started.map((r) => r.path).sort()).toEqual(['.github/workflows/nightly.yml', '.github/workflows/often.yml']);
+    const often = started.find((r) => r.path.endsWith('often.yml'))!;
+    expect(often).toMatchObject({ event: 'schedule', headBranch: 'main', headSha: await headOf(o) });
+    const log = runner.logs(often.id);
+    expect(log).toContain('event=schedule ref=refs/heads/main');
+    expect(log).toContain('schedule=*/5 * * * * repo=acme/scheduled');
+  });
+
   it('issues.labeled starts the workflows listening to labeled, not those listening to opened', async () => {
     const o = await repo('labels', {
       '.github/workflows/labeled.yml': showing('labeled', 'on:\n  issues:\n    types: [labeled]', '      - run: echo "label=${{ github.event.label.name }}"\n'),

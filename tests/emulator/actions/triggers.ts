@@ -161,6 +161,9 @@ export function workflowListens(on: unknown, event: string, payload: Obj): boole
       const base = (payload.pull_request as { base?: { ref?: string } } | undefined)?.base?.ref ?? '';
       return passesRefFilters(spec, 'branch', base, false);
     }
+    case 'schedule':
+      // A scheduled event names the cron expression that fired (`github.event.schedule`).
+      return cronsOf(on).includes(String(payload.schedule ?? ''));
     case 'workflow_run': {
       const run = (payload.workflow_run ?? {}) as { name?: string; head_branch?: string | null };
       const workflows = list(spec.workflows);
@@ -170,6 +173,13 @@ export function workflowListens(on: unknown, event: string, payload: Obj): boole
     default:
       return true;
   }
+}
+
+/** The cron expressions of `on: schedule: [{ cron: … }]` (GitHub's only form of the trigger). */
+export function cronsOf(on: unknown): string[] {
+  const spec = isObj(on) ? on.schedule : undefined;
+  if (!Array.isArray(spec)) return [];
+  return spec.filter(isObj).map((e) => e.cron).filter((c): c is string => typeof c === 'string');
 }
 
 /** `refs/heads/main` → `main`, `refs/pull/3/merge` → `3/merge`, as GITHUB_REF_NAME. */

@@ -9,6 +9,7 @@
 export const OPERATIONS: readonly string[] = [
   // GitHub App
   'GET /app',
+  'GET /app/installations',
   'GET /app/installations/{installation_id}',
   'POST /app/installations/{installation_id}/access_tokens',
   'GET /repos/{owner}/{repo}/installation',

@@ -11,6 +11,25 @@ export function registerAppRoutes(emulator: Emulator): void {
 
   router.add('GET', '/app', () => ({ status: 200, body: shapes.integration() }), { auth: 'app' });
 
+  // The App's installations, oldest first, paginated as a bare array ("List installations
+  // for the authenticated app": JWT only, 30 per page by default, at most 100). GitHub's
+  // OpenAPI description types this list's `account` as allOf(Simple User, Enterprise) — a
+  // known oddity of the description (github/rest-api-description issue #1397; GitHub sends
+  // the user) — so the account also carries the Enterprise fields that validation requires.
+  router.add(
+    'GET',
+    '/app/installations',
+    (ctx) =>
+      paginate(
+        ctx,
+        [...store.installations.keys()].sort((a, b) => a - b).map((id) => {
+          const inst = shapes.installation(id);
+          return { ...inst, account: { ...inst.account, name: inst.account.login, slug: inst.account.login, created_at: inst.created_at, updated_at: inst.updated_at } };
+        }),
+      ),
+    { auth: 'app' },
+  );
+
   router.add(
     'GET',
     '/app/installations/{installation_id}',

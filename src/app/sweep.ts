@@ -1,0 +1,102 @@
+// The sweep: runs whose only pending thing is a deadline (a worker that never reports, a
+// budget's minutes, an ask step's or a checks gate's timeout) hear no event, so something
+// must come by and look. Open runs are found on GitHub, not in memory — every run has its
+// branch `baton/<run-id>` from its first command on, so one `matching-refs` read per
+// repository lists them, and a fresh process finds what a dead one left. Each is then put
+// through the RunService like an event: first checked against Actions (a worker run that
+// finished while nobody listened is collected), then given `time.passed` once one of its
+// deadlines has come. Shared by the App's timer (sweeper.ts) and Actions-only's schedule.
+import { isTerminal, nextDeadline, type RunState } from '../engine/index.ts';
+import type { RepoContext } from '../hosts/github/client.ts';
+import { isRunBranch, runIdOfBranch } from '../hosts/github/run-id.ts';
+import type { Log, RunService } from './runs.ts';
+
+/** What one sweep of one repository found and did. */
+export interface RepoSweep {
+  /** Run branches found. */
+  runs: number;
+  /** Runs put through the run service (not known finished). */
+  swept: number;
+  /** Runs that failed to sweep (logged; the next sweep tries again). */
+  failed: number;
+}
+
+/**
+ * Runs this process saw finished (or without a record), not read again until `ttlMs` has
+ * passed: a `/baton retry` may reopen a failed run, and another replica may have handled it.
+ */
+export class FinishedRuns {
+  private readonly until = new Map<string, number>();
+  constructor(private readonly ttlMs = 60 * 60_000) {}
+  has(key: string, now: number): boolean {
+    const t = this.until.get(key);
+    if (t === undefined) return false;
+    if (t > now) return true;
+    this.until.delete(key);
+    return false;
+  }
+  add(key: string, now: number): void {
+    if (this.until.size > 20_000) this.until.clear();
+    this.until.set(key, now + this.ttlMs);
+  }
+}
+
+/** The run ids of a repository's run branches (step branches `baton/<run>/<step>` left out). */
+export async function runIdsOnGitHub(gh: RepoContext): Promise<string[]> {
+  const refs = await gh.octokit.paginate('GET /repos/{owner}/{repo}/git/matching-refs/{ref}', { owner: gh.owner, repo: gh.repo, ref: 'heads/baton/', per_page: 100 });
+  const ids = new Set<string>();
+  for (const r of refs as Array<{ ref: string }>) if (isRunBranch(r.ref)) ids.add(runIdOfBranch(r.ref)!);
+  return [...ids];
+}
+
+const hasRunningJobs = (s: RunState) => s.status === 'running' && s.steps.some((st) => st.jobs.some((j) => j.status === 'running'));
+
+/**
+ * One run, as an event would take it. Two passes through the run's queue: the first looks
+ * its running attempts up on Actions (a webhook may have been lost: what this process
+ * remembers is not trusted for that) and times out those past their deadline; the second
+ * sends `time.passed` when another deadline has come. Nothing due, nothing running: no request.
+ */
+export async function sweepRun(runs: RunService, gh: RepoContext, runId: string, now: () => number, log: Log): Promise<RunState | undefined> {
+  const looked = await runs.onRun(
+    gh,
+    runId,
+    (memory) => {
+      if (hasRunningJobs(memory.state)) memory.warm = false;
+      return [];
+    },
+    log,
+  );
+  if (looked?.status !== 'running') return looked;
+  return runs.onRun(
+    gh,
+    runId,
+    (memory, workflow) => {
+      const due = nextDeadline(memory.state, workflow);
+      const t = now();
+      return due !== null && due <= t ? [{ type: 'time.passed', key: `time:${t}`, at: t }] : [];
+    },
+    log,
+  );
+}
+
+/** Sweeps every run of one repository; a run that fails is logged and left for the next sweep. */
+export async function sweepRepository(runs: RunService, gh: RepoContext, now: () => number, log: Log, finished: FinishedRuns = new FinishedRuns()): Promise<RepoSweep> {
+  const ids = await runIdsOnGitHub(gh);
+  const out: RepoSweep = { runs: ids.length, swept: 0, failed: 0 };
+  for (const runId of ids) {
+    const key = `${gh.owner}/${gh.repo}#${runId}`.toLowerCase();
+    // A run this process reopened since (`/baton retry`) is in its memory, going again.
+    const known = runs.memories.get(gh.owner, gh.repo, runId);
+    if (finished.has(key, now()) && !(known && !isTerminal(known.state.status))) continue;
+    out.swept++;
+    try {
+      const state = await sweepRun(runs, gh, runId, now, log);
+      if (!state || isTerminal(state.status)) finished.add(key, now());
+    } catch (err) {
+      out.failed++;
+      log.warn(`sweep: run ${runId} in ${gh.owner}/${gh.repo} failed: ${(err as Error).message}`);
+    }
+  }
+  return out;
+}
