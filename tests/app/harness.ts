@@ -144,13 +144,22 @@ export function steering(agents: AgentScript = {}): string {
   return dir;
 }
 
+/**
+ * What the emulated runner's steps get to run the routed fake agent CLIs: them first on PATH
+ * (so the worker workflow's install steps find the pinned versions and install nothing), and
+ * where their steering and call log are.
+ */
+export function fakeAgentRunnerEnv(steer: string): Record<string, string> {
+  return { PATH: [ROUTED_AGENTS, process.env.PATH ?? ''].join(delimiter), FAKE_AGENTS, BATON_STEERING: steer, FAKE_AGENT_LOG: join(steer, 'calls.jsonl') };
+}
+
 export async function startHarness(o: HarnessOptions): Promise<Harness> {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
   const steer = steering(o.agents);
   const actions = withActions({
     actions: { 'baton-dev/baton': PROJECT_ROOT },
     secrets: { ANTHROPIC_API_KEY: 'sk-ant-test', OPENAI_API_KEY: 'sk-openai-test', CODEX_API_KEY: 'sk-codex-test', ...o.secrets },
-    env: { PATH: [ROUTED_AGENTS, process.env.PATH ?? ''].join(delimiter), FAKE_AGENTS, BATON_STEERING: steer, FAKE_AGENT_LOG: join(steer, 'calls.jsonl') },
+    env: fakeAgentRunnerEnv(steer),
     ...(o.minuteMs ? { minuteMs: o.minuteMs } : {}),
     ...(o.triggerOnWebhooks ? { triggerOnWebhooks: true } : {}),
   });

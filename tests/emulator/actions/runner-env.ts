@@ -50,6 +50,9 @@ export function runnerVariables(req: JobRequest, dirs: JobDirs): Record<string, 
     // the pinned version) lands in the job's own folder, as on a throwaway hosted runner, never
     // in the machine running the tests, where a real CLI would then shadow the fakes.
     npm_config_prefix: join(dirs.root, 'npm-global'),
+    // and fetches nothing: a test whose runner lacks a fake CLI fails at that install step,
+    // in its job's log, instead of downloading the real CLI (hundreds of MB) in the background.
+    npm_config_registry: 'http://127.0.0.1:9/',
     CI: 'true',
     GITHUB_ACTIONS: 'true',
     GITHUB_ACTOR: String(run.actor.login ?? ''),
