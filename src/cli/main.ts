@@ -6,14 +6,14 @@ import { doctorCommand, help as doctorHelp } from './commands/doctor.ts';
 import { mcpCommand, help as mcpHelp } from './commands/mcp.ts';
 import { initCommand, help as initHelp } from './commands/init.ts';
 import { runCommand, help as runHelp } from './commands/run.ts';
-import { cancelCommand, cancelHelp, listCommand, listHelp, statusCommand, statusHelp } from './commands/runs.ts';
+import { cancelCommand, cancelHelp, listCommand, listHelp, logsCommand, logsHelp, statusCommand, statusHelp } from './commands/runs.ts';
 import { EXIT, UsageError, processIO, type CliIO } from './io.ts';
 import { PACKAGE_NAME, batonVersion } from '../names.ts';
 
 interface Command {
   summary: string;
   help: string;
-  run(args: string[], io: CliIO): number | Promise<number>;
+  run(args: string[], io: CliIO, env: NodeJS.ProcessEnv): number | Promise<number>;
 }
 
 const COMMANDS: Record<string, Command> = {
@@ -23,7 +23,8 @@ const COMMANDS: Record<string, Command> = {
   resume: { summary: 'continue an interrupted local run from its events', help: resumeHelp, run: resumeCommand },
   answer: { summary: "answer a local run's questions and continue it", help: answerHelp, run: answerCommand },
   approve: { summary: 'approve the step a local run waits at and continue it', help: approveHelp, run: approveCommand },
-  status: { summary: 'show a local run: steps, states, times, what it waits for', help: statusHelp, run: statusCommand },
+  status: { summary: 'show a run, local or on GitHub (owner/repo#N): steps, states, times, costs', help: statusHelp, run: statusCommand },
+  logs: { summary: 'print the agent transcripts (or job logs) of a run on GitHub (owner/repo#N)', help: logsHelp, run: logsCommand },
   list: { summary: 'list the local runs of this repository', help: listHelp, run: listCommand },
   cancel: { summary: 'cancel a local run', help: cancelHelp, run: cancelCommand },
   init: { summary: 'set a repository up: workflows, the worker workflow, Actions-only mode', help: initHelp, run: (args, io) => initCommand(args, io) },
@@ -45,7 +46,7 @@ export function usage(): string {
   ].join('\n');
 }
 
-export async function main(argv: string[], io: CliIO = processIO): Promise<number> {
+export async function main(argv: string[], io: CliIO = processIO, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const [name, ...rest] = argv;
   if (name === '--version' || name === '-V' || name === 'version') {
     io.out(`${PACKAGE_NAME} ${batonVersion()}`);
@@ -65,7 +66,7 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
     return EXIT.ok;
   }
   try {
-    return await command.run(rest, io);
+    return await command.run(rest, io, env);
   } catch (err) {
     // parseArgs reports unknown options with codes like ERR_PARSE_ARGS_UNKNOWN_OPTION.
     const code = (err as { code?: string }).code ?? '';

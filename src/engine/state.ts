@@ -125,6 +125,7 @@ export function copyJob(j: JobState): JobState {
     costUsd: j.costUsd,
     feedback: j.feedback,
     fallback: j.fallback,
+    costEstimated: j.costEstimated,
   };
 }
 

@@ -63,6 +63,8 @@ export interface JobState {
   /** Why the last attempt failed (validation error, crash, conflict); sent with the retry. */
   lastError: string | null;
   costUsd: number;
+  /** Part of costUsd was estimated from token counts (codex); absent when every figure was reported. */
+  costEstimated?: boolean;
   /** Review comments or failing check output given to a fix round. */
   feedback: Feedback | null;
   /** The agent the current attempt runs when it is not the step's own (its fallback, breaker.ts). */
