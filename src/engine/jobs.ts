@@ -7,7 +7,7 @@ import { agentFailed, agentWorked, chooseAgent } from './breaker.ts';
 import { closeStepCheck, openStepCheck } from './checks-runs.ts';
 import type { DispatchWorker } from './commands.ts';
 import type { Draft } from './draft.ts';
-import type { JobRef, Usage, WorkerFailed, WorkerFinished, MergeCompleted, MergeConflicted, MergeRefused, WorkerDispatched } from './events.ts';
+import type { JobRef, WorkerFailed, WorkerFinished, MergeCompleted, MergeConflicted, MergeRefused, WorkerDispatched } from './events.ts';
 import { emitCancelWorker, failStep, stopRun } from './lifecycle.ts';
 import { fixBranch, jobKey, stepBranch, workerRunName } from './naming.ts';
 import { REVIEW_OUTPUTS_SCHEMA, outputsError } from './outputs.ts';
@@ -228,12 +228,12 @@ export function onWorkerDispatched(d: Draft, ev: WorkerDispatched): void {
 }
 
 export function onWorkerFinished(d: Draft, ev: WorkerFinished): void {
-  addCost(d, ev.usage);
+  addCost(d, ev.usage, ev.step);
   if (d.state.status !== 'running') return;
   const job = currentJob(d, ev, 'running');
   if (!job) return;
   const step = d.stepDef(ev.step)!;
-  d.setJob(ev.step, ev.slot, jobCost(job, ev.usage));
+  d.setJob(ev.step, ev.slot, { costUsd: job.costUsd + (ev.usage?.costUsd ?? 0) });
   // The backend answered: whatever the outputs are worth, it works.
   agentWorked(d, attemptAgent(d, step, job));
   const invalid = outputsError(schemaFor(step, job), ev.outputs ?? null);
@@ -259,11 +259,11 @@ const FAILURE_TEXT: Record<WorkerFailed['reason'], string> = {
 };
 
 export function onWorkerFailed(d: Draft, ev: WorkerFailed): void {
-  addCost(d, ev.usage);
+  addCost(d, ev.usage, ev.step);
   if (d.state.status !== 'running') return;
   const job = currentJob(d, ev, 'running');
   if (!job) return;
-  d.setJob(ev.step, ev.slot, jobCost(job, ev.usage));
+  d.setJob(ev.step, ev.slot, { costUsd: job.costUsd + (ev.usage?.costUsd ?? 0) });
   const text = FAILURE_TEXT[ev.reason] + (ev.error ? `: ${ev.error}` : '');
   const counts = agentFailed(d, attemptAgent(d, d.stepDef(ev.step)!, job), ev, ev.infrastructure);
   attemptFailed(d, ev.step, ev.slot, text, ev.checkpoint ?? job.checkpoint, counts);
@@ -381,10 +381,4 @@ export function onMergeFailed(d: Draft, ev: MergeConflicted | MergeRefused): voi
   // The retry starts from the new head, not from the conflicting commit.
   const why = conflict ? `merge conflict with the run branch in ${ev.files.join(', ') || 'unknown files'}` : ev.error;
   attemptFailed(d, ev.step, ev.slot, why, null);
-}
-
-/** The job's cost with an attempt's usage added; an estimated figure marks the whole as estimated. */
-function jobCost(job: JobState, usage: Usage | undefined): Partial<JobState> {
-  const estimated = (usage?.costUsd ?? 0) > 0 && usage?.costEstimated === true;
-  return { costUsd: job.costUsd + (usage?.costUsd ?? 0), ...(estimated ? { costEstimated: true } : {}) };
 }

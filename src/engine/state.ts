@@ -101,6 +101,8 @@ export function copyStep(s: StepState): StepState {
     ask: s.ask,
     failures: s.failures,
     note: s.note,
+    costUsd: s.costUsd,
+    costEstimated: s.costEstimated,
   };
 }
 
@@ -125,7 +127,6 @@ export function copyJob(j: JobState): JobState {
     costUsd: j.costUsd,
     feedback: j.feedback,
     fallback: j.fallback,
-    costEstimated: j.costEstimated,
   };
 }
 

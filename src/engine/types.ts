@@ -63,8 +63,6 @@ export interface JobState {
   /** Why the last attempt failed (validation error, crash, conflict); sent with the retry. */
   lastError: string | null;
   costUsd: number;
-  /** Part of costUsd was estimated from token counts (codex); absent when every figure was reported. */
-  costEstimated?: boolean;
   /** Review comments or failing check output given to a fix round. */
   feedback: Feedback | null;
   /** The agent the current attempt runs when it is not the step's own (its fallback, breaker.ts). */
@@ -136,6 +134,10 @@ export interface StepState {
   failures: number;
   /** Rendered text shown while waiting (approve message, PR title). */
   note: string | null;
+  /** What the step's worker attempts cost (every attempt, retries and fix rounds too); absent: none reported a cost. */
+  costUsd?: number;
+  /** Part of costUsd was estimated from token counts (codex). */
+  costEstimated?: boolean;
 }
 
 export interface BudgetUsed {

@@ -6,6 +6,7 @@ import { GitHubRuns, type GitHubTarget } from '../../mcp/github.ts';
 import { ToolError } from '../../mcp/target.ts';
 import { viewOfState } from '../../record/view.ts';
 import { duration, usd } from '../../record/format.ts';
+import { stepCost } from '../../record/cost.ts';
 import { EXIT, UsageError, type CliIO } from '../io.ts';
 
 export interface ThreadTarget extends GitHubTarget {
@@ -46,14 +47,6 @@ function jobsWithRuns(step: RunState['steps'][number]): JobState[] {
   return step.jobs.filter((j) => j.workflowRunId !== null);
 }
 
-/** What one step cost so far: "$0.12", "≈ $0.12" (estimated from token counts), "—" (none reported). */
-export function stepCost(jobs: readonly JobState[]): string {
-  const known = jobs.filter((j) => j.costUsd > 0);
-  if (!known.length) return '—';
-  const total = known.reduce((s, j) => s + j.costUsd, 0);
-  return `${known.some((j) => j.costEstimated) ? '≈ ' : ''}${usd(total)}`;
-}
-
 export async function githubStatus(t: ThreadTarget, opts: { run?: string | undefined; json?: boolean | undefined }, io: CliIO, env: NodeJS.ProcessEnv): Promise<number> {
   try {
     const gh = new GitHubRuns(env);
@@ -73,7 +66,7 @@ export async function githubStatus(t: ThreadTarget, opts: { run?: string | undef
     for (const s of state.steps) {
       const attempt = Math.max(0, ...s.jobs.map((j) => j.attempt));
       const time = s.startedAt !== null ? duration((s.finishedAt ?? now) - s.startedAt) : '';
-      const cost = s.jobs.some((j) => j.attempt > 0) ? stepCost(s.jobs) : '';
+      const cost = stepCost(s);
       const line = `  ${s.id.padEnd(width)}  ${s.status.padEnd(9)}  ${time.padEnd(7)}  ${cost.padEnd(8)}  ${attempt > 1 ? `attempt ${attempt}  ` : ''}${s.reason ?? ''}`;
       io.out(printable(line.trimEnd()));
     }
