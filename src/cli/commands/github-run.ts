@@ -5,9 +5,9 @@ import type { JobState, RunState } from '../../engine/index.ts';
 import { GitHubRuns, type GitHubTarget } from '../../mcp/github.ts';
 import { ToolError } from '../../mcp/target.ts';
 import { viewOfState } from '../../record/view.ts';
-import { duration, usd } from '../../record/format.ts';
-import { stepCost } from '../../record/cost.ts';
+import { usd } from '../../record/format.ts';
 import { EXIT, UsageError, type CliIO } from '../io.ts';
+import { stepLines } from './step-lines.ts';
 
 export interface ThreadTarget extends GitHubTarget {
   number: number;
@@ -59,17 +59,9 @@ export async function githubStatus(t: ThreadTarget, opts: { run?: string | undef
       io.out(JSON.stringify({ ...view, url: found.url ?? null, ...(found.unverified ? { unverified: true } : {}), workers }, null, 2));
       return EXIT.ok;
     }
-    const now = Date.now();
     io.out(printable(`run ${state.runId} (${state.workflow}) on ${t.owner}/${t.repo}#${t.number} — ${state.status}${state.reason ? `: ${state.reason}` : ''}`));
     if (state.runBranch) io.out(`branch ${state.runBranch}${state.head ? ` at ${state.head.slice(0, 12)}` : ''}`);
-    const width = Math.max(0, ...state.steps.map((s) => s.id.length));
-    for (const s of state.steps) {
-      const attempt = Math.max(0, ...s.jobs.map((j) => j.attempt));
-      const time = s.startedAt !== null ? duration((s.finishedAt ?? now) - s.startedAt) : '';
-      const cost = stepCost(s);
-      const line = `  ${s.id.padEnd(width)}  ${s.status.padEnd(9)}  ${time.padEnd(7)}  ${cost.padEnd(8)}  ${attempt > 1 ? `attempt ${attempt}  ` : ''}${s.reason ?? ''}`;
-      io.out(printable(line.trimEnd()));
-    }
+    io.out(printable(stepLines(view).join('\n')));
     for (const w of view.waiting) {
       io.out(printable(`Step \`${w.step}\` asks (answer in the thread, numbered like the questions):`));
       for (const i of w.open) io.out(printable(`  ${i + 1}. ${w.questions[i] ?? ''}`));

@@ -3,14 +3,14 @@
 import { parseArgs } from 'node:util';
 import { localActor } from '../../hosts/local/actor.ts';
 import { LocalRun } from '../../hosts/local/run.ts';
-import { cancelEvent, latestRunId, openStore, readRun, summarize, type RunSummary } from '../../hosts/local/session.ts';
+import { cancelEvent, latestRunId, openStore, readRun, summarize, } from '../../hosts/local/session.ts';
 import { listRunIds, RunStore } from '../../hosts/local/store.ts';
 import { describeWaiting } from '../../hosts/local/waiting.ts';
 import { repoRoot } from '../../hosts/local/git.ts';
-import { duration } from '../../record/format.ts';
 import { EXIT, UsageError, type CliIO } from '../io.ts';
 import { knownError, runOptions } from './local-run.ts';
 import { githubLogs, githubStatus, threadTarget } from './github-run.ts';
+import { stepLines } from './step-lines.ts';
 
 export const statusHelp = `Usage: baton status [<run>] [--repo DIR] [--json]
        baton status OWNER/REPO#N [--run RUN] [--json]
@@ -44,14 +44,6 @@ process is asked to stop) and records the run as cancelled.`;
 const OPTIONS = { repo: { type: 'string' }, json: { type: 'boolean' } } as const;
 const GITHUB_STATUS_OPTIONS = { ...OPTIONS, run: { type: 'string' } } as const;
 
-function steps(s: RunSummary): string[] {
-  const width = Math.max(0, ...s.steps.map((x) => x.id.length));
-  return s.steps.map((x) => {
-    const time = x.startedAt !== null ? duration((x.finishedAt ?? Date.now()) - x.startedAt) : '';
-    return `  ${x.id.padEnd(width)}  ${x.status.padEnd(9)}  ${time.padEnd(7)}  ${x.attempt > 1 ? `attempt ${x.attempt}  ` : ''}${x.reason ?? ''}`.trimEnd();
-  });
-}
-
 export function statusCommand(args: string[], io: CliIO, env: NodeJS.ProcessEnv = process.env): number | Promise<number> {
   const { values, positionals } = parseArgs({ args, options: GITHUB_STATUS_OPTIONS, allowPositionals: true, strict: true });
   if (positionals.length > 1) throw new UsageError('name at most one run');
@@ -77,7 +69,7 @@ export function statusCommand(args: string[], io: CliIO, env: NodeJS.ProcessEnv 
     } else {
       io.out(`run ${s.runId} (${s.workflow}) — ${s.status}${s.reason ? `: ${s.reason}` : ''}${driver ? ` (driven by process ${driver})` : ''}`);
       io.out(`branch ${s.branch} at ${s.head.slice(0, 12)}`);
-      io.out(steps(s).join('\n'));
+      io.out(stepLines(s).join('\n'));
       if (s.waiting.length) io.out(describeWaiting(s.runId, s.waiting));
       if (s.prCommand) io.out(`Open the pull request with:\n  ${s.prCommand}`);
       io.out(`record: ${s.recordFile}`);
