@@ -7,6 +7,7 @@ import { deliveryKey, repoContext, type AppConfig, type RepositoryPayload } from
 import { ROUTES, routeFor } from './routes.ts';
 import { RunService } from './runs.ts';
 import { resolveStateSecret } from './state-key.ts';
+import { registerTriggerLabels } from './handlers/trigger-labels.ts';
 
 export interface BatonAppOptions extends Partial<AppConfig> {
   /** Called with the run service once the app is loaded (tests wait on `idle()`). */
@@ -29,6 +30,7 @@ export function batonApp(options: BatonAppOptions = {}): ApplicationFunction {
     };
     const runs = new RunService(config.now);
     options.onReady?.(runs);
+    registerTriggerLabels(app);
 
     // Who baton is on this GitHub: only comments by this login carry trusted state.
     let identity: Promise<Identity> | undefined;
