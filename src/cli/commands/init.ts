@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { ACTIONS_PR_ADVICE } from '../../hosts/github/actions-settings.ts';
 import { libraryWorkflows, type LibraryWorkflow } from '../../init/library.ts';
-import { conflicts, planInit, writePlan, type InitPlan } from '../../init/plan.ts';
+import { conflicts, ghLabelCreate, planInit, writePlan, type InitPlan } from '../../init/plan.ts';
 import { EXIT, UsageError, type CliIO } from '../io.ts';
 import { ACTION_REF } from '../../names.ts';
 
@@ -50,6 +50,10 @@ function report(plan: InitPlan, mode: string, appToken: boolean, io: CliIO, root
     lines.push('Add these repository secrets (Settings → Secrets and variables → Actions):', ...plan.secrets.map((s) => `  ${s}`), '');
   }
   if (mode === 'actions' && !appToken) lines.push(`Before the first run: ${ACTIONS_PR_ADVICE}`, '');
+  if (mode === 'actions' && plan.labels.length) {
+    // The App creates these itself; in Actions-only mode nothing runs before the first label.
+    lines.push('Create the labels that start the workflows (GitHub CLI, in the repository):', ...plan.labels.map((l) => `  ${ghLabelCreate(l)}`), '');
+  }
   lines.push(
     mode === 'actions'
       ? 'Commit the files to the default branch; then label an issue (e.g. baton:fix-issue). See docs/actions-only.md about CI on run branches.'
