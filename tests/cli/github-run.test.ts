@@ -8,12 +8,18 @@ import { startHarness, type Harness } from '../app/harness.ts';
 
 const HELLO = `name: hello
 on: { labels: ["baton:hello"], commands: [hello] }
+agents:
+  coder: { uses: claude-code }
 steps:
   - id: greet
     run: echo "hello from baton" | tee greet.txt; printf 'then \\033]0;owned\\007 and \\033[2J done\\n'
   - id: more
     needs: [greet]
     run: echo "more" > more.txt
+  - id: write
+    needs: [more]
+    agent: coder
+    prompt: Write a note.
 `;
 
 let h: Harness;
@@ -36,12 +42,12 @@ beforeAll(async () => {
   await h.settle();
   // A person's token, as `gh auth token` would give: read access to the repository and its Actions.
   env = { GITHUB_TOKEN: h.emu.auth.userToken('alice'), GITHUB_API_URL: h.emu.apiUrl };
-}, 60_000);
+}, 120_000);
 afterAll(async () => {
   await h?.close();
 });
 
-describe('baton status / logs owner/repo#N (emulator)', { timeout: 60_000 }, () => {
+describe('baton status / logs owner/repo#N (emulator)', { timeout: 120_000 }, () => {
   it('shows the run from the App\'s status comment: steps, cost, worker runs, the comment', async () => {
     const r = await baton(['status', `acme/widgets#${issue}`]);
     expect(r.err).toBe('');
@@ -50,13 +56,15 @@ describe('baton status / logs owner/repo#N (emulator)', { timeout: 60_000 }, () 
     expect(r.out).toContain(`run ${runId} (hello) on acme/widgets#${issue} — succeeded`);
     expect(r.out).toMatch(/\n {2}greet +succeeded +\d+s +— *\n/);
     expect(r.out).toMatch(/\n {2}more +succeeded +\d+s +—/);
-    expect(r.out).toContain('cost: $0.00');
+    // The agent's reported cost (the fake claude reports $0.0123), per step and in total.
+    expect(r.out).toMatch(/\n {2}write +succeeded +\d+s +\$0\.01\n/);
+    expect(r.out).toContain('cost: $0.01');
     expect(r.out).toMatch(/worker runs .*\n {2}greet #1: http\S+\/actions\/runs\/\d+/);
     expect(r.out).toMatch(/status comment: http\S+#issuecomment-\d+/);
 
     const json = JSON.parse((await baton(['status', `acme/widgets#${issue}`, '--json'])).out) as { runId: string; status: string; workers: { step: string; workflowRunId: number }[] };
     expect(json).toMatchObject({ runId, status: 'succeeded' });
-    expect(json.workers.map((w) => w.step)).toEqual(['greet', 'more']);
+    expect(json.workers.map((w) => w.step)).toEqual(['greet', 'more', 'write']);
   });
 
   it('trusts only the bot\'s comment, and says which look-alike it ignored', async () => {
@@ -117,7 +125,7 @@ describe('baton status / logs owner/repo#N (emulator)', { timeout: 60_000 }, () 
     expect(noRun.err).toContain(`no run \`hello-1-9\` on acme/widgets#${issue}; runs there: hello-${issue}-1, hello-${issue}-2`);
     const noStep = await baton(['logs', `acme/widgets#${issue}`, '--step', 'nope']);
     expect(noStep.code).toBe(2);
-    expect(noStep.err).toContain('has no step "nope"; its steps: greet, more');
+    expect(noStep.err).toContain('has no step "nope"; its steps: greet, more, write');
     const badTarget = await baton(['logs', 'acme/widgets']);
     expect(badTarget.code).toBe(2);
     expect(badTarget.err).toContain('"acme/widgets" is not OWNER/REPO#N');
