@@ -147,7 +147,7 @@ describe('status comment costs', () => {
     expect(body).toMatch(/\| guess \| done \| 1 \| [^|]* \| ≈ \$0\.40 \|/);
     expect(body).toMatch(/\| pair \| done \| 1 \| [^|]* \| — \|/);
     expect(body).toMatch(/\| build \| done \| 1 \| [^|]* \| — \|/);
-    expect(body).toMatch(/\| clarify \| waiting for answers \(0 of 1\) \|  \| [^|]* \|  \|/);
+    expect(body).toMatch(/\| clarify \| waiting for answers \(0 of 1\) \| {2}\| [^|]* \| {2}\|/);
     expect(body).toMatch(/Budget: 5 steps · [^·]+ · \$0\.52 \(estimated in part from token counts\)/);
     // The costs live in the state the next event continues from.
     expect(readStateBlock(body)).toEqual({ ok: true, state: run.state });
