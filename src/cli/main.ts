@@ -5,6 +5,7 @@ import { answerCommand, answerHelp, approveCommand, approveHelp, resumeCommand, 
 import { doctorCommand, help as doctorHelp } from './commands/doctor.ts';
 import { mcpCommand, help as mcpHelp } from './commands/mcp.ts';
 import { initCommand, help as initHelp } from './commands/init.ts';
+import { updateCommand, help as updateHelp } from './commands/update.ts';
 import { runCommand, help as runHelp } from './commands/run.ts';
 import { cancelCommand, cancelHelp, listCommand, listHelp, logsCommand, logsHelp, statusCommand, statusHelp } from './commands/runs.ts';
 import { EXIT, UsageError, processIO, type CliIO } from './io.ts';
@@ -28,6 +29,7 @@ const COMMANDS: Record<string, Command> = {
   list: { summary: 'list the local runs of this repository', help: listHelp, run: listCommand },
   cancel: { summary: 'cancel a local run', help: cancelHelp, run: cancelCommand },
   init: { summary: 'set a repository up: workflows, the worker workflow, Actions-only mode', help: initHelp, run: (args, io) => initCommand(args, io) },
+  update: { summary: 'refresh what init wrote to this version, keeping your edits (three-way merge)', help: updateHelp, run: updateCommand },
   doctor: { summary: 'check which agent CLIs and credentials are available here', help: doctorHelp, run: (args, io) => doctorCommand(args, io) },
   mcp: { summary: 'serve the MCP tools over stdio (for Claude Code, Codex, Cursor…)', help: mcpHelp, run: mcpCommand },
 };

@@ -7,7 +7,8 @@ import { ACTIONS_PR_ADVICE } from '../../hosts/github/actions-settings.ts';
 import { libraryWorkflows, type LibraryWorkflow } from '../../init/library.ts';
 import { conflicts, ghLabelCreate, planInit, writePlan, type InitPlan } from '../../init/plan.ts';
 import { EXIT, UsageError, type CliIO } from '../io.ts';
-import { ACTION_REF } from '../../names.ts';
+import { ACTION_REF, batonVersion } from '../../names.ts';
+import { INIT_BASE_FILE, writeInitBase } from '../../init/base.ts';
 
 export const DEFAULT_ACTION_REF = ACTION_REF;
 
@@ -19,6 +20,7 @@ Sets a repository up for baton:
   .github/workflows/baton-worker.yml   the worker workflow baton dispatches for each step
   .github/workflows/baton.yml          (--mode actions) runs baton from GitHub Actions
                                        alone, no App to host
+  ${INIT_BASE_FILE}              what init wrote, for \`baton update\`
 
 Options:
   --mode app|actions    app (default): the baton GitHub App drives runs; actions: no server
@@ -45,7 +47,7 @@ async function choose(library: LibraryWorkflow[], io: CliIO): Promise<string[]> 
 }
 
 function report(plan: InitPlan, mode: string, appToken: boolean, io: CliIO, root: string): void {
-  const lines = [`baton init (${mode} mode) wrote in ${root}:`, ...plan.files.map((f) => `  ${f.path}`), ''];
+  const lines = [`baton init (${mode} mode) wrote in ${root}:`, ...plan.files.map((f) => `  ${f.path}`), `  ${INIT_BASE_FILE} (what init wrote: \`baton update\` merges from it; commit it too)`, ''];
   if (plan.secrets.length) {
     lines.push('Add these repository secrets (Settings → Secrets and variables → Actions):', ...plan.secrets.map((s) => `  ${s}`), '');
   }
@@ -97,6 +99,16 @@ export async function initCommand(args: string[], io: CliIO, interactive: boolea
     return EXIT.failed;
   }
   writePlan(root, plan);
+  writeInitBase(root, {
+    version: 1,
+    baton: batonVersion(),
+    mode,
+    workflows: names,
+    actionRef,
+    actionRefGiven: values['action-ref'] !== undefined,
+    appToken: values['app-token'] ?? false,
+    files: Object.fromEntries(plan.files.map((f) => [f.path, f.text])),
+  });
   report(plan, mode, values['app-token'] ?? false, io, root);
   return EXIT.ok;
 }
