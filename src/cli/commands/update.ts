@@ -43,7 +43,9 @@ export function updateCommand(args: string[], io: CliIO): number {
   const lines: string[] = [];
   const conflicted: string[] = [];
   const written: { path: string; text: string }[] = [];
-  const labels = { yours: 'yours', base: `baton init (${base.baton})`, theirs: `baton ${batonVersion()}` };
+  // The base's version is read from a committed file: only a version-like word goes into the markers.
+  const was = /^[\w.+-]{1,40}$/.test(base.baton) ? base.baton : 'an earlier version';
+  const labels = { yours: 'yours', base: `baton init (${was})`, theirs: `baton ${batonVersion()}` };
   for (const f of plan.files) {
     const target = join(root, f.path);
     const before = base.files[f.path];
