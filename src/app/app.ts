@@ -8,6 +8,7 @@ import { ROUTES, routeFor } from './routes.ts';
 import { RunService } from './runs.ts';
 import { resolveStateSecret } from './state-key.ts';
 import { Sweeper, sweepIntervalFromEnv } from './sweeper.ts';
+import { registerTriggerLabels } from './handlers/trigger-labels.ts';
 
 export interface BatonAppOptions extends Partial<AppConfig> {
   /** Called with the run service (tests wait on `idle()`) and the sweeper once the app is loaded. */
@@ -31,6 +32,7 @@ export function batonApp(options: BatonAppOptions = {}): ApplicationFunction {
       stateSecret: resolveStateSecret(options),
     };
     const runs = new RunService(config.now);
+    registerTriggerLabels(app);
 
     // Who baton is on this GitHub: only comments by this login carry trusted state.
     let identity: Promise<Identity> | undefined;

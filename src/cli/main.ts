@@ -6,7 +6,7 @@ import { PACKAGE_NAME, batonVersion } from '../names.ts';
 
 interface Loaded {
   help: string;
-  run(args: string[], io: CliIO): number | Promise<number>;
+  run(args: string[], io: CliIO, env: NodeJS.ProcessEnv): number | Promise<number>;
 }
 
 interface Command {
@@ -26,11 +26,13 @@ const COMMANDS: Record<string, Command> = {
   resume: { summary: 'continue an interrupted local run from its events', load: lazy(() => import('./commands/resume.ts'), (m) => ({ help: m.resumeHelp, run: m.resumeCommand })) },
   answer: { summary: "answer a local run's questions and continue it", load: lazy(() => import('./commands/resume.ts'), (m) => ({ help: m.answerHelp, run: m.answerCommand })) },
   approve: { summary: 'approve the step a local run waits at and continue it', load: lazy(() => import('./commands/resume.ts'), (m) => ({ help: m.approveHelp, run: m.approveCommand })) },
-  status: { summary: 'show a local run: steps, states, times, what it waits for', load: lazy(() => import('./commands/runs.ts'), (m) => ({ help: m.statusHelp, run: m.statusCommand })) },
+  status: { summary: 'show a run, local or on GitHub (owner/repo#N): steps, states, times, costs', load: lazy(() => import('./commands/runs.ts'), (m) => ({ help: m.statusHelp, run: m.statusCommand })) },
+  logs: { summary: 'print the agent transcripts (or job logs) of a run on GitHub (owner/repo#N)', load: lazy(() => import('./commands/runs.ts'), (m) => ({ help: m.logsHelp, run: (args, io) => m.logsCommand(args, io) })) },
   list: { summary: 'list the local runs of this repository, with what each waits for', load: lazy(() => import('./commands/runs.ts'), (m) => ({ help: m.listHelp, run: m.listCommand })) },
   cancel: { summary: 'cancel a local run', load: lazy(() => import('./commands/runs.ts'), (m) => ({ help: m.cancelHelp, run: m.cancelCommand })) },
   prune: { summary: "remove finished local runs' worktrees and branches (--dry-run)", load: lazy(() => import('./commands/runs.ts'), (m) => ({ help: m.pruneHelp, run: m.pruneCommand })) },
   init: { summary: 'set a repository up: workflows, the worker workflow, Actions-only mode', load: lazy(() => import('./commands/init.ts'), (m) => ({ help: m.help, run: (args, io) => m.initCommand(args, io) })) },
+  update: { summary: 'refresh what init wrote to this version, keeping your edits (three-way merge)', load: lazy(() => import('./commands/update.ts'), (m) => ({ help: m.help, run: m.updateCommand })) },
   doctor: { summary: 'check which agent CLIs and credentials are available here', load: lazy(() => import('./commands/doctor.ts'), (m) => ({ help: m.help, run: (args, io) => m.doctorCommand(args, io) })) },
   mcp: { summary: 'serve the MCP tools over stdio (for Claude Code, Codex, Cursor…)', load: lazy(() => import('./commands/mcp.ts'), (m) => ({ help: m.help, run: m.mcpCommand })) },
 };
@@ -49,7 +51,7 @@ export function usage(): string {
   ].join('\n');
 }
 
-export async function main(argv: string[], io: CliIO = processIO): Promise<number> {
+export async function main(argv: string[], io: CliIO = processIO, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const [name, ...rest] = argv;
   if (name === '--version' || name === '-V' || name === 'version') {
     io.out(`${PACKAGE_NAME} ${batonVersion()}`);
@@ -70,7 +72,7 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
     return EXIT.ok;
   }
   try {
-    return await command.run(rest, io);
+    return await command.run(rest, io, env);
   } catch (err) {
     // parseArgs reports unknown options with codes like ERR_PARSE_ARGS_UNKNOWN_OPTION.
     const code = (err as { code?: string }).code ?? '';

@@ -50,9 +50,15 @@ export function dispatchBlocked(d: Draft, stepId: string): string | null {
   return minutesOver(d);
 }
 
-/** Adds a reported or estimated cost (from any attempt, even a stale one: money spent is spent). */
-export function addCost(d: Draft, usage: Usage | undefined): void {
+/**
+ * Adds a reported or estimated cost to the run's total and to the step's (from any
+ * attempt, even a stale one: money spent is spent).
+ */
+export function addCost(d: Draft, usage: Usage | undefined, stepId: string): void {
   const costUsd = usage?.costUsd;
   if (costUsd === undefined || !Number.isFinite(costUsd) || costUsd <= 0) return;
-  d.state.budget = { ...d.state.budget, costUsd: d.state.budget.costUsd + costUsd, ...(usage?.costEstimated ? { costEstimated: true } : {}) };
+  const estimated = usage?.costEstimated ? { costEstimated: true } : {};
+  d.state.budget = { ...d.state.budget, costUsd: d.state.budget.costUsd + costUsd, ...estimated };
+  const step = d.findStep(stepId);
+  if (step) d.setStep(stepId, { costUsd: (step.costUsd ?? 0) + costUsd, ...estimated });
 }

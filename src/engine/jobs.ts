@@ -228,7 +228,7 @@ export function onWorkerDispatched(d: Draft, ev: WorkerDispatched): void {
 }
 
 export function onWorkerFinished(d: Draft, ev: WorkerFinished): void {
-  addCost(d, ev.usage);
+  addCost(d, ev.usage, ev.step);
   if (d.state.status !== 'running') return;
   const job = currentJob(d, ev, 'running');
   if (!job) return;
@@ -259,7 +259,7 @@ const FAILURE_TEXT: Record<WorkerFailed['reason'], string> = {
 };
 
 export function onWorkerFailed(d: Draft, ev: WorkerFailed): void {
-  addCost(d, ev.usage);
+  addCost(d, ev.usage, ev.step);
   if (d.state.status !== 'running') return;
   const job = currentJob(d, ev, 'running');
   if (!job) return;

@@ -101,6 +101,8 @@ export function copyStep(s: StepState): StepState {
     ask: s.ask,
     failures: s.failures,
     note: s.note,
+    costUsd: s.costUsd,
+    costEstimated: s.costEstimated,
   };
 }
 

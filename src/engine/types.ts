@@ -134,6 +134,10 @@ export interface StepState {
   failures: number;
   /** Rendered text shown while waiting (approve message, PR title). */
   note: string | null;
+  /** What the step's worker attempts cost (every attempt, retries and fix rounds too); absent: none reported a cost. */
+  costUsd?: number;
+  /** Part of costUsd was estimated from token counts (codex). */
+  costEstimated?: boolean;
 }
 
 export interface BudgetUsed {

@@ -2,7 +2,10 @@
 // (files that exist, without --force) leaves the repository exactly as it was.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { Backend } from '../manifest/types.ts';
+import { shellQuote } from '../hosts/local/host.ts';
+import { loadWorkflowText } from '../manifest/load.ts';
+import { triggerLabels, type TriggerLabel } from '../manifest/trigger-labels.ts';
+import type { Backend, Workflow } from '../manifest/types.ts';
 import { forRepository, type LibraryWorkflow } from './library.ts';
 import { batonWorkflow, secretsOf, workerWorkflow } from './workflows.ts';
 
@@ -22,6 +25,8 @@ export interface InitPlan {
   files: InitFile[];
   /** Secret names to add to the repository (never values). */
   secrets: string[];
+  /** The labels that start the workflows written (the App creates them; Actions-only mode cannot). */
+  labels: TriggerLabel[];
 }
 
 export function planInit(o: InitOptions): InitPlan {
@@ -33,7 +38,17 @@ export function planInit(o: InitOptions): InitPlan {
   const secrets = secretsOf(backends);
   if (o.mode === 'actions') secrets.push('BATON_STATE_SECRET');
   if (wf.appToken) secrets.push('APP_ID', 'APP_PRIVATE_KEY');
-  return { files, secrets };
+  const manifests = files.flatMap((f): Workflow[] => {
+    const loaded = f.path.startsWith('.agents/workflows/') ? loadWorkflowText(f.path, f.text).loaded : undefined;
+    return loaded ? [loaded.workflow] : [];
+  });
+  return { files, secrets, labels: triggerLabels(manifests) };
+}
+
+/** The `gh label create` command of a label; a name that starts with `-` goes after `--`, so gh cannot take it for an option. */
+export function ghLabelCreate(label: TriggerLabel): string {
+  const options = `--color ${label.color} --description ${shellQuote(label.description)}`;
+  return label.name.startsWith('-') ? `gh label create ${options} -- ${shellQuote(label.name)}` : `gh label create ${shellQuote(label.name)} ${options}`;
 }
 
 /** Files of the plan that exist already. */

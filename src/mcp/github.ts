@@ -4,7 +4,10 @@
 // status comment, trusting only one written by the App's bot.
 import { Octokit } from '@octokit/rest';
 import { loadWorkflowText } from '../manifest/load.ts';
-import { findRecords } from '../record/find.ts';
+import { findRecords, type FoundRecord } from '../record/find.ts';
+import { RESULT_ARTIFACT } from '../agents/result.ts';
+import { downloadResult } from '../hosts/github/apply.ts';
+import { WorkerRunGone } from '../hosts/github/worker-run.ts';
 import { viewOfState, type RunView } from './summary.ts';
 import { ToolError } from './target.ts';
 import type { Json } from '../engine/index.ts';
@@ -29,8 +32,10 @@ export class GitHubRuns {
   private octokit(): Octokit {
     if (this.client) return this.client;
     const token = this.env.GITHUB_TOKEN || this.env.GH_TOKEN;
-    if (!token) throw new ToolError('set GITHUB_TOKEN in the MCP server\'s environment (a token that can comment on the repository) to use a GitHub target');
-    this.client = new Octokit({ auth: token, baseUrl: this.env.GITHUB_API_URL || 'https://api.github.com', request: { retries: 0 } });
+    if (!token) throw new ToolError('set GITHUB_TOKEN (or GH_TOKEN) to a token that can read and comment on the repository to use a GitHub target (and GITHUB_API_URL for GitHub Enterprise Server, e.g. https://HOST/api/v3)');
+    // A failed request becomes one ToolError saying what to fix; Octokit's own line for it would only repeat it.
+    const quiet = (): void => {};
+    this.client = new Octokit({ auth: token, baseUrl: this.env.GITHUB_API_URL || 'https://api.github.com', request: { retries: 0 }, log: { debug: quiet, info: quiet, warn: console.warn, error: quiet } });
     return this.client;
   }
 
@@ -88,8 +93,8 @@ export class GitHubRuns {
     return ['/baton', workflow, ...words].join(' ');
   }
 
-  /** Status comments on the thread: the bot's with a valid state block; others are reported, not trusted. */
-  async runs(t: GitHubTarget, number: number): Promise<{ runs: RunView[]; ignored: string[] }> {
+  /** The trusted records on the thread (oldest first), and why any look-alike was not trusted. */
+  async records(t: GitHubTarget, number: number): Promise<{ records: FoundRecord[]; ignored: string[] }> {
     const gh = this.octokit();
     const comments = await this.call(`read the comments of #${number}`, () => gh.paginate(gh.issues.listComments, { owner: t.owner, repo: t.repo, issue_number: number, per_page: 100 }));
     // The App's own reader: one trust rule (author, marker first, one block last, hash or HMAC).
@@ -98,22 +103,67 @@ export class GitHubRuns {
     const found = findRecords(thread, this.botLogin, this.env.BATON_STATE_SECRET || undefined, { unsignedRead: true });
     const urls = new Map(thread.map((c) => [c.id, c.url]));
     const ignored = found.ignored.map((i) => `comment ${urls.get(i.commentId) ?? i.commentId} by @${i.author || 'unknown'} looks like a baton status comment but is not trusted: ${i.problem}; ignored`);
-    const runs = new Map<string, RunView>();
-    for (const r of found.records) runs.set(r.state.runId, { ...viewOfState(r.state), url: r.url ?? '', ...(r.unverified ? { unverified: 'signed by the App with a key this server does not hold (set BATON_STATE_SECRET to check it)' } : {}) });
-    return { runs: [...runs.values()], ignored };
+    // One entry per run (a later record of the same run replaces an earlier one, in its place).
+    const byRun = new Map<string, FoundRecord>();
+    for (const r of found.records) byRun.set(r.state.runId, r);
+    return { records: [...byRun.values()], ignored };
   }
 
-  async get(t: GitHubTarget, number: number, runId?: string): Promise<RunView & { ignored: string[] }> {
-    const { runs, ignored } = await this.runs(t, number);
-    const run = runId ? runs.find((r) => r.runId === runId) : runs.at(-1);
-    if (!run) {
+  /** Status comments on the thread: the bot's with a valid state block; others are reported, not trusted. */
+  async runs(t: GitHubTarget, number: number): Promise<{ runs: RunView[]; ignored: string[] }> {
+    const { records, ignored } = await this.records(t, number);
+    return { runs: records.map((r) => this.view(r)), ignored };
+  }
+
+  private view(r: FoundRecord): RunView {
+    return { ...viewOfState(r.state), url: r.url ?? '', ...(r.unverified ? { unverified: 'signed by the App with a key this server does not hold (set BATON_STATE_SECRET to check it)' } : {}) };
+  }
+
+  /** One run's record: `runId`, or the newest on the thread. */
+  async record(t: GitHubTarget, number: number, runId?: string): Promise<FoundRecord & { ignored: string[] }> {
+    const { records, ignored } = await this.records(t, number);
+    const found = runId ? records.find((r) => r.state.runId === runId) : records.at(-1);
+    if (!found) {
       const why = ignored.length ? ` (${ignored.join('; ')})` : '';
       throw new ToolError(
         runId
-          ? `no run \`${runId}\` on ${t.owner}/${t.repo}#${number}; runs there: ${runs.map((r) => r.runId).join(', ') || 'none'}${why}`
+          ? `no run \`${runId}\` on ${t.owner}/${t.repo}#${number}; runs there: ${records.map((r) => r.state.runId).join(', ') || 'none'}${why}`
           : `no baton status comment from ${this.botLogin} on ${t.owner}/${t.repo}#${number} yet: the App has not picked the run up (is it installed, and did the start comment name a workflow?)${why}`,
       );
     }
-    return { ...run, ignored };
+    return { ...found, ignored };
+  }
+
+  /**
+   * What a worker run left to read: the agent's transcript from its result artifact, or,
+   * when it uploaded none (a job that broke before the upload, an expired artifact), the
+   * log of each of its jobs.
+   */
+  async workerOutput(t: GitHubTarget, workflowRunId: number): Promise<{ kind: 'transcript' | 'job-log'; text: string; note?: string }> {
+    const gh = this.octokit();
+    let note: string | undefined;
+    try {
+      const bundle = await downloadResult({ octokit: gh, owner: t.owner, repo: t.repo }, workflowRunId);
+      if (bundle) return { kind: 'transcript', text: bundle.transcript };
+      note = `worker run ${workflowRunId} uploaded no ${RESULT_ARTIFACT} artifact (or it expired)`;
+    } catch (err) {
+      if (err instanceof WorkerRunGone) throw new ToolError(err.message);
+      const status = (err as { status?: number }).status;
+      if (status === 401 || status === 403) return this.call(`read the artifacts of worker run ${workflowRunId}`, () => Promise.reject(err));
+      note = `the ${RESULT_ARTIFACT} artifact of worker run ${workflowRunId} could not be read: ${(err as Error).message}`;
+    }
+    const jobs = await this.call(`list the jobs of worker run ${workflowRunId}`, () => gh.paginate(gh.actions.listJobsForWorkflowRun, { owner: t.owner, repo: t.repo, run_id: workflowRunId, per_page: 100 }));
+    const parts: string[] = [];
+    for (const job of jobs) {
+      const log = await this.call(`read the log of job ${job.id}`, () => gh.actions.downloadJobLogsForWorkflowRun({ owner: t.owner, repo: t.repo, job_id: job.id }));
+      const text = typeof log.data === 'string' ? log.data : Buffer.from(log.data as ArrayBuffer).toString('utf8');
+      parts.push(`=== job ${job.name} (${job.conclusion ?? job.status}) ===`, text.replace(/\n$/, ''));
+    }
+    return { kind: 'job-log', text: parts.join('\n'), ...(note ? { note } : {}) };
+  }
+
+  async get(t: GitHubTarget, number: number, runId?: string): Promise<RunView & { ignored: string[] }> {
+    const { ignored, ...found } = await this.record(t, number, runId);
+    return { ...this.view(found), ignored };
   }
 }

@@ -22,6 +22,8 @@ export const runShape = z.object({
       startedAt: z.number().nullable(),
       finishedAt: z.number().nullable(),
       outputs: z.unknown(),
+      costUsd: z.number().nullable().optional(),
+      cost: z.string().optional(),
     }),
   ),
   waiting: z.array(z.object({ step: z.string(), kind: z.enum(['ask', 'approve']), questions: z.array(z.string()), open: z.array(z.number()), message: z.string().nullable() })),

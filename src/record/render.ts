@@ -7,6 +7,7 @@ import { stepState, type RunState, type StepState } from '../engine/index.ts';
 import { externalize, isOutputRef, type Externalized } from './externalize.ts';
 import { breakerLines } from './breakers.ts';
 import { cell, duration, usd } from './format.ts';
+import { stepCost } from './cost.ts';
 import { inert } from './inert.ts';
 import { writeStateBlock } from './state-block.ts';
 
@@ -105,7 +106,7 @@ function title(state: RunState, workflow: Workflow): string {
 }
 
 function table(state: RunState, workflow: Workflow, opts: RenderOptions, mode: 'full' | 'brief'): string {
-  const rows = ['| | step | status | attempt | time | links |', '|---|---|---|---|---|---|'];
+  const rows = ['| | step | status | attempt | time | cost | links |', '|---|---|---|---|---|---|---|'];
   for (const step of workflow.steps) {
     const s = stepState(state, step.id);
     if (!s) continue;
@@ -116,7 +117,7 @@ function table(state: RunState, workflow: Workflow, opts: RenderOptions, mode: '
     const time = s.startedAt !== null && end !== null ? duration(end - s.startedAt) : '';
     const links = mode === 'full' ? linksOf(step.id, s, opts) : '';
     const icon = s.status === 'running' && s.ask ? '❓' : STEP_ICON[s.status];
-    rows.push(`| ${icon} | ${cell(step.name)} | ${cell(statusText(state, workflow, step.id, s), mode === 'full' ? 160 : 60)} | ${attempt || ''}${standIn ? ` (${cell(standIn, 40)}, fallback)` : ''} | ${time} | ${links} |`);
+    rows.push(`| ${icon} | ${cell(step.name)} | ${cell(statusText(state, workflow, step.id, s), mode === 'full' ? 160 : 60)} | ${attempt || ''}${standIn ? ` (${cell(standIn, 40)}, fallback)` : ''} | ${time} | ${stepCost(s)} | ${links} |`);
   }
   return rows.join('\n');
 }

@@ -3,6 +3,7 @@
 import type { Json, RunState } from '../engine/index.ts';
 import { stepById, type Workflow } from '../manifest/types.ts';
 import { isOutputRef } from './externalize.ts';
+import { stepCost } from './cost.ts';
 
 /** What a view shows for an output kept outside the status comment (not fetched here). */
 export const OUTPUT_KEPT_TEXT = '(output kept in the check run)';
@@ -26,6 +27,10 @@ export interface StepView {
   startedAt: number | null;
   finishedAt: number | null;
   outputs: Json;
+  /** What its worker attempts cost in dollars; null when none reported one (or it ran none). */
+  costUsd: number | null;
+  /** The cost as the record shows it: "$0.12", "≈ $0.12" (estimated), "—" (not reported), "" (no worker). */
+  cost: string;
 }
 
 export interface RunView {
@@ -82,6 +87,8 @@ export function viewOfState(state: RunState, workflow?: Workflow): RunView {
       startedAt: s.startedAt,
       finishedAt: s.finishedAt,
       outputs: shown(s.outputs),
+      costUsd: s.costUsd !== undefined && s.costUsd > 0 ? s.costUsd : null,
+      cost: stepCost(s),
     })),
     waiting: waitingFor(state, workflow),
   };

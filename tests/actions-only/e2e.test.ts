@@ -39,7 +39,7 @@ const o = { owner: 'acme', repo: 'widgets' };
 describe('Actions-only mode on the emulator', () => {
   it('runs label → run → worker → apply → review → checks → PR from the files baton init wrote', async () => {
     h = await startActionsOnly({ init: ['--mode', 'actions', '--workflows', 'fix-issue'], files: { '.agents/workflows/quick.yml': QUICK }, agentScript: AGENTS });
-    expect(Object.keys(h.initFiles).sort()).toEqual(['.agents/workflows/fix-issue.yml', '.github/workflows/baton-worker.yml', '.github/workflows/baton.yml']);
+    expect(Object.keys(h.initFiles).sort()).toEqual(['.agents/baton-init.json', '.agents/workflows/fix-issue.yml', '.github/workflows/baton-worker.yml', '.github/workflows/baton.yml']);
     // As a repository admin must (off by default): GitHub Actions may open pull requests.
     h.emu.store.allowActionsToCreatePullRequests('acme', 'widgets');
     const alice = h.as('alice');

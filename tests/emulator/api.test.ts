@@ -162,6 +162,20 @@ describe('issues, comments, labels, reactions', () => {
     expect(label).toMatchObject({ name: 'needs-info', color: 'fbca04' });
     const dup = await status(app.issues.createLabel({ owner, repo, name: 'needs-info' }));
     expect(dup).toMatchObject({ status: 422, data: { errors: [{ code: 'already_exists' }] } });
+    const otherCase = await status(app.issues.createLabel({ owner, repo, name: 'Needs-Info' }));
+    expect(otherCase).toMatchObject({ status: 422, data: { errors: [{ resource: 'Label', code: 'already_exists', field: 'name' }] } });
+  });
+
+  it('refuses labels GitHub refuses: names over 50 characters, descriptions over 100, colours with #', async () => {
+    const fifty = 'n'.repeat(50);
+    expect((await app.issues.createLabel({ owner, repo, name: fifty })).status).toBe(201);
+    const long = await status(app.issues.createLabel({ owner, repo, name: 'n'.repeat(51) }));
+    expect(long).toMatchObject({ status: 422, data: { message: 'Validation Failed', errors: [{ resource: 'Label', code: 'custom', field: 'name', message: 'name is too long (maximum is 50 characters)' }] } });
+    const wordy = await status(app.issues.createLabel({ owner, repo, name: 'wordy', description: 'd'.repeat(101) }));
+    expect(wordy).toMatchObject({ status: 422, data: { errors: [{ resource: 'Label', field: 'description', message: 'description is too long (maximum is 100 characters)' }] } });
+    expect((await app.issues.createLabel({ owner, repo, name: 'wordy', description: 'd'.repeat(100) })).status).toBe(201);
+    const hash = await status(app.issues.createLabel({ owner, repo, name: 'hash', color: '#5319e7' }));
+    expect(hash).toMatchObject({ status: 422, data: { errors: [{ resource: 'Label', code: 'invalid', field: 'color' }] } });
     expect((await app.issues.getLabel({ owner, repo, name: 'p1' })).data.name).toBe('p1');
   });
 

@@ -12,6 +12,14 @@ import { parseWorkflowFile } from '../emulator/actions/workflow-file.ts';
 import { docsUrl } from '../../src/names.ts';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
+import { execFileSync } from 'node:child_process';
+import { ghLabelCreate } from '../../src/init/plan.ts';
+
+/** The arguments `gh` would receive from a printed command line, as a POSIX shell splits it. */
+function ghArgs(line: string): string[] {
+  const out = execFileSync('sh', ['-c', `gh() { for a in "$@"; do printf '%s\\0' "$a"; done; }; ${line}`], { encoding: 'utf8' });
+  return out.split('\0').slice(0, -1);
+}
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -142,6 +150,29 @@ describe('baton init', () => {
     // Said up front: GitHub refuses PRs from GITHUB_TOKEN until this setting is on.
     expect(r.out).toContain('Settings → Actions → General → Workflow permissions → "Allow GitHub Actions to create and approve pull requests" is on (off by default)');
     expect(r.out).toContain('--app-token');
+    // No App to create the trigger labels: the commands that do, one per label.
+    const lines = r.out.split('\n').filter((l) => l.trim().startsWith('gh label create'));
+    expect(lines.map((l) => ghArgs(l.trim()))).toEqual([
+      ['label', 'create', 'baton:triage', '--color', '5319e7', '--description', 'Starts the baton workflow triage on this issue or pull request'],
+      ['label', 'create', 'baton:write-tests', '--color', '5319e7', '--description', 'Starts the baton workflow write-tests on this issue or pull request'],
+    ]);
+  });
+
+  it('gh label create lines survive any label name a shell could misread', () => {
+    for (const name of ["it's", '$(touch pwned) `id`', 'two words; rm -rf x', '-R other/repo', '"quoted" \\ back', 'ünïcode ✨']) {
+      const line = ghLabelCreate({ name, color: '5319e7', description: `for ${name}` });
+      const args = ghArgs(line);
+      expect(args.slice(0, 2)).toEqual(['label', 'create']);
+      expect(args.at(-1) === name || args[2] === name).toBe(true);
+      expect(args).toContain(`for ${name}`);
+      // A name like an option comes after `--`, where gh takes it as the name.
+      if (name.startsWith('-')) expect(args.slice(-2)).toEqual(['--', name]);
+    }
+  });
+
+  it('app mode prints no label commands: the App creates the labels', async () => {
+    const r = await init(repo(), ['--mode', 'app']);
+    expect(r.out).not.toContain('gh label create');
   });
 
   it('refuses to overwrite files without --force, naming them and writing nothing', async () => {

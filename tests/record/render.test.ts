@@ -4,7 +4,7 @@ import { loadWorkflowFile, LIBRARY_DIR } from '../../src/manifest/load.ts';
 import type { Workflow } from '../../src/manifest/types.ts';
 import { MAX_COMMENT_CHARS, RecordTooLargeError, renderRecord } from '../../src/record/render.ts';
 import { readStateBlock } from '../../src/record/state-block.ts';
-import { run as step, workflow } from '../engine/builder.ts';
+import { agent, ask, run as step, workflow } from '../engine/builder.ts';
 import { Run } from '../engine/harness.ts';
 
 function libraryWorkflow(name: string): Workflow {
@@ -111,5 +111,45 @@ describe('status comment rows', () => {
     expect(renderRecord(run.state, wf)).toContain('| 🔄 | Gate | Ship it? |');
     run.send({ type: 'approval.given', actor: 'root', permission: 'admin' });
     expect(renderRecord(run.state, wf)).toContain('| ✅ | Gate | approved by @root |');
+  });
+});
+
+describe('status comment costs', () => {
+  it('shows each step\'s cost: as reported, ≈ when estimated, — when the backend reports none, blank without a worker', () => {
+    const wf = workflow(
+      [
+        agent('plan', { writes: false, retries: 1 }),
+        agent('guess', { agent: 'estimator', writes: false }),
+        agent('pair', { agent: 'copilot', writes: false }),
+        step('build', { writes: false }),
+        ask('clarify'),
+      ],
+      {
+        agents: {
+          coder: { uses: 'claude-code', model: 'm', timeoutMinutes: 30, env: {} },
+          estimator: { uses: 'codex', env: {} },
+          copilot: { uses: 'copilot', env: {} },
+        },
+      },
+    );
+    const run = new Run(wf);
+    run.start();
+    const attempt = (id: string) => run.dispatch(id).attempt;
+    // A failed attempt's money is spent too: the retry adds to it.
+    run.send({ type: 'worker.failed', step: 'plan', slot: '0', attempt: attempt('plan'), reason: 'crashed', error: 'boom', checkpoint: null, usage: { costUsd: 0.05 } });
+    run.send({ type: 'worker.finished', step: 'plan', slot: '0', attempt: attempt('plan'), outputs: null, commit: null, usage: { costUsd: 0.07 } });
+    run.send({ type: 'worker.finished', step: 'guess', slot: '0', attempt: attempt('guess'), outputs: null, commit: null, usage: { costUsd: 0.4, costEstimated: true, inputTokens: 1000 } });
+    run.send({ type: 'worker.finished', step: 'pair', slot: '0', attempt: attempt('pair'), outputs: null, commit: null, usage: {} });
+    run.send({ type: 'worker.finished', step: 'build', slot: '0', attempt: attempt('build'), outputs: null, commit: null });
+    const body = renderRecord(run.state, wf);
+    expect(body).toContain('| | step | status | attempt | time | cost | links |');
+    expect(body).toMatch(/\| plan \| done \| 2 \| [^|]* \| \$0\.12 \|/);
+    expect(body).toMatch(/\| guess \| done \| 1 \| [^|]* \| ≈ \$0\.40 \|/);
+    expect(body).toMatch(/\| pair \| done \| 1 \| [^|]* \| — \|/);
+    expect(body).toMatch(/\| build \| done \| 1 \| [^|]* \| — \|/);
+    expect(body).toMatch(/\| clarify \| waiting for answers \(0 of 1\) \| {2}\| [^|]* \| {2}\|/);
+    expect(body).toMatch(/Budget: 5 steps · [^·]+ · \$0\.52 \(estimated in part from token counts\)/);
+    // The costs live in the state the next event continues from.
+    expect(readStateBlock(body)).toEqual({ ok: true, state: run.state });
   });
 });

@@ -5,9 +5,10 @@ import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { ACTIONS_PR_ADVICE } from '../../hosts/github/actions-settings.ts';
 import { libraryWorkflows, type LibraryWorkflow } from '../../init/library.ts';
-import { conflicts, planInit, writePlan, type InitPlan } from '../../init/plan.ts';
+import { conflicts, ghLabelCreate, planInit, writePlan, type InitPlan } from '../../init/plan.ts';
 import { EXIT, UsageError, type CliIO } from '../io.ts';
-import { ACTION_REF, docsUrl } from '../../names.ts';
+import { ACTION_REF, batonVersion, docsUrl } from '../../names.ts';
+import { INIT_BASE_FILE, writeInitBase } from '../../init/base.ts';
 
 export const DEFAULT_ACTION_REF = ACTION_REF;
 
@@ -19,6 +20,7 @@ Sets a repository up for baton:
   .github/workflows/baton-worker.yml   the worker workflow baton dispatches for each step
   .github/workflows/baton.yml          (--mode actions) runs baton from GitHub Actions
                                        alone, no App to host
+  ${INIT_BASE_FILE}              what init wrote, for \`baton update\`
 
 Options:
   --mode app|actions    app (default): the baton GitHub App drives runs; actions: no server
@@ -45,11 +47,15 @@ async function choose(library: LibraryWorkflow[], io: CliIO): Promise<string[]> 
 }
 
 function report(plan: InitPlan, mode: string, appToken: boolean, io: CliIO, root: string): void {
-  const lines = [`baton init (${mode} mode) wrote in ${root}:`, ...plan.files.map((f) => `  ${f.path}`), ''];
+  const lines = [`baton init (${mode} mode) wrote in ${root}:`, ...plan.files.map((f) => `  ${f.path}`), `  ${INIT_BASE_FILE} (what init wrote: \`baton update\` merges from it; commit it too)`, ''];
   if (plan.secrets.length) {
     lines.push('Add these repository secrets (Settings → Secrets and variables → Actions):', ...plan.secrets.map((s) => `  ${s}`), '');
   }
   if (mode === 'actions' && !appToken) lines.push(`Before the first run: ${ACTIONS_PR_ADVICE}`, '');
+  if (mode === 'actions' && plan.labels.length) {
+    // The App creates these itself; in Actions-only mode nothing runs before the first label.
+    lines.push('Create the labels that start the workflows (GitHub CLI, in the repository):', ...plan.labels.map((l) => `  ${ghLabelCreate(l)}`), '');
+  }
   lines.push(
     mode === 'actions'
       ? `Commit the files to the default branch; then label an issue (e.g. baton:fix-issue). About CI on run branches: ${docsUrl('actions-only.md#the-github_token-gotcha')}`
@@ -93,6 +99,16 @@ export async function initCommand(args: string[], io: CliIO, interactive: boolea
     return EXIT.failed;
   }
   writePlan(root, plan);
+  writeInitBase(root, {
+    version: 1,
+    baton: batonVersion(),
+    mode,
+    workflows: names,
+    actionRef,
+    actionRefGiven: values['action-ref'] !== undefined,
+    appToken: values['app-token'] ?? false,
+    files: Object.fromEntries(plan.files.map((f) => [f.path, f.text])),
+  });
   report(plan, mode, values['app-token'] ?? false, io, root);
   return EXIT.ok;
 }

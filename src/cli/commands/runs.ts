@@ -1,19 +1,36 @@
-// `baton status [<run>]`, `baton list`, `baton cancel <run>`, `baton prune` for local runs.
+// `baton status [<run>]`, `baton list`, `baton cancel <run>`, `baton prune` for local runs;
+// `baton status owner/repo#N` and `baton logs owner/repo#N` for runs on GitHub (github-run.ts).
 import { parseArgs } from 'node:util';
 import { localActor } from '../../hosts/local/actor.ts';
 import { pruneRuns } from '../../hosts/local/prune.ts';
-import { cancelStoredRun, latestRunId, openStore, readRun, summarize, type RunSummary } from '../../hosts/local/session.ts';
+import { cancelStoredRun, latestRunId, openStore, readRun, summarize } from '../../hosts/local/session.ts';
 import { listRunIds, RunStore } from '../../hosts/local/store.ts';
 import { describeWaiting, statusText, waitingFor } from '../../hosts/local/waiting.ts';
 import { repoRoot } from '../../hosts/local/git.ts';
-import { duration } from '../../record/format.ts';
 import { EXIT, UsageError, type CliIO } from '../io.ts';
 import { knownError, runOptions } from './local-run.ts';
+import { githubLogs, githubStatus, threadTarget } from './github-run.ts';
+import { stepLines } from './step-lines.ts';
 
 export const statusHelp = `Usage: baton status [<run>] [--repo DIR] [--json]
+       baton status OWNER/REPO#N [--run RUN] [--json]
 
 Shows a local run (default: the latest): its status, each step with its state and time,
-and what it waits for. The full record is .baton/runs/<run>/record.md.`;
+and what it waits for. The full record is .baton/runs/<run>/record.md.
+
+With OWNER/REPO#N, shows a run on GitHub (default: the newest on that issue or pull
+request; --run names another) from the App's status comment: each step with its state,
+time and cost, what it waits for, and its worker runs. Only the status comment written by
+the App's bot is trusted (BATON_APP_LOGIN, default baton[bot]). Needs a token that can read
+the repository in GITHUB_TOKEN or GH_TOKEN; GITHUB_API_URL for GitHub Enterprise Server;
+BATON_STATE_SECRET to check the App's signature on the record.`;
+
+export const logsHelp = `Usage: baton logs OWNER/REPO#N [--step ID] [--run RUN]
+
+Prints what the worker runs of a run on GitHub left: for each step that ran a worker (or
+only --step ID), the agent's transcript from the worker's result artifact, or, when the
+worker uploaded none, the log of its job. The newest run on the thread unless --run names
+another. Needs GITHUB_TOKEN or GH_TOKEN (with Actions read access), like baton status.`;
 
 export const listHelp = `Usage: baton list [--repo DIR] [--json]
 
@@ -41,18 +58,17 @@ Options:
   -h, --help`;
 
 const OPTIONS = { repo: { type: 'string' }, json: { type: 'boolean' } } as const;
+const GITHUB_STATUS_OPTIONS = { ...OPTIONS, run: { type: 'string' } } as const;
 
-function steps(s: RunSummary): string[] {
-  const width = Math.max(0, ...s.steps.map((x) => x.id.length));
-  return s.steps.map((x) => {
-    const time = x.startedAt !== null ? duration((x.finishedAt ?? Date.now()) - x.startedAt) : '';
-    return `  ${x.id.padEnd(width)}  ${x.status.padEnd(9)}  ${time.padEnd(7)}  ${x.attempt > 1 ? `attempt ${x.attempt}  ` : ''}${x.reason ?? ''}`.trimEnd();
-  });
-}
-
-export function statusCommand(args: string[], io: CliIO): number {
-  const { values, positionals } = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
+export function statusCommand(args: string[], io: CliIO, env: NodeJS.ProcessEnv = process.env): number | Promise<number> {
+  const { values, positionals } = parseArgs({ args, options: GITHUB_STATUS_OPTIONS, allowPositionals: true, strict: true });
   if (positionals.length > 1) throw new UsageError('name at most one run');
+  const onGitHub = threadTarget(positionals[0]);
+  if (onGitHub) {
+    if (values.repo !== undefined) throw new UsageError('--repo is for local runs; OWNER/REPO#N names the repository already');
+    return githubStatus(onGitHub, values, io, env);
+  }
+  if (values.run !== undefined) throw new UsageError('--run is for a run on GitHub (baton status OWNER/REPO#N --run RUN); name a local run as the argument');
   try {
     const repo = values.repo ?? io.cwd;
     const id = positionals[0] ?? latestRunId(repo);
@@ -69,7 +85,7 @@ export function statusCommand(args: string[], io: CliIO): number {
     } else {
       io.out(`run ${s.runId} (${s.workflow}) — ${s.status}${s.reason ? `: ${s.reason}` : ''}${driver ? ` (driven by process ${driver})` : ''}`);
       io.out(`branch ${s.branch} at ${s.head.slice(0, 12)}`);
-      io.out(steps(s).join('\n'));
+      io.out(stepLines(s).join('\n'));
       if (s.waiting.length) io.out(describeWaiting(s.runId, s.waiting));
       if (s.prCommand) io.out(`Open the pull request with:\n  ${s.prCommand}`);
       io.out(`record: ${s.recordFile}`);
@@ -80,6 +96,14 @@ export function statusCommand(args: string[], io: CliIO): number {
     if (code !== null) return code;
     throw err;
   }
+}
+
+export function logsCommand(args: string[], io: CliIO, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const { values, positionals } = parseArgs({ args, options: { step: { type: 'string' }, run: { type: 'string' } }, allowPositionals: true, strict: true });
+  if (positionals.length !== 1) throw new UsageError('name the issue or pull request a run lives on: OWNER/REPO#N');
+  const target = threadTarget(positionals[0]);
+  if (!target) throw new UsageError(`${JSON.stringify(positionals[0])} is not OWNER/REPO#N (for example acme/widgets#12)`);
+  return githubLogs(target, values, io, env);
 }
 
 export function listCommand(args: string[], io: CliIO): number {

@@ -5,7 +5,7 @@
 import { InvalidResultError, RESULT_ARTIFACT, readResultZip, type ResultBundle } from '../../agents/result.ts';
 import type { JobState, RunEvent, RunState, WorkerFailed } from '../../engine/index.ts';
 import { fixBranch, stepBranch, stepState } from '../../engine/index.ts';
-import { messageOf, refusedForGood, statusOf, type RepoContext } from './client.ts';
+import { messageOf, refusedForGood, statusOf, type GitHubClient, type RepoContext } from './client.ts';
 import type { CommitCache } from './memory.ts';
 import { checkTextBytes, MAX_CHECK_TEXT_BYTES } from './limits.ts';
 import { tooLargeMessage } from './outputs.ts';
@@ -168,7 +168,15 @@ function branchOf(state: RunState, ref: WorkerRunName, job: JobState): string | 
   return job.kind === 'fix' ? fixBranch(state.runId, ref.step, Number(ref.slot.slice('fix-'.length))) : stepBranch(state.runId, ref.step, job.index);
 }
 
-async function downloadResult(gh: RepoContext, runId: number): Promise<ResultBundle | undefined> {
+/** Where a worker's result artifact is read from: the App's installation, or a person's token (`baton logs`). */
+export type ResultSource = Pick<RepoContext, 'owner' | 'repo'> & { octokit: Pick<GitHubClient, 'request'> };
+
+/**
+ * The result bundle worker run `runId` uploaded (result, files, transcript), or undefined
+ * when it uploaded none (or it expired). A 404 for the run: WorkerRunGone; a bundle that
+ * fails its checks: an error saying why.
+ */
+export async function downloadResult(gh: ResultSource, runId: number): Promise<ResultBundle | undefined> {
   const list = await orGone(runId, () => gh.octokit.request('GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts', { owner: gh.owner, repo: gh.repo, run_id: runId, name: RESULT_ARTIFACT }));
   const artifact = list.data.artifacts.find((a) => a.name === RESULT_ARTIFACT && !a.expired);
   if (!artifact) return undefined;

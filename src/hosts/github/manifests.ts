@@ -14,16 +14,34 @@ export interface ManifestSet {
 
 const cache = new Map<string, Promise<ManifestSet>>();
 
-export async function defaultBranchHead(gh: RepoContext): Promise<string> {
+/** Where manifests are read from: a repository through a client. */
+export type ManifestSource = Pick<RepoContext, 'octokit' | 'owner' | 'repo'>;
+
+/**
+ * Told of each set of manifests the first time this process reads it (the App creates the
+ * trigger labels it names); it never throws, and the set is handed on when it returns.
+ */
+export type ManifestsReader = (gh: ManifestSource, set: ManifestSet) => Promise<void>;
+let onRead: ManifestsReader | undefined;
+
+export function whenManifestsRead(reader: ManifestsReader | undefined): void {
+  onRead = reader;
+}
+
+export async function defaultBranchHead(gh: Pick<RepoContext, 'octokit' | 'owner' | 'repo' | 'defaultBranch'>): Promise<string> {
   const res = await gh.octokit.request('GET /repos/{owner}/{repo}/git/ref/{ref}', { owner: gh.owner, repo: gh.repo, ref: `heads/${gh.defaultBranch}` });
   return res.data.object.sha;
 }
 
-export function loadManifests(gh: RepoContext, sha: string): Promise<ManifestSet> {
+export function loadManifests(gh: ManifestSource, sha: string): Promise<ManifestSet> {
   const key = `${gh.owner}/${gh.repo}@${sha}`.toLowerCase();
   let hit = cache.get(key);
   if (!hit) {
-    hit = read(gh, sha);
+    const reader = onRead;
+    hit = read(gh, sha).then(async (set) => {
+      await reader?.(gh, set);
+      return set;
+    });
     hit.catch(() => cache.delete(key)); // a failed read is not remembered
     if (cache.size > 200) cache.delete(cache.keys().next().value!);
     cache.set(key, hit);
@@ -31,7 +49,7 @@ export function loadManifests(gh: RepoContext, sha: string): Promise<ManifestSet
   return hit;
 }
 
-async function read(gh: RepoContext, sha: string): Promise<ManifestSet> {
+async function read(gh: ManifestSource, sha: string): Promise<ManifestSet> {
   const o = { owner: gh.owner, repo: gh.repo, ref: sha };
   let entries: { name: string; path: string; type: string }[];
   try {

@@ -13,6 +13,10 @@ function labelNames(input: unknown): string[] {
   return (list as LabelInput[]).map((l) => (typeof l === 'string' ? l : (l.name ?? ''))).filter((n) => n !== '');
 }
 
+
+/** GitHub's limits on a label (see the create-label route). */
+const MAX_LABEL_NAME = 50;
+const MAX_LABEL_DESCRIPTION = 100;
 export function commentOf(ctx: RouteContext, repo: Repo): Comment {
   const comment = ctx.emulator.store.comments.get(Number(ctx.params.comment_id));
   if (comment === undefined || comment.repoId !== repo.id) throw notFound();
@@ -257,7 +261,18 @@ export function registerIssueRoutes(emulator: Emulator): void {
     (ctx) => {
       const repo = repoOf(ctx);
       const request = body<{ name: string; color?: string; description?: string }>(ctx);
+      // Names are unique regardless of case: 422 `already_exists` (yegor256/0pdd issue #160:
+      // "422 - Validation Failed … resource: Label code: already_exists field: name").
       if (repo.labels.has(request.name.toLowerCase())) throw validationFailed([{ resource: 'Label', code: 'already_exists', field: 'name' }]);
+      // At most 50 characters (github/docs issue #32156 quotes the answer; adding an unknown
+      // label to an issue instead answers `invalid`, semantic-release/github issue #518).
+      if ([...request.name].length > MAX_LABEL_NAME) throw validationFailed([{ resource: 'Label', code: 'custom', field: 'name', message: `name is too long (maximum is ${MAX_LABEL_NAME} characters)` }]);
+      if (request.name.trim() === '') throw validationFailed([{ resource: 'Label', code: 'missing_field', field: 'name' }]);
+      // Descriptions: at most 100 characters (REST docs "Create a label"; Financial-Times/github-label-sync issue #42).
+      if (request.description !== undefined && [...request.description].length > MAX_LABEL_DESCRIPTION) {
+        throw validationFailed([{ resource: 'Label', code: 'custom', field: 'description', message: `description is too long (maximum is ${MAX_LABEL_DESCRIPTION} characters)` }]);
+      }
+      // Six hex digits, no leading `#` (REST docs "Create a label": "without the leading #").
       if (request.color !== undefined && !/^[0-9a-fA-F]{6}$/.test(request.color)) throw validationFailed([{ resource: 'Label', code: 'invalid', field: 'color' }]);
       const label = store.label(repo, request.name, request.color?.toLowerCase() ?? 'ededed', request.description ?? null);
       return { status: 201, body: shapes.label(repo, label) };

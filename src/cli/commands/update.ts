@@ -1,0 +1,90 @@
+// `baton update [--repo DIR] [--action-ref R]`: refreshes what `baton init` wrote (workflow
+// files, the worker workflow, pinned Action versions) to what this version writes, keeping
+// the user's edits by a three-way merge from what init wrote (init/base.ts).
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { InitBaseError, INIT_BASE_FILE, readInitBase, writeInitBase } from '../../init/base.ts';
+import { libraryWorkflows } from '../../init/library.ts';
+import { mergeThreeWay } from '../../init/merge.ts';
+import { planInit } from '../../init/plan.ts';
+import { ACTION_REF, batonVersion } from '../../names.ts';
+import { EXIT, UsageError, type CliIO } from '../io.ts';
+
+export const help = `Usage: baton update [--repo DIR] [--action-ref OWNER/REPO@REF]
+
+Refreshes the files \`baton init\` wrote (.agents/workflows/*.yml from baton's library,
+.github/workflows/baton-worker.yml, baton.yml in Actions-only mode) to what this version of
+baton writes, keeping your edits: each file is merged three ways, from what init wrote
+(kept in ${INIT_BASE_FILE}). Where your edits and baton's changes touch the same lines, the
+file keeps both between conflict markers and the command names it (exit 1): settle them,
+then commit. The Action reference moves to this version's (${ACTION_REF}) unless init was
+given another one; --action-ref sets it.`;
+
+export function updateCommand(args: string[], io: CliIO): number {
+  const { values, positionals } = parseArgs({ args, options: { repo: { type: 'string' }, 'action-ref': { type: 'string' } }, allowPositionals: true, strict: true });
+  if (positionals.length) throw new UsageError(`unexpected ${positionals.join(' ')}`);
+  const root = resolve(io.cwd, values.repo ?? '.');
+  let base;
+  try {
+    base = readInitBase(root);
+  } catch (err) {
+    if (!(err instanceof InitBaseError)) throw err;
+    io.err(`baton update: ${err.message}`);
+    return EXIT.failed;
+  }
+  // A reference init chose by default follows baton's; one the user gave stays.
+  const actionRef = values['action-ref'] ?? (base.actionRefGiven ? base.actionRef : ACTION_REF);
+  if (!/^[^/@\s]+\/[^@\s]+@\S+$/.test(actionRef)) throw new UsageError(`--action-ref must look like owner/repo@ref, not ${JSON.stringify(actionRef)}`);
+  const library = libraryWorkflows();
+  const gone = base.workflows.filter((n) => !library.some((w) => w.name === n));
+  const plan = planInit({ mode: base.mode, workflows: library.filter((w) => base.workflows.includes(w.name)), actionRef, appToken: base.appToken });
+
+  const lines: string[] = [];
+  const conflicted: string[] = [];
+  const written: { path: string; text: string }[] = [];
+  // The base's version is read from a committed file: only a version-like word goes into the markers.
+  const was = /^[\w.+-]{1,40}$/.test(base.baton) ? base.baton : 'an earlier version';
+  const labels = { yours: 'yours', base: `baton init (${was})`, theirs: `baton ${batonVersion()}` };
+  for (const f of plan.files) {
+    const target = join(root, f.path);
+    const before = base.files[f.path];
+    if (!existsSync(target)) {
+      if (before !== undefined) {
+        lines.push(`  ${f.path}: you deleted it; left out (delete it from ${INIT_BASE_FILE} too, or restore it with baton init --force)`);
+        continue;
+      }
+      written.push(f);
+      lines.push(`  ${f.path}: added`);
+      continue;
+    }
+    const yours = readFileSync(target, 'utf8');
+    // Nothing new from baton (whatever you changed stays), or you already have what it writes.
+    if (yours === f.text || before === f.text) {
+      lines.push(`  ${f.path}: up to date${yours === f.text ? '' : ' (your edits kept)'}`);
+      continue;
+    }
+    if (before === undefined) {
+      conflicted.push(f.path);
+      const merged = mergeThreeWay(yours, '', f.text, labels);
+      written.push({ path: f.path, text: merged.text });
+      lines.push(`  ${f.path}: not written by baton init, and differs from what baton writes: both kept between conflict markers`);
+      continue;
+    }
+    const merged = mergeThreeWay(yours, before, f.text, labels);
+    written.push({ path: f.path, text: merged.text });
+    if (merged.conflicts) {
+      conflicted.push(f.path);
+      lines.push(`  ${f.path}: ${merged.conflicts} conflict${merged.conflicts === 1 ? '' : 's'} (your edits and baton's changes touch the same lines; see the <<<<<<< markers)`);
+    } else lines.push(`  ${f.path}: ${yours === before ? 'updated' : 'updated, your edits kept'}`);
+  }
+  for (const w of written) writeFileSync(join(root, w.path), w.text);
+  writeInitBase(root, { version: 1, baton: batonVersion(), mode: base.mode, workflows: base.workflows.filter((n) => !gone.includes(n)), actionRef, actionRefGiven: base.actionRefGiven || values['action-ref'] !== undefined, appToken: base.appToken, files: Object.fromEntries(plan.files.map((f) => [f.path, f.text])) });
+  io.out([`baton update (${base.mode} mode, ${actionRef}) in ${root}:`, ...lines].join('\n'));
+  if (gone.length) io.err(`baton update: no longer in baton's library, left as they are: ${gone.map((n) => `.agents/workflows/${n}.yml`).join(', ')}`);
+  if (conflicted.length) {
+    io.err(`baton update: could not merge ${conflicted.join(', ')}: settle the conflict markers, then commit`);
+    return EXIT.failed;
+  }
+  return EXIT.ok;
+}
