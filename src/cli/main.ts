@@ -27,7 +27,7 @@ const COMMANDS: Record<string, Command> = {
   answer: { summary: "answer a local run's questions and continue it", load: lazy(() => import('./commands/resume.ts'), (m) => ({ help: m.answerHelp, run: m.answerCommand })) },
   approve: { summary: 'approve the step a local run waits at and continue it', load: lazy(() => import('./commands/resume.ts'), (m) => ({ help: m.approveHelp, run: m.approveCommand })) },
   status: { summary: 'show a run, local or on GitHub (owner/repo#N): steps, states, times, costs', load: lazy(() => import('./commands/runs.ts'), (m) => ({ help: m.statusHelp, run: m.statusCommand })) },
-  logs: { summary: 'print the agent transcripts (or job logs) of a run on GitHub (owner/repo#N)', load: lazy(() => import('./commands/runs.ts'), (m) => ({ help: m.logsHelp, run: (args, io) => m.logsCommand(args, io) })) },
+  logs: { summary: 'print the agent transcripts (or job logs) of a run on GitHub (owner/repo#N)', load: lazy(() => import('./commands/runs.ts'), (m) => ({ help: m.logsHelp, run: m.logsCommand })) },
   list: { summary: 'list the local runs of this repository, with what each waits for', load: lazy(() => import('./commands/runs.ts'), (m) => ({ help: m.listHelp, run: m.listCommand })) },
   cancel: { summary: 'cancel a local run', load: lazy(() => import('./commands/runs.ts'), (m) => ({ help: m.cancelHelp, run: m.cancelCommand })) },
   prune: { summary: "remove finished local runs' worktrees and branches (--dry-run)", load: lazy(() => import('./commands/runs.ts'), (m) => ({ help: m.pruneHelp, run: m.pruneCommand })) },
