@@ -1,12 +1,13 @@
 // The Probot app: each handler unpacks its webhook into a plain event and hands it to a
 // module that decides (handlers/). All run state lives on GitHub; what the process keeps
 // (RunService) only saves requests and serialises work per run.
-import type { ApplicationFunction, Context, Probot } from 'probot';
+import type { ApplicationFunction, ApplicationFunctionOptions, Context, Probot } from 'probot';
 import type { GitHubClient } from '../hosts/github/client.ts';
 import { deliveryKey, repoContext, type AppConfig, type RepositoryPayload } from './context.ts';
 import { ROUTES, routeFor } from './routes.ts';
 import { RunService } from './runs.ts';
 import { resolveStateSecret } from './state-key.ts';
+import { Metrics } from './metrics.ts';
 import { Sweeper, sweepIntervalFromEnv } from './sweeper.ts';
 import { registerTriggerLabels } from './handlers/trigger-labels.ts';
 
@@ -19,13 +20,16 @@ export interface BatonAppOptions extends Partial<AppConfig> {
   privateKey?: string;
 }
 
+/** Events handled outside the route table (installation logging, trigger labels). */
+const INSTALL_EVENTS = ['installation', 'installation_repositories'];
+
 interface Identity {
   login: string;
   id: number;
 }
 
 export function batonApp(options: BatonAppOptions = {}): ApplicationFunction {
-  return (app: Probot) => {
+  return async (app: Probot, probotOptions?: ApplicationFunctionOptions) => {
     const config: AppConfig = {
       workerWorkflow: options.workerWorkflow ?? process.env.BATON_WORKER_WORKFLOW ?? 'baton-worker.yml',
       now: options.now ?? Date.now,
@@ -34,11 +38,21 @@ export function batonApp(options: BatonAppOptions = {}): ApplicationFunction {
     const runs = new RunService(config.now);
     registerTriggerLabels(app);
 
+    // Prometheus metrics at GET /metrics on Probot's port (metrics.ts; docs/operations.md).
+    const metrics = new Metrics();
+    probotOptions?.addHandler(metrics.handler(process.env.BATON_METRICS_TOKEN || undefined));
+    const auth = async (installationId?: number) => {
+      const octokit = await app.auth(installationId);
+      metrics.watch(octokit, installationId === undefined ? 'app' : String(installationId));
+      return octokit;
+    };
+    // The App's own Octokit fetches every installation token: counted before the first event.
+    await auth();
+
     // Who baton is on this GitHub: only comments by this login carry trusted state.
     let identity: Promise<Identity> | undefined;
     const who = (): Promise<Identity> => {
-      identity ??= app
-        .auth()
+      identity ??= auth()
         .then((octokit) => octokit.request('GET /app'))
         .then((res) => ({ login: `${res.data!.slug}[bot]`, id: Number(res.data!.id) }));
       identity.catch(() => (identity = undefined));
@@ -51,16 +65,37 @@ export function batonApp(options: BatonAppOptions = {}): ApplicationFunction {
     };
 
     // Deadlines pass with no event: a timer sweeps the open runs found on GitHub (sweeper.ts).
-    const sweeper = new Sweeper(app, runs, async (octokit, repository) => repoContext(octokit, repository, (await who()).login, config), config.now, app.log);
+    const sweeper = new Sweeper({ auth }, runs, async (octokit, repository) => repoContext(octokit, repository, (await who()).login, config), config.now, app.log);
+    sweeper.onReport = (report) => metrics.swept(report);
     sweeper.start(options.sweepIntervalMs ?? sweepIntervalFromEnv(process.env.BATON_SWEEP_INTERVAL));
     options.onReady?.(runs, sweeper);
 
     // Every event baton acts on goes through the route table the Actions-only mode shares.
     app.on(Object.keys(ROUTES) as never, async (context: Context) => {
       const route = routeFor(context.name, context.payload as { action?: unknown });
-      if (!route) return;
-      const ourAppId = context.name.startsWith('check_') ? (await who()).id : null;
-      await route(runs, await gh(context), context.payload, deliveryKey(context.id), { log: context.log, ourAppId, workflowRunAsChecks: false });
+      if (!route) return metrics.delivery(context.name, 'ignored');
+      const installation = (context.payload as { installation?: { id?: number } }).installation?.id;
+      metrics.watch(context.octokit as never, installation === undefined ? 'app' : String(installation));
+      try {
+        const ourAppId = context.name.startsWith('check_') ? (await who()).id : null;
+        await route(runs, await gh(context), context.payload, deliveryKey(context.id), { log: context.log, ourAppId, workflowRunAsChecks: false });
+      } catch (err) {
+        metrics.delivery(context.name, 'failed');
+        throw err;
+      }
+      metrics.delivery(context.name, 'handled');
+    });
+
+    // Every delivery's Octokit is counted; deliveries the route table does not take are counted
+    // here (GitHub sends every event app.yml subscribes to; installation events have handlers of their own).
+    app.onAny(async (event) => {
+      // Probot hands every handler its Context (its webhooks transform), though onAny is typed with the raw event.
+      const context = event as unknown as Context;
+      const installation = (context.payload as { installation?: { id?: number } }).installation?.id;
+      metrics.watch(context.octokit as never, installation === undefined ? 'app' : String(installation));
+      const action = (context.payload as { action?: unknown }).action;
+      const routed = Object.hasOwn(ROUTES, context.name) || (typeof action === 'string' && Object.hasOwn(ROUTES, `${context.name}.${action}`));
+      if (!routed) metrics.delivery(context.name, INSTALL_EVENTS.includes(context.name) ? 'handled' : 'ignored');
     });
 
     app.on('installation', async (context) => {

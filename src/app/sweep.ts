@@ -19,6 +19,8 @@ export interface RepoSweep {
   swept: number;
   /** Runs that failed to sweep (logged; the next sweep tries again). */
   failed: number;
+  /** The swept runs by the state the sweep left them in (the metrics' runs by state). */
+  states: Record<string, number>;
 }
 
 /**
@@ -83,7 +85,7 @@ export async function sweepRun(runs: RunService, gh: RepoContext, runId: string,
 /** Sweeps every run of one repository; a run that fails is logged and left for the next sweep. */
 export async function sweepRepository(runs: RunService, gh: RepoContext, now: () => number, log: Log, finished: FinishedRuns = new FinishedRuns()): Promise<RepoSweep> {
   const ids = await runIdsOnGitHub(gh);
-  const out: RepoSweep = { runs: ids.length, swept: 0, failed: 0 };
+  const out: RepoSweep = { runs: ids.length, swept: 0, failed: 0, states: {} };
   for (const runId of ids) {
     const key = `${gh.owner}/${gh.repo}#${runId}`.toLowerCase();
     // A run this process reopened since (`/baton retry`) is in its memory, going again.
@@ -92,6 +94,7 @@ export async function sweepRepository(runs: RunService, gh: RepoContext, now: ()
     out.swept++;
     try {
       const state = await sweepRun(runs, gh, runId, now, log);
+      if (state) out.states[state.status] = (out.states[state.status] ?? 0) + 1;
       if (!state || isTerminal(state.status)) finished.add(key, now());
     } catch (err) {
       out.failed++;

@@ -38,6 +38,8 @@ interface RepositoryListed extends RepositoryPayload {
 export class Sweeper {
   private readonly finished = new FinishedRuns();
   private current: Promise<SweepReport> | undefined;
+  /** Told of every finished sweep (the metrics). */
+  onReport: ((report: SweepReport) => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -71,7 +73,7 @@ export class Sweeper {
 
   private async sweepAll(): Promise<SweepReport> {
     const started = Date.now();
-    const report: SweepReport = { installations: 0, repositories: 0, runs: 0, swept: 0, failed: 0, durationMs: 0 };
+    const report: SweepReport = { installations: 0, repositories: 0, runs: 0, swept: 0, failed: 0, states: {}, durationMs: 0 };
     const appOctokit = (await this.app.auth()) as GitHubClient;
     const installations = (await appOctokit.paginate('GET /app/installations', { per_page: 100 })) as Array<{ id: number; suspended_at?: string | null }>;
     for (const inst of installations) {
@@ -88,6 +90,7 @@ export class Sweeper {
             report.runs += r.runs;
             report.swept += r.swept;
             report.failed += r.failed;
+            for (const [state, n] of Object.entries(r.states)) report.states[state] = (report.states[state] ?? 0) + n;
           } catch (err) {
             report.failed++;
             this.log.warn(`sweep: ${repository.owner.login}/${repository.name} failed: ${(err as Error).message}`);
@@ -99,6 +102,7 @@ export class Sweeper {
       }
     }
     report.durationMs = Date.now() - started;
+    this.onReport?.(report);
     if (report.swept) this.log.info(`sweep: ${report.swept} of ${report.runs} runs in ${report.repositories} repositories looked at in ${report.durationMs} ms`);
     return report;
   }

@@ -1,0 +1,78 @@
+// The App's Prometheus metrics, served at GET /metrics on Probot's port (prom-client's text
+// format). One registry per App instance, so several Apps in one process (tests) never mix.
+// What is counted comes from the places every replica sees: deliveries as the route table
+// handles them, GitHub requests and rate limits from each Octokit's response hook (a step
+// dispatch is a 2xx workflow dispatch), runs by state and sweep times from each sweep.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ProbotOctokit } from 'probot';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { SweepReport } from './sweeper.ts';
+
+/** What the metrics need of an Octokit: its request hooks. */
+type Hookable = Pick<InstanceType<typeof ProbotOctokit>, 'hook'>;
+
+const DISPATCH = /\/actions\/workflows\/[^/]+\/dispatches$/;
+
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly deliveries = new Counter({ name: 'baton_deliveries_total', help: 'Webhook deliveries the App handled, by event and outcome (handled, ignored: no route for the action, failed: the handler threw)', labelNames: ['event', 'outcome'], registers: [this.registry] });
+  private readonly requests = new Counter({ name: 'baton_github_requests_total', help: 'GitHub API requests by installation ("app" for the App itself), method and status class; installation token fetches, made inside the auth layer, are not counted', labelNames: ['installation', 'method', 'status'], registers: [this.registry] });
+  private readonly remaining = new Gauge({ name: 'baton_github_rate_limit_remaining', help: 'x-ratelimit-remaining of the last GitHub answer, by installation and resource', labelNames: ['installation', 'resource'], registers: [this.registry] });
+  private readonly dispatched = new Counter({ name: 'baton_steps_dispatched_total', help: 'Worker jobs dispatched (workflow dispatches GitHub accepted)', registers: [this.registry] });
+  private readonly runs = new Gauge({ name: 'baton_runs', help: 'Runs found open on GitHub by the last sweep, by state', labelNames: ['state'], registers: [this.registry] });
+  private readonly sweepSeconds = new Histogram({ name: 'baton_sweep_duration_seconds', help: 'Time one sweep of every installation took', buckets: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300], registers: [this.registry] });
+  private readonly sweepFailures = new Counter({ name: 'baton_sweep_failures_total', help: 'Runs, repositories or installations a sweep could not look at (retried by the next)', registers: [this.registry] });
+
+  /** Octokits already counted: Probot hands out the App's own (JWT) Octokit again on every auth(). */
+  private readonly watched = new WeakSet<object>();
+
+  constructor(o: { processMetrics?: boolean } = {}) {
+    // Memory, CPU, event-loop lag, open handles: what an operator checks first.
+    if (o.processMetrics !== false) collectDefaultMetrics({ register: this.registry });
+  }
+
+  delivery(event: string, outcome: 'handled' | 'ignored' | 'failed'): void {
+    this.deliveries.inc({ event, outcome });
+  }
+
+  /** Counts every request `octokit` makes from now on, for `installation` (an id, or "app"). */
+  watch(octokit: Hookable, installation: string): void {
+    if (this.watched.has(octokit)) return;
+    this.watched.add(octokit);
+    const seen = (status: number, headers: Record<string, unknown> | undefined, options: { method?: string; url?: string }) => {
+      this.requests.inc({ installation, method: options.method ?? 'GET', status: `${Math.floor(status / 100)}xx` });
+      const left = Number(headers?.['x-ratelimit-remaining']);
+      if (Number.isFinite(left)) this.remaining.set({ installation, resource: String(headers?.['x-ratelimit-resource'] ?? 'core') }, left);
+      if (status < 300 && options.method === 'POST' && DISPATCH.test((options.url ?? '').split('?')[0]!)) this.dispatched.inc();
+    };
+    octokit.hook.after('request', (response, options) => seen(response.status, response.headers, options));
+    octokit.hook.error('request', (error, options) => {
+      const e = error as { status?: number; response?: { headers?: Record<string, unknown> } };
+      seen(e.status ?? 0, e.response?.headers, options);
+      throw error;
+    });
+  }
+
+  swept(report: SweepReport): void {
+    this.sweepSeconds.observe(report.durationMs / 1000);
+    if (report.failed) this.sweepFailures.inc(report.failed);
+    this.runs.reset();
+    for (const [state, n] of Object.entries(report.states)) this.runs.set({ state }, n);
+  }
+
+  /**
+   * Probot handler for GET /metrics. With `token` set, the scrape must send it as a bearer
+   * token (the App's port also takes GitHub's webhooks, so it is often public).
+   */
+  handler(token: string | undefined): (req: IncomingMessage, res: ServerResponse) => Promise<boolean> {
+    return async (req, res) => {
+      if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') return false;
+      if (token && req.headers.authorization !== `Bearer ${token}`) {
+        res.writeHead(401, { 'content-type': 'text/plain' }).end('metrics need the bearer token set in BATON_METRICS_TOKEN\n');
+        return true;
+      }
+      res.writeHead(200, { 'content-type': this.registry.contentType }).end(await this.registry.metrics());
+      return true;
+    };
+  }
+}
