@@ -31,9 +31,10 @@ const pacedRun = (): Promise<DeliveryTiming[]> => (cached ??= (async () => {
 
 export const webhookAckMs: Figure = {
   name: 'webhook_ack_ms',
-  description: 'delivery received → answered, p95 over the deliveries that made calls, at real pacing (GitHub gives up at 10 s)',
+  description: 'delivery received → answered, p95 over the deliveries that made calls, at real pacing (GitHub gives up at 10 s; the target leaves room for the answer to travel)',
   unit: 'ms',
-  target: { op: '<', value: GITHUB_WEBHOOK_TIMEOUT_MS },
+  // Acknowledge, then work: a tenth of GitHub's timeout, so a slow network or a busy replica never reaches it.
+  target: { op: '<', value: GITHUB_WEBHOOK_TIMEOUT_MS / 10 },
   async measure() {
     return Math.round(p95((await pacedRun()).map((t) => (t.answeredAt ?? Infinity) - t.receivedAt)));
   },
