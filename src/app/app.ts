@@ -20,6 +20,12 @@ export interface BatonAppOptions extends Partial<AppConfig> {
   privateKey?: string;
 }
 
+/** The metrics' installation label of a delivery: its installation id, or `app` for App-level events. */
+function installationLabel(payload: unknown): string {
+  const id = (payload as { installation?: { id?: number } }).installation?.id;
+  return id === undefined ? 'app' : String(id);
+}
+
 /** Events handled outside the route table (installation logging, trigger labels). */
 const INSTALL_EVENTS = ['installation', 'installation_repositories'];
 
@@ -74,8 +80,8 @@ export function batonApp(options: BatonAppOptions = {}): ApplicationFunction {
     app.on(Object.keys(ROUTES) as never, async (context: Context) => {
       const route = routeFor(context.name, context.payload as { action?: unknown });
       if (!route) return metrics.delivery(context.name, 'ignored');
-      const installation = (context.payload as { installation?: { id?: number } }).installation?.id;
-      metrics.watch(context.octokit as never, installation === undefined ? 'app' : String(installation));
+      // Counted here too: Probot may run this handler before the onAny below has watched the Octokit.
+      metrics.watch(context.octokit as never, installationLabel(context.payload));
       try {
         const ourAppId = context.name.startsWith('check_') ? (await who()).id : null;
         await route(runs, await gh(context), context.payload, deliveryKey(context.id), { log: context.log, ourAppId, workflowRunAsChecks: false });
@@ -91,8 +97,7 @@ export function batonApp(options: BatonAppOptions = {}): ApplicationFunction {
     app.onAny(async (event) => {
       // Probot hands every handler its Context (its webhooks transform), though onAny is typed with the raw event.
       const context = event as unknown as Context;
-      const installation = (context.payload as { installation?: { id?: number } }).installation?.id;
-      metrics.watch(context.octokit as never, installation === undefined ? 'app' : String(installation));
+      metrics.watch(context.octokit as never, installationLabel(context.payload));
       const action = (context.payload as { action?: unknown }).action;
       const routed = Object.hasOwn(ROUTES, context.name) || (typeof action === 'string' && Object.hasOwn(ROUTES, `${context.name}.${action}`));
       if (!routed) metrics.delivery(context.name, INSTALL_EVENTS.includes(context.name) ? 'handled' : 'ignored');

@@ -4,7 +4,7 @@
 // `/baton approve` (refused without the role, then given), `/baton status`.
 import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { appRequests, startHarness, type Harness } from './harness.ts';
+import { appRequests, type Harness, openLabelled, startHarness } from './harness.ts';
 
 const o = { owner: 'acme', repo: 'widgets' };
 let h: Harness | undefined;
@@ -13,13 +13,6 @@ afterEach(async () => {
   h = undefined;
 });
 
-/** Opens an issue as alice and labels it; returns its number. */
-async function labelled(h: Harness, label: string): Promise<number> {
-  const alice = h.as('alice');
-  const issue = (await alice.rest.issues.create({ ...o, title: `Try ${label}`, body: 'Please.' })).data;
-  await alice.rest.issues.addLabels({ ...o, issue_number: issue.number, labels: [label] });
-  return issue.number;
-}
 
 const runs = (h: Harness) => [...h.runner.store.runs.values()];
 const titles = (h: Harness) => runs(h).map((r) => r.displayTitle);
@@ -80,7 +73,7 @@ describe('app: people acting on a run', () => {
         'review/fix-1': [{ write: { 'a.txt': 'a, tested\n', 'a.test.txt': 'test a\n' } }],
       },
     });
-    const n = await labelled(h, 'baton:human');
+    const n = await openLabelled(h, 'baton:human');
     const runId = `human-${n}-1`;
     await h.waitFor('the reviewer to be at work', () => agentAtWork(h!, (c) => c.name === 'codex'));
     await h.emu.webhooks.idle();
@@ -111,7 +104,7 @@ describe('app: people acting on a run', () => {
       files: { '.agents/workflows/build.yml': FLAKY },
       agents: { build: [{ exit: 1, crash: 'Error: the model is overloaded' }, { write: { 'built.txt': 'ok\n' } }] },
     });
-    const n = await labelled(h, 'baton:build');
+    const n = await openLabelled(h, 'baton:build');
     const runId = `build-${n}-1`;
     await h.settle();
     const failed = await h.record(n);
@@ -132,7 +125,7 @@ describe('app: people acting on a run', () => {
 
   it('`/baton cancel` cancels the running worker jobs and the record says cancelled; nothing after them runs', async () => {
     h = await startHarness({ files: { '.agents/workflows/slow.yml': SLOW }, agents: { left: [{ hang: true }], right: [{ hang: true }] } });
-    const n = await labelled(h, 'baton:slow');
+    const n = await openLabelled(h, 'baton:slow');
     const runId = `slow-${n}-1`;
     await h.waitFor('both workers to be at work', () => agentAtWork(h!, (c) => c.prompt.includes('left side')) && agentAtWork(h!, (c) => c.prompt.includes('right side')));
     await h.emu.webhooks.idle();
@@ -154,7 +147,7 @@ describe('app: people acting on a run', () => {
 
   it('`/baton approve` is refused without the step\'s role and taken with it; `/baton status` answers in the thread', async () => {
     h = await startHarness({ files: { '.agents/workflows/ship.yml': SHIP }, roles: { alice: 'admin', bob: 'write' } });
-    const n = await labelled(h, 'baton:ship');
+    const n = await openLabelled(h, 'baton:ship');
     const runId = `ship-${n}-1`;
     await h.settle();
     expect((await h.comments(n)).some((b) => b.includes(`Run \`${runId}\` is waiting for approval at step \`gate\``) && b.includes('Ship the build?'))).toBe(true);

@@ -367,6 +367,18 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
 }
 
 /** App-side requests (the installation token and the app JWT), from the emulator's log. */
+/**
+ * Opens an issue as alice on acme/widgets and labels it (`opened`, then `labeled`: a label
+ * put on after the fact, as a person does); returns its number. Does not wait for the App.
+ */
+export async function openLabelled(h: Pick<Harness, 'as'>, label: string, issue: { title?: string; body?: string } = {}): Promise<number> {
+  const alice = h.as('alice');
+  const o = { owner: 'acme', repo: 'widgets' };
+  const { number } = (await alice.rest.issues.create({ ...o, title: issue.title ?? `Try ${label}`, body: issue.body ?? 'Please.' })).data;
+  await alice.rest.issues.addLabels({ ...o, issue_number: number, labels: [label] });
+  return number;
+}
+
 export function appRequests(emu: Emulator): typeof emu.requestLog {
   return emu.requestLog.filter((r) => r.identity.startsWith('installation:') || r.identity === 'app');
 }

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_COMMENT_CHARS } from '../../src/record/render.ts';
 import { readStateBlock } from '../../src/record/state-block.ts';
 import { isOutputRef } from '../../src/record/externalize.ts';
-import { appRequests, startHarness, type Harness } from './harness.ts';
+import { appRequests, type Harness, openLabelled, startHarness } from './harness.ts';
 
 const o = { owner: 'acme', repo: 'widgets' };
 let h: Harness | undefined;
@@ -41,18 +41,12 @@ function noise(seed: number, length: number): string {
   return Array.from({ length }, () => abc[(s = (s * 48271) % 2147483647) % abc.length]).join('');
 }
 
-async function labelled(h: Harness, label: string): Promise<number> {
-  const alice = h.as('alice');
-  const issue = (await alice.rest.issues.create({ ...o, title: `Try ${label}`, body: 'Please.' })).data;
-  await alice.rest.issues.addLabels({ ...o, issue_number: issue.number, labels: [label] });
-  return issue.number;
-}
 
 describe('app: large step outputs', () => {
   it('keeps them in check runs, the status comment under the limit, and reads them back after a restart', async () => {
     const out = (step: string, seed: number) => [{ output: { tag: `tag-${step}`, summary: noise(seed, 30_000) } }];
     h = await startHarness({ files: { '.agents/workflows/big.yml': BIG }, agents: { a: out('a', 1), b: out('b', 2), c: out('c', 3) } });
-    const n = await labelled(h, 'baton:big');
+    const n = await openLabelled(h, 'baton:big');
     const runId = `big-${n}-1`;
     await h.settle();
 
@@ -86,7 +80,7 @@ describe('app: large step outputs', () => {
 
   it('fails a step whose output is too large for a check run, saying so', async () => {
     h = await startHarness({ files: { '.agents/workflows/huge.yml': HUGE }, agents: { huge: [{ output: { summary: noise(4, 70_000) } }] } });
-    const n = await labelled(h, 'baton:huge');
+    const n = await openLabelled(h, 'baton:huge');
     await h.settle();
     const record = await h.record(n);
     expect(record).toContain('— failed');
@@ -99,7 +93,7 @@ describe('app: large step outputs', () => {
     // 54,000 bytes as compact JSON (kept); pretty-printed in the step's check run summary,
     // 60,000 characters (under 65,535) but 84,000 bytes (over).
     h = await startHarness({ files: { '.agents/workflows/huge.yml': HUGE }, agents: { huge: [{ output: { items: Array.from({ length: 6_000 }, () => '漢字') } }] } });
-    const n = await labelled(h, 'baton:huge');
+    const n = await openLabelled(h, 'baton:huge');
     await h.settle();
     const record = await h.record(n);
     expect(record).toContain(`run \`huge-${n}-1\` — succeeded`);
@@ -117,7 +111,7 @@ describe('app: large step outputs', () => {
     // 40,000 characters (under 65,535) but 120,000 bytes of UTF-8 (over): GitHub would refuse
     // it as a check run text, where the status comment has to put it.
     h = await startHarness({ files: { '.agents/workflows/huge.yml': HUGE }, agents: { huge: [{ output: { summary: '漢'.repeat(40_000) } }] } });
-    const n = await labelled(h, 'baton:huge');
+    const n = await openLabelled(h, 'baton:huge');
     await h.settle();
     const record = await h.record(n);
     expect(record).toContain(`run \`huge-${n}-1\` — failed`);

@@ -4,7 +4,7 @@
 // repository on the Free plan (baton opens it ready for review and says why).
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Emulator } from '../emulator/emulator.ts';
-import { startHarness, type Harness } from './harness.ts';
+import { type Harness, openLabelled, startHarness } from './harness.ts';
 
 const o = { owner: 'acme', repo: 'widgets' };
 let h: Harness | undefined;
@@ -41,12 +41,6 @@ steps:
     ask: { questions: ["\${{ steps.a.outputs.q }}"] }
 `;
 
-async function labelled(h: Harness, label: string): Promise<number> {
-  const alice = h.as('alice');
-  const issue = (await alice.rest.issues.create({ ...o, title: `Try ${label}`, body: 'Please.' })).data;
-  await alice.rest.issues.addLabels({ ...o, issue_number: issue.number, labels: [label] });
-  return issue.number;
-}
 
 /** Deliveries the app did not take (an exception answers 500): none, or the run would wedge. */
 function failedDeliveries(emu: Emulator) {
@@ -59,7 +53,7 @@ describe('app: writes GitHub refuses', () => {
       files: { '.agents/workflows/ci-edit.yml': CI_EDIT },
       agents: { edit: [{ write: { '.github/workflows/x.yml': 'on: push\njobs: {}\n', 'src/ok.txt': 'fine\n' } }] },
     });
-    const n = await labelled(h, 'baton:ci');
+    const n = await openLabelled(h, 'baton:ci');
     await h.settle();
     const record = await h.record(n);
     expect(record).toContain(`run \`ci-edit-${n}-1\` — failed`);
@@ -73,7 +67,7 @@ describe('app: writes GitHub refuses', () => {
   it('cuts a question comment longer than GitHub allows, keeping its marker, and waits for answers', async () => {
     // 65,466 characters of question (an output under 65,535 bytes): with the thread's formatting, over GitHub's 65,536 for a comment.
     h = await startHarness({ files: { '.agents/workflows/asky.yml': ASK }, agents: { a: [{ output: { q: `Which of these? ${'x'.repeat(65_450)}` } }] } });
-    const n = await labelled(h, 'baton:ask');
+    const n = await openLabelled(h, 'baton:ask');
     await h.settle();
     const comments = await h.comments(n);
     const question = comments.find((c) => c.includes('<!-- baton:questions '));
@@ -86,7 +80,7 @@ describe('app: writes GitHub refuses', () => {
 
   it('opens a ready PR where drafts are refused (private repository, Free plan), and says so in the record', async () => {
     h = await startHarness({ files: { '.agents/workflows/drafty.yml': DRAFT }, repo: { visibility: 'private', plan: 'free' } });
-    const n = await labelled(h, 'baton:draft');
+    const n = await openLabelled(h, 'baton:draft');
     await h.settle();
     const record = await h.record(n);
     expect(record).toContain(`run \`drafty-${n}-1\` — succeeded`);

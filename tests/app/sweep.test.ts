@@ -2,7 +2,7 @@
 // The clock is the app's (`now`), moved forward by the test; most tests call one sweep
 // directly (`app.sweep()`, what the timer runs), one lets the timer fire.
 import { afterEach, describe, expect, it } from 'vitest';
-import { appRequests, startHarness, type Harness } from './harness.ts';
+import { appRequests, type Harness, openLabelled, startHarness } from './harness.ts';
 
 const o = { owner: 'acme', repo: 'widgets' };
 let h: Harness | undefined;
@@ -11,12 +11,6 @@ afterEach(async () => {
   h = undefined;
 });
 
-async function labelled(h: Harness, label: string): Promise<number> {
-  const alice = h.as('alice');
-  const issue = (await alice.rest.issues.create({ ...o, title: `Try ${label}`, body: 'Please.' })).data;
-  await alice.rest.issues.addLabels({ ...o, issue_number: issue.number, labels: [label] });
-  return issue.number;
-}
 
 const HUNG = `name: build
 on: { labels: ["baton:build"] }
@@ -44,7 +38,7 @@ describe('app: the sweep moves runs that hear no event', () => {
   it('times out a worker that never reports and retries it, with no other event arriving', async () => {
     let clock = Date.now();
     h = await startHarness({ files: { '.agents/workflows/build.yml': HUNG }, agents: { build: [{ hang: true }, { write: { 'a.txt': 'a\n' } }] }, now: () => clock });
-    const n = await labelled(h, 'baton:build');
+    const n = await openLabelled(h, 'baton:build');
     await h.waitFor('the agent at work', () => h!.agentCalls().length > 0);
     await h.app.runs.idle();
     // Within the deadline a sweep changes nothing; nothing else happens until the next one.
@@ -63,7 +57,7 @@ describe('app: the sweep moves runs that hear no event', () => {
   it('ends a run whose budget.max-minutes are up, with no event', async () => {
     let clock = Date.now();
     h = await startHarness({ files: { '.agents/workflows/asky.yml': ASK('budget: { max-minutes: 10 }\n') }, now: () => clock });
-    const n = await labelled(h, 'baton:ask');
+    const n = await openLabelled(h, 'baton:ask');
     await h.settle();
     expect(await h.record(n)).not.toContain('max-minutes');
     clock += 11 * 60_000;
@@ -77,7 +71,7 @@ describe('app: the sweep moves runs that hear no event', () => {
   it('moves an ask step on at its timeout, with no event', async () => {
     let clock = Date.now();
     h = await startHarness({ files: { '.agents/workflows/asky.yml': ASK('') }, now: () => clock });
-    const n = await labelled(h, 'baton:ask');
+    const n = await openLabelled(h, 'baton:ask');
     await h.settle();
     clock += 61 * 60_000;
     await h.app.sweep();
@@ -88,7 +82,7 @@ describe('app: the sweep moves runs that hear no event', () => {
   it('collects, after a restart, a worker run that finished while its webhook was lost', async () => {
     h = await startHarness({ files: { '.agents/workflows/build.yml': HUNG }, agents: { build: [{ write: { 'a.txt': 'a\n' } }] } });
     h.emu.faults.addWebhook({ kind: 'drop', event: 'workflow_run.completed', times: 1 });
-    const n = await labelled(h, 'baton:build');
+    const n = await openLabelled(h, 'baton:build');
     await h.settle();
     expect(workerRuns(h).map((r) => r.conclusion)).toEqual(['success']);
     expect(await h.record(n)).not.toMatch(/build \| done/);
@@ -103,7 +97,7 @@ describe('app: the sweep moves runs that hear no event', () => {
   it('collects a worker run whose webhook was lost while the process ran on (its memory is not trusted for that)', async () => {
     h = await startHarness({ files: { '.agents/workflows/build.yml': HUNG }, agents: { build: [{ write: { 'a.txt': 'a\n' } }] } });
     h.emu.faults.addWebhook({ kind: 'drop', event: 'workflow_run.completed', times: 1 });
-    const n = await labelled(h, 'baton:build');
+    const n = await openLabelled(h, 'baton:build');
     await h.settle();
     expect(await h.record(n)).not.toMatch(/build \| done/);
     await h.app.sweep();
@@ -115,7 +109,7 @@ describe('app: the sweep moves runs that hear no event', () => {
     let clock = Date.now();
     const once = HUNG.replace('    retries: 1\n', '');
     h = await startHarness({ files: { '.agents/workflows/build.yml': once }, agents: { build: [{ exit: 1 }, { hang: true }] }, now: () => clock });
-    const n = await labelled(h, 'baton:build');
+    const n = await openLabelled(h, 'baton:build');
     await h.settle();
     expect(await h.record(n)).toContain('failed');
     await h.app.sweep(); // seen finished
@@ -132,14 +126,14 @@ describe('app: the sweep moves runs that hear no event', () => {
   it('costs 3 requests per sweep for a run waiting on people, 4 for one waiting on a worker (one installation, one repository)', async () => {
     let clock = Date.now();
     h = await startHarness({ files: { '.agents/workflows/asky.yml': ASK(''), '.agents/workflows/build.yml': HUNG }, agents: { build: [{ hang: true }, { write: { 'a.txt': 'a\n' } }] }, now: () => clock });
-    await labelled(h, 'baton:ask');
+    await openLabelled(h, 'baton:ask');
     await h.settle();
     await h.app.sweep(); // the installation token is minted once, then cached
     let from = appRequests(h.emu).length;
     await h.app.sweep();
     const routes = (since: number) => appRequests(h!.emu).slice(since).map((r) => r.route);
     expect(routes(from)).toEqual(['GET /app/installations', 'GET /installation/repositories', 'GET /repos/{owner}/{repo}/git/matching-refs/{ref}']);
-    await labelled(h, 'baton:build');
+    await openLabelled(h, 'baton:build');
     await h.waitFor('the agent at work', () => h!.agentCalls().length > 0);
     await h.app.runs.idle();
     from = appRequests(h.emu).length;
@@ -159,7 +153,7 @@ describe('app: the sweep moves runs that hear no event', () => {
   it('sweeps on its timer (the production interval, scaled like every wait)', async () => {
     let clock = Date.now();
     h = await startHarness({ files: { '.agents/workflows/asky.yml': ASK('') }, now: () => clock, sweepTimer: true });
-    const n = await labelled(h, 'baton:ask');
+    const n = await openLabelled(h, 'baton:ask');
     await h.settle();
     const sweeps = h.app.sweeps;
     clock += 61 * 60_000;

@@ -4,7 +4,7 @@
 // by GitHub. Each is a failed attempt with its reason in the record; the retry policy
 // then applies, and no webhook delivery fails on the way.
 import { afterEach, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from './harness.ts';
+import { type Harness, openLabelled, startHarness } from './harness.ts';
 
 const o = { owner: 'acme', repo: 'widgets' };
 let h: Harness | undefined;
@@ -13,12 +13,6 @@ afterEach(async () => {
   h = undefined;
 });
 
-async function labelled(h: Harness, label: string): Promise<number> {
-  const alice = h.as('alice');
-  const issue = (await alice.rest.issues.create({ ...o, title: `Try ${label}`, body: 'Please.' })).data;
-  await alice.rest.issues.addLabels({ ...o, issue_number: issue.number, labels: [label] });
-  return issue.number;
-}
 
 const workflow = (retries: number) => `name: build
 on: { labels: ["baton:build"] }
@@ -38,7 +32,7 @@ const workerRuns = (h: Harness) => [...h.runner.store.runs.values()].filter((r) 
 /** The first attempt's worker run finishes while its workflow_run.completed webhook is lost; then alice deletes it. */
 async function deletedFirstAttempt(h: Harness): Promise<{ n: number; runId: number }> {
   h.emu.faults.addWebhook({ kind: 'drop', event: 'workflow_run.completed', times: 1 });
-  const n = await labelled(h, 'baton:build');
+  const n = await openLabelled(h, 'baton:build');
   await h.settle();
   const first = workerRuns(h)[0]!;
   expect(first.displayTitle).toMatch(/ build #1$/);
@@ -77,7 +71,7 @@ describe('app: worker runs that disappear or time out', () => {
     const timed = workflow(0).replace('    retries: 0', '    retries: 0\n    timeout-minutes: 30');
     h = await startHarness({ files: { '.agents/workflows/build.yml': timed }, agents: { build: [{ write: { 'a.txt': 'a\n' } }] }, now: () => clock });
     h.emu.faults.addWebhook({ kind: 'drop', event: 'workflow_run.completed', times: 1 });
-    const n = await labelled(h, 'baton:build');
+    const n = await openLabelled(h, 'baton:build');
     await h.settle();
     const first = workerRuns(h)[0]!;
     await h.as('alice').rest.actions.deleteWorkflowRun({ ...o, run_id: first.id });
@@ -93,7 +87,7 @@ describe('app: worker runs that disappear or time out', () => {
   it('a late workflow_run.completed of a deleted worker run is a failed attempt, not a failed delivery', async () => {
     h = await startHarness({ files: { '.agents/workflows/build.yml': workflow(0) }, agents: { build: [{ write: { 'a.txt': 'a\n' } }] } });
     h.emu.faults.addWebhook({ kind: 'drop', event: 'workflow_run.completed', times: 1 });
-    const n = await labelled(h, 'baton:build');
+    const n = await openLabelled(h, 'baton:build');
     await h.settle();
     const first = workerRuns(h)[0]!;
     await h.as('alice').rest.actions.deleteWorkflowRun({ ...o, run_id: first.id });
@@ -109,7 +103,7 @@ describe('app: worker runs that disappear or time out', () => {
   it("a worker job cancelled by GitHub at its timeout-minutes is an attempt that ran out of time, not a user's cancel", async () => {
     // A minute of the runner is 50 ms: the worker job's timeout-minutes of 60 is 3 s.
     h = await startHarness({ files: { '.agents/workflows/build.yml': workflow(0) }, agents: { build: [{ write: { 'a.txt': 'partial\n' }, hang: true }] }, minuteMs: 50 });
-    const n = await labelled(h, 'baton:build');
+    const n = await openLabelled(h, 'baton:build');
     await h.settle();
     const [run] = workerRuns(h);
     expect(run!.conclusion).toBe('cancelled');
@@ -121,7 +115,7 @@ describe('app: worker runs that disappear or time out', () => {
 
   it('a worker run someone cancels is an attempt cancelled outside baton', async () => {
     h = await startHarness({ files: { '.agents/workflows/build.yml': workflow(0) }, agents: { build: [{ hang: true }] } });
-    const n = await labelled(h, 'baton:build');
+    const n = await openLabelled(h, 'baton:build');
     await h.waitFor('the agent at work', () => h!.agentCalls().length > 0);
     const [run] = workerRuns(h);
     await h.as('alice').rest.actions.cancelWorkflowRun({ ...o, run_id: run!.id });

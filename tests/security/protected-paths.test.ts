@@ -6,7 +6,7 @@
 // branch and the run ended or went on with a message naming the paths and the manifest key.
 import { afterEach, describe, expect, it } from 'vitest';
 import { readResultZip, type ResultBundle } from '../../src/agents/result.ts';
-import { startHarness, type Harness } from '../app/harness.ts';
+import { openLabelled, startHarness, type Harness } from '../app/harness.ts';
 
 const o = { owner: 'acme', repo: 'widgets' };
 const build = (retries: number, extra = '') => `name: build
@@ -23,10 +23,9 @@ afterEach(async () => {
 });
 
 async function labelled(h: Harness): Promise<number> {
-  const issue = (await h.as('alice').rest.issues.create({ ...o, title: 'Build', body: 'Please.' })).data;
-  await h.as('alice').rest.issues.addLabels({ ...o, issue_number: issue.number, labels: ['baton:build'] });
+  const n = await openLabelled(h, 'baton:build', { title: 'Build' });
   await h.settle();
-  return issue.number;
+  return n;
 }
 
 /** The baton-result artifact each worker run uploaded, as baton reads it. */

@@ -5,7 +5,7 @@
 // answers and commands count only on the run's own PR. Each test delivers the attack,
 // checks that the approval or the answer was really posted, then that the run did not move.
 import { afterEach, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../app/harness.ts';
+import { openLabelled, startHarness, type Harness } from '../app/harness.ts';
 import { readStateBlock } from '../../src/record/state-block.ts';
 
 const o = { owner: 'acme', repo: 'widgets' };
@@ -41,10 +41,9 @@ afterEach(async () => {
 });
 
 async function labelled(h: Harness, label: string): Promise<number> {
-  const issue = (await h.as('alice').rest.issues.create({ ...o, title: `Try ${label}`, body: '' })).data;
-  await h.as('alice').rest.issues.addLabels({ ...o, issue_number: issue.number, labels: [label] });
+  const n = await openLabelled(h, label, { body: '' });
   await h.settle();
-  return issue.number;
+  return n;
 }
 
 /** A new branch `name` at main's head, as bob. */

@@ -53,6 +53,7 @@ export function runnerVariables(req: JobRequest, dirs: JobDirs): Record<string, 
     // and fetches nothing: a test whose runner lacks a fake CLI fails at that install step,
     // in its job's log, instead of downloading the real CLI (hundreds of MB) in the background.
     npm_config_registry: 'http://127.0.0.1:9/',
+    npm_config_fetch_retries: '0',
     CI: 'true',
     GITHUB_ACTIONS: 'true',
     GITHUB_ACTOR: String(run.actor.login ?? ''),

@@ -68,6 +68,18 @@ jobs:
         with: { name: result, path: dl }
       - run: cat dl/made.txt
 `,
+  '.github/workflows/global-npm.yml': `
+on: workflow_dispatch
+jobs:
+  install:
+    runs-on: ubuntu-latest
+    outputs:
+      prefix: \${{ steps.where.outputs.prefix }}
+    steps:
+      - id: where
+        run: echo "prefix=$(npm prefix -g)" >> "$GITHUB_OUTPUT"
+      - run: npm install -g left-pad
+`,
   '.github/workflows/fails.yml': `
 on: workflow_dispatch
 jobs:
@@ -382,6 +394,15 @@ describe('the runner', () => {
     const plain = latestJobs(run).find((j) => j.key === 'plain')!;
     expect(plain.outputs.envcheck).toBe('unset/yes');
     expect(runner.logs(run.id)).toContain("##[error]Can't store NODE_OPTIONS output parameter using '$GITHUB_ENV' command.");
+  });
+
+  it("keeps a step's npm install -g inside the job, fetching nothing: it fails at once, in the job's log", async () => {
+    const run = await finished(await dispatch('global-npm.yml'));
+    expect(run.conclusion).toBe('failure');
+    const job = latestJobs(run).find((j) => j.key === 'install')!;
+    // Not the machine's global prefix: the job's own folder.
+    expect(job.outputs.prefix).toContain('npm-global');
+    expect(runner.logs(run.id)).toMatch(/ECONNREFUSED 127\.0\.0\.1:9|127\.0\.0\.1:9/);
   });
 
   it('sends workflow_run and workflow_job webhooks in order', async () => {
