@@ -5,7 +5,7 @@ import type { ApplicationFunction, ApplicationFunctionOptions, Context, Probot }
 import type { GitHubClient } from '../hosts/github/client.ts';
 import { deliveryKey, repoContext, type AppConfig, type RepositoryPayload } from './context.ts';
 import { ROUTES, routeFor } from './routes.ts';
-import { RunService } from './runs.ts';
+import { RunService, type LeaseOptions } from './runs.ts';
 import { resolveStateSecret } from './state-key.ts';
 import { Metrics } from './metrics.ts';
 import { Sweeper, sweepIntervalFromEnv } from './sweeper.ts';
@@ -18,6 +18,18 @@ export interface BatonAppOptions extends Partial<AppConfig> {
   sweepIntervalMs?: number;
   /** The App's private key, when Probot was given it directly (not through the environment): signs the state. */
   privateKey?: string;
+  /** Claims across App processes (runs.ts); default from BATON_LEASE_TTL (seconds), else 5 minutes. */
+  lease?: Partial<LeaseOptions>;
+  /** Told when a delivery's work ended (it is acknowledged before): tests redeliver what failed, as an operator would. */
+  onWorkDone?: (deliveryId: string, outcome: 'handled' | 'failed') => void;
+}
+
+/** The claim time-to-live from BATON_LEASE_TTL (seconds), when set. */
+function leaseFromEnv(value: string | undefined): Partial<LeaseOptions> {
+  if (value === undefined || value === '') return {};
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds < 30) throw new Error(`BATON_LEASE_TTL must be a number of seconds ≥ 30, got ${JSON.stringify(value)}`);
+  return { ttlMs: seconds * 1000 };
 }
 
 /** The metrics' installation label of a delivery: its installation id, or `app` for App-level events. */
@@ -41,7 +53,7 @@ export function batonApp(options: BatonAppOptions = {}): ApplicationFunction {
       now: options.now ?? Date.now,
       stateSecret: resolveStateSecret(options),
     };
-    const runs = new RunService(config.now);
+    const runs = new RunService(config.now, { ...leaseFromEnv(process.env.BATON_LEASE_TTL), ...options.lease });
     registerTriggerLabels(app);
 
     // Prometheus metrics at GET /metrics on Probot's port (metrics.ts; docs/operations.md).
@@ -77,19 +89,30 @@ export function batonApp(options: BatonAppOptions = {}): ApplicationFunction {
     options.onReady?.(runs, sweeper);
 
     // Every event baton acts on goes through the route table the Actions-only mode shares.
+    // The delivery is answered at once and worked on after (GitHub gives up on an answer after
+    // 10 s, and an event's paced writes take longer): work lost to a crash is found again from
+    // GitHub by the sweep, or redelivered by an operator (docs/operations.md).
     app.on(Object.keys(ROUTES) as never, async (context: Context) => {
       const route = routeFor(context.name, context.payload as { action?: unknown });
       if (!route) return metrics.delivery(context.name, 'ignored');
       // Counted here too: Probot may run this handler before the onAny below has watched the Octokit.
       metrics.watch(context.octokit as never, installationLabel(context.payload));
-      try {
-        const ourAppId = context.name.startsWith('check_') ? (await who()).id : null;
-        await route(runs, await gh(context), context.payload, deliveryKey(context.id), { log: context.log, ourAppId, workflowRunAsChecks: false });
-      } catch (err) {
-        metrics.delivery(context.name, 'failed');
-        throw err;
-      }
-      metrics.delivery(context.name, 'handled');
+      void runs.inBackground(async () => {
+        try {
+          const ourAppId = context.name.startsWith('check_') ? (await who()).id : null;
+          await route(runs, await gh(context), context.payload, deliveryKey(context.id), { log: context.log, ourAppId, workflowRunAsChecks: false });
+        } catch (err) {
+          metrics.delivery(context.name, 'failed');
+          context.log.error(
+            { err, delivery: context.id },
+            `delivery ${context.id} (${context.name}) failed after it was acknowledged: ${(err as Error).message}. Once the cause is fixed, redeliver it from the App's settings (Advanced → Recent Deliveries); a delivery applied twice counts once`,
+          );
+          options.onWorkDone?.(context.id, 'failed');
+          return;
+        }
+        metrics.delivery(context.name, 'handled');
+        options.onWorkDone?.(context.id, 'handled');
+      });
     });
 
     // Every delivery's Octokit is counted; deliveries the route table does not take are counted

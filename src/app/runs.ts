@@ -1,6 +1,10 @@
 // The run service: every event for a run goes through here — serialised per run, the
 // record loaded (from memory, else from the thread), the events driven through the
 // engine, what should exist reconciled after a restart, and the record written once.
+// Across App processes, each event claims the run's next generation before its first
+// effect (hosts/github/lease.ts); an event that loses the claim waits for the winner's
+// record, reloads and is applied again, so what process memory holds is never trusted
+// over GitHub.
 import { drive } from '../hosts/driver.ts';
 import { emptyState, isTerminal, type RunEvent, type RunRequested, type RunState } from '../engine/index.ts';
 import type { Workflow } from '../manifest/types.ts';
@@ -16,6 +20,7 @@ import { postOnce, readThread, type ThreadRead } from '../hosts/github/thread.ts
 import { orGone, WorkerRunGone } from '../hosts/github/worker-run.ts';
 import { factsOfRun, type WorkerRunFacts } from '../hosts/github/worker-provenance.ts';
 import { KeyedQueue } from './queue.ts';
+import { DEFAULT_LEASE_TTL_MS, EventClaim, LeaseTaken } from '../hosts/github/lease.ts';
 
 export interface Log {
   info(msg: string): void;
@@ -24,16 +29,76 @@ export interface Log {
 
 export type EventSource = (memory: RunMemory, workflow: Workflow) => Promise<RunEvent[]> | RunEvent[];
 
+export interface LeaseOptions {
+  /** Claims on GitHub (default); false only where one process is known to be the only writer. */
+  claims: boolean;
+  /** How long a claim may go without its record before another process takes the run over. */
+  ttlMs: number;
+  /** How often a process waiting on another's claim reads the record. */
+  pollMs: number;
+  /** A clock that only measures durations (never compared between machines). */
+  clock: () => number;
+  /** Sleeps between polls (tests compress time through pollMs, not by replacing this). */
+  sleep: (ms: number) => Promise<void>;
+}
+
+/** What the lease cost one event: claim requests and waits on other processes' claims. */
+export interface LeaseReport {
+  claimMs: number;
+  waitMs: number;
+  /** Claims lost to another process (each followed by a wait and a reload). */
+  lost: number;
+  /** Claims taken over after their time-to-live (a process died mid-event). */
+  takenOver: number;
+}
+
+const DEFAULT_LEASE: LeaseOptions = {
+  claims: true,
+  ttlMs: DEFAULT_LEASE_TTL_MS,
+  pollMs: 1000,
+  clock: () => performance.now(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
+
+/** Bound on reloads for one event: each loss means another process made progress on the run. */
+const MAX_CLAIM_ROUNDS = 20;
+
 export class RunService {
   readonly memories = new RunMemories();
   private readonly queue = new KeyedQueue();
   /** Run ids per thread (newest last), as far as this process knows. */
   private readonly threads = new Map<string, string[]>();
+  /** Work accepted and not finished (deliveries acknowledged before their work: app.ts). */
+  private readonly background = new Set<Promise<unknown>>();
+  private readonly lease: LeaseOptions;
+  /** Told what the lease cost each event (metrics, bench). */
+  onLease?: (report: LeaseReport) => void;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly now: () => number = Date.now,
+    lease: Partial<LeaseOptions> = {},
+  ) {
+    this.lease = { ...DEFAULT_LEASE, ...lease };
+  }
 
-  idle(): Promise<void> {
-    return this.queue.idle();
+  /** Runs `work` after the caller returns, tracked so that `idle()` (tests, shutdown) waits for it. */
+  inBackground(work: () => Promise<void>): Promise<void> {
+    const done = Promise.resolve().then(work);
+    const tracked = done.catch(() => undefined);
+    this.background.add(tracked);
+    void tracked.then(() => this.background.delete(tracked));
+    return done;
+  }
+
+  async idle(): Promise<void> {
+    while (this.background.size) await Promise.all([...this.background]);
+    await this.queue.idle();
+    if (this.background.size) return this.idle();
+  }
+
+  /** Deliveries accepted whose work has not ended. */
+  get busy(): number {
+    return this.background.size;
   }
 
   private threadKey(gh: RepoContext, number: number): string {
@@ -53,13 +118,63 @@ export class RunService {
     return ids;
   }
 
-  /** Loads a run (memory first), then feeds it the events `source` produces. */
+  /**
+   * Loads a run (memory first), then feeds it the events `source` produces. When another
+   * process claimed the run first, waits for its record, reloads and feeds the events again
+   * (the source runs again on the fresh state: what it derived from the stale one is dropped).
+   */
   onRun(gh: RepoContext, runId: string, source: EventSource, log: Log): Promise<RunState | undefined> {
     return this.queue.run(this.memories.key(gh.owner, gh.repo, runId), async () => {
-      const memory = await this.load(gh, runId, log);
-      if (!memory) return undefined;
-      return this.process(gh, memory, source);
+      let skipTo = 0;
+      for (let round = 0; ; round++) {
+        const memory = await this.load(gh, runId, log);
+        if (!memory) return undefined;
+        // A claim whose process died: its generation is skipped, and its effects looked up (warm: false).
+        if (skipTo > memory.gen) Object.assign(memory, { gen: skipTo, warm: false, checksKnown: false });
+        try {
+          return await this.process(gh, memory, source);
+        } catch (err) {
+          if (!(err instanceof LeaseTaken) || round >= MAX_CLAIM_ROUNDS) throw err;
+          const outcome = await this.waitForRecord(gh, runId, err.gen, memory.commentId, log);
+          if (outcome === 'taken-over') skipTo = err.gen;
+        }
+      }
     });
+  }
+
+  /**
+   * Waits until the record of generation `gen` (claimed by another process) is written, reading
+   * it every pollMs; 'taken-over' when it did not come within the claim's time-to-live, counted
+   * from now on this process's clock (the claimer started earlier, so it has stopped by then).
+   */
+  private async waitForRecord(gh: RepoContext, runId: string, gen: number, commentId: number | null, log: Log): Promise<'written' | 'taken-over'> {
+    const { clock, ttlMs, pollMs, sleep } = this.lease;
+    const start = clock();
+    const report: LeaseReport = { claimMs: 0, waitMs: 0, lost: 1, takenOver: 0 };
+    try {
+      for (;;) {
+        if ((await this.recordGen(gh, runId, commentId)) >= gen) return 'written';
+        if (clock() - start >= ttlMs) {
+          log.warn(`run ${runId}: generation ${gen} was claimed but its record never came within ${Math.round(ttlMs / 1000)} s (its App process died mid-event?); this process takes the run over`);
+          report.takenOver = 1;
+          return 'taken-over';
+        }
+        await sleep(pollMs);
+      }
+    } finally {
+      report.waitMs = clock() - start;
+      this.onLease?.(report);
+    }
+  }
+
+  /** The generation of a run's record on GitHub (0 when it has none yet). */
+  private async recordGen(gh: RepoContext, runId: string, commentId: number | null): Promise<number> {
+    this.memories.forget(gh.owner, gh.repo, runId);
+    const parsed = parseRunId(runId);
+    if (!parsed) return 0;
+    const read = await readThread(gh, parsed.thread);
+    const found = read.records.find((r) => r.state.runId === runId && (commentId === null || r.commentId === commentId));
+    return found?.gen ?? 0;
   }
 
   /**
@@ -67,7 +182,7 @@ export class RunService {
    * is counted once; a redelivered start (its key is in a record already) only
    * reconciles the run it started.
    */
-  start(gh: RepoContext, workflow: Workflow, request: Omit<RunRequested, 'runId'>, log: Log): Promise<RunState | undefined> {
+  start(gh: RepoContext, workflow: Workflow, request: Omit<RunRequested, 'runId'>, log: Log, skipTo = 0, round = 0): Promise<RunState | undefined> {
     const number = request.thread!.number;
     return this.queue.run(`start:${this.threadKey(gh, number)}`, async () => {
       const read = await readThread(gh, number);
@@ -77,14 +192,25 @@ export class RunService {
       const runId = makeRunId(request.workflow, number, n);
       const key = this.threadKey(gh, number);
       this.threads.set(key, read.records.map((r) => r.state.runId));
-      return this.queue.run(this.memories.key(gh.owner, gh.repo, runId), async () => {
-        const memory: RunMemory = { state: emptyState(), commentId: null, body: '', warm: true, checksKnown: true, checkRuns: new Map(), markers: read.markers };
-        const state = await this.process(gh, memory, () => [{ ...request, runId }], workflow);
-        // A refused start makes no run: the thread's commands and answers stay with its last real one.
-        if (state.status !== 'idle') this.threads.set(key, [...(this.threads.get(key) ?? []), runId]);
-        return state;
+      const started = await this.queue.run(this.memories.key(gh.owner, gh.repo, runId), async () => {
+        // After a start whose process died, its claim is skipped and what it did is looked up (warm: false).
+        const memory: RunMemory = { state: emptyState(), commentId: null, body: '', warm: skipTo === 0, checksKnown: skipTo === 0, checkRuns: new Map(), markers: read.markers, gen: skipTo };
+        try {
+          const state = await this.process(gh, memory, () => [{ ...request, runId }], workflow);
+          // A refused start makes no run: the thread's commands and answers stay with its last real one.
+          if (state.status !== 'idle') this.threads.set(key, [...(this.threads.get(key) ?? []), runId]);
+          return { state };
+        } catch (err) {
+          if (!(err instanceof LeaseTaken) || round >= MAX_CLAIM_ROUNDS) throw err;
+          return { taken: err };
+        }
       });
-    });
+      if ('state' in started) return started.state;
+      // Another process is starting this very run (the same delivery twice, or two at once): once
+      // its record is written, this start is a redelivery of its key, or it becomes the next run.
+      const outcome = await this.waitForRecord(gh, runId, started.taken.gen, null, log);
+      return { again: true, skip: outcome === 'taken-over' ? started.taken.gen : 0 };
+    }).then((r) => (r && 'again' in r ? this.start(gh, workflow, request, log, r.skip, round + 1) : r));
   }
 
   private async load(gh: RepoContext, runId: string, log: Log): Promise<RunMemory | undefined> {
@@ -101,7 +227,7 @@ export class RunService {
     }
     // Outputs kept in check runs come back whole: the engine always sees full outputs.
     const state = await loadOutputs(gh, this.memories.outputs, found.state);
-    return { state, commentId: found.commentId, body: found.body, warm: false, checksKnown: false, checkRuns: new Map(), markers: read.markers };
+    return { state, commentId: found.commentId, body: found.body, warm: false, checksKnown: false, checkRuns: new Map(), markers: read.markers, gen: found.gen };
   }
 
   private async workflowOf(gh: RepoContext, state: RunState): Promise<Workflow> {
@@ -118,7 +244,9 @@ export class RunService {
     const runId = memory.state.runId;
     try {
       const workflow = known ?? (await this.workflowOf(gh, memory.state));
-      const host = new GitHubHost(gh, memory, this.memories.commits, this.now, this.memories.outputs);
+      const claimMs = { total: 0 };
+      const claim = this.lease.claims ? new EventClaim(gh, memory, this.lease.clock, this.lease.ttlMs, (ms) => (claimMs.total += ms)) : null;
+      const host = new GitHubHost(gh, memory, this.memories.commits, this.now, this.memories.outputs, claim);
       const events = await source(memory, workflow);
       if (events.length) await drive(host, workflow, memory.state, events);
       // A worker that never reports (its webhook lost, its job stuck) must not hang the run:
@@ -128,6 +256,7 @@ export class RunService {
       if (!memory.warm || overdue(memory.state, now)) await this.reconcile(gh, host, memory, workflow);
       if (overdue(memory.state, now)) await drive(host, workflow, memory.state, [{ type: 'time.passed', key: `time:${now}`, at: now }]);
       await host.flush(workflow);
+      if (claim?.claimed) this.onLease?.({ claimMs: claimMs.total, waitMs: 0, lost: 0, takenOver: 0 });
       memory.warm = true;
       if (memory.state.status !== 'idle') this.memories.set(gh.owner, gh.repo, memory);
       return memory.state;

@@ -20,6 +20,8 @@ export interface FoundRecord {
   commentId: number;
   body: string;
   state: RunState;
+  /** The lease generation that wrote it (0: written before leases). */
+  gen: number;
   url?: string;
   /** Read without the key that signed it (a display-only reader): not checked. */
   unverified?: true;
@@ -61,7 +63,7 @@ export function findRecords(comments: readonly ThreadComment[], botLogin: string
       ignored.push({ commentId: c.id, author: c.author, problem: branch });
       continue;
     }
-    records.push({ commentId: c.id, body: c.body, state: read.state, ...(c.url ? { url: c.url } : {}), ...(read.unverified ? { unverified: true } : {}) });
+    records.push({ commentId: c.id, body: c.body, state: read.state, gen: read.gen, ...(c.url ? { url: c.url } : {}), ...(read.unverified ? { unverified: true } : {}) });
   }
   return { records, ignored };
 }

@@ -23,6 +23,8 @@ export interface RenderOptions {
   questionUrls?: Record<string, string>;
   /** Secret for the state block's HMAC. */
   secret?: string;
+  /** The lease generation that writes this record (hosts/github/lease.ts); 0 or absent: none. */
+  gen?: number;
 }
 
 export class RecordTooLargeError extends Error {}
@@ -88,7 +90,7 @@ function compose(state: RunState, workflow: Workflow, opts: RenderOptions, mode:
   tail.push('', budgetLine(state, workflow));
   tail.push(state.status === 'running' ? '`/baton status` · `/baton cancel` · `/baton retry <step>`' : '`/baton retry <step>` · `/baton help`');
   const diagramLines = mode === 'full' ? ['', '```mermaid', diagram(state, workflow), '```'] : [];
-  return [RECORD_MARKER, inert(head.join('\n')), ...diagramLines, inert(tail.join('\n')), writeStateBlock(state, opts.secret)].join('\n');
+  return [RECORD_MARKER, inert(head.join('\n')), ...diagramLines, inert(tail.join('\n')), writeStateBlock(state, opts.secret, opts.gen)].join('\n');
 }
 
 function title(state: RunState, workflow: Workflow): string {

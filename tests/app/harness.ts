@@ -20,7 +20,7 @@ import { pino } from 'pino';
 import { Probot, createNodeMiddleware } from 'probot';
 import { batonApp } from '../../src/app/app.ts';
 import { batonOctokit } from '../../src/app/octokit.ts';
-import type { RunService } from '../../src/app/runs.ts';
+import type { LeaseOptions, RunService } from '../../src/app/runs.ts';
 import { DEFAULT_SWEEP_INTERVAL_MS, type Sweeper, type SweepReport } from '../../src/app/sweeper.ts';
 import { startEmulator, type CreateRepoOptions, type Emulator } from '../emulator/emulator.ts';
 import type { Delivery } from '../emulator/webhooks.ts';
@@ -41,6 +41,8 @@ export async function initWorkerWorkflow(): Promise<string> {
  * become 10 ms apart, a retry-after of 60 s becomes 0.6 s). `timeScale: 1` is real time.
  */
 export const TEST_TIME_SCALE = 0.01;
+/** The claim time-to-live of the apps under test (see boot). */
+export const HARNESS_LEASE_TTL_MS = 60_000;
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 /** The project root: what `uses: baton-dev/baton@v1` runs (action.yml → dist/action.js). */
@@ -72,6 +74,10 @@ class Killed extends Error {}
 
 export interface AppUnderTest {
   runs: RunService;
+  port: number;
+  /** Kills this App process after `n` more API requests (every later one fails, as in a dead process). */
+  killAfter(n: number): void;
+  readonly dead: boolean;
   /** API requests the app made so far. */
   requests: number;
   /** One sweep of open runs, as the app's timer runs it (sweeper.ts). */
@@ -85,6 +91,8 @@ export interface Harness {
   emu: Emulator;
   runner: ActionsRunner;
   app: AppUnderTest;
+  /** Every App process (`replicas`); `app` is the first. */
+  apps: AppUnderTest[];
   port: number;
   /** A user's Octokit (comments, labels, reviews as that person). */
   as(login: string): Octokit;
@@ -131,6 +139,13 @@ export interface HarnessOptions {
    * tests about what one sweep does call `app.sweep()`.
    */
   sweepTimer?: boolean;
+  /**
+   * App processes sharing the installation (default 1). With more, a front door spreads the
+   * deliveries round-robin and sends each to the next replica as well, at the same moment.
+   */
+  replicas?: number;
+  /** The app's claims across processes (runs.ts): default a 60 s time-to-live and the production poll scaled by `timeScale`. */
+  lease?: Partial<LeaseOptions>;
   /** Run the repository's own workflows on the events they listen to (CI on push…), as GitHub does; default off. */
   triggerOnWebhooks?: boolean;
   /** Repository secrets replacing the default agent keys (`''`: the secret is not set). */
@@ -169,30 +184,29 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
 
   const timings: DeliveryTiming[] = [];
   const delivery = new AsyncLocalStorage<DeliveryTiming>();
-  let budget = Infinity;
-  let dead = false;
+  /** Deliveries acknowledged whose work then failed. */
+  const failedWork = new Set<string>();
   let port = 0;
-  let server: Server | undefined;
   /** What a live app logged at error level or above (a handler that threw, a lost delivery). */
   const appErrors: string[] = [];
 
-  const boot = async (): Promise<AppUnderTest> => {
+  const boot = async (listenOn = 0): Promise<AppUnderTest> => {
     let runs: RunService | undefined;
     let sweeper: Sweeper | undefined;
     let sweeps = 0;
-    const state = { requests: 0, dead: false };
+    const state = { requests: 0, dead: false, budget: Infinity };
     // Errors of a killed app are the kill itself, not findings.
     const log = pino({ level: 'warn' }, { write: (line: string) => {
       const entry = JSON.parse(line) as { level: number; msg?: string; err?: { message?: string } };
-      if (entry.level >= 50 && !state.dead && !dead) appErrors.push(`${entry.msg ?? ''} ${entry.err?.message ?? ''}`.trim());
+      if (entry.level >= 50 && !state.dead) appErrors.push(`${entry.msg ?? ''} ${entry.err?.message ?? ''}`.trim());
     } });
     const fetchHook: typeof fetch = async (input, init) => {
-      if (state.dead || dead) throw new Killed('the app was killed');
-      if (budget <= 0) {
-        dead = state.dead = true;
+      if (state.dead) throw new Killed('the app was killed');
+      if (state.budget <= 0) {
+        state.dead = true;
         throw new Killed('the app was killed');
       }
-      budget--;
+      state.budget--;
       state.requests++;
       const timing = delivery.getStore();
       const issuedAt = performance.now();
@@ -221,9 +235,17 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
         s.sweep = () => (sweeps++, once());
       },
       sweepIntervalMs: o.sweepTimer ? DEFAULT_SWEEP_INTERVAL_MS * (o.timeScale ?? TEST_TIME_SCALE) : 0,
+      // The time-to-live is not scaled: an event's own time on the emulator is not compressed, and a
+      // claim renewed mid-event would change the request counts tests hold. Takeover tests shorten it.
+      lease: { ttlMs: HARNESS_LEASE_TTL_MS, pollMs: 1000 * (o.timeScale ?? TEST_TIME_SCALE), ...o.lease },
+      // Deliveries are acknowledged before their work: the ones whose work failed (a kill) are what an operator redelivers.
+      onWorkDone: (id, outcome) => {
+        if (outcome === 'failed') failedWork.add(id);
+        else failedWork.delete(id);
+      },
       privateKey, ...(o.now ? { now: o.now } : {}) }), { probot, webhooksPath: '/' });
-    server = createServer((req, res) => {
-      if (state.dead || dead) {
+    const server = createServer((req, res) => {
+      if (state.dead) {
         res.writeHead(503).end();
         return;
       }
@@ -232,11 +254,17 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
       res.on('finish', () => (timing.answeredAt = performance.now()));
       void delivery.run(timing, () => middleware(req, res, () => res.writeHead(404).end()));
     });
-    await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
-    port = (server.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => server.listen(listenOn, '127.0.0.1', resolve));
     const s = server;
     return {
       runs: runs!,
+      port: (server.address() as AddressInfo).port,
+      killAfter(n: number) {
+        state.budget = n;
+      },
+      get dead() {
+        return state.dead;
+      },
       get requests() {
         return state.requests;
       },
@@ -253,18 +281,24 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
     };
   };
 
-  let app = await boot();
-  emu.webhooks.configure({ url: `http://127.0.0.1:${port}/` });
+  // Replicas: every App process has its own memory and queue; a front door spreads the
+  // deliveries round-robin and hands each to the next replica too, at the same moment.
+  const apps: AppUnderTest[] = [];
+  for (let i = 0; i < (o.replicas ?? 1); i++) apps.push(await boot());
+  let app = apps[0]!;
+  port = app.port;
+  const front = apps.length > 1 ? await frontDoor(() => apps) : undefined;
+  emu.webhooks.configure({ url: `http://127.0.0.1:${front?.port ?? port}/` });
 
   const background = new Set<Promise<unknown>>();
   const settle = async (): Promise<void> => {
     for (let i = 0; i < 400; i++) {
       while (background.size) await Promise.allSettled([...background]);
       await emu.webhooks.idle();
-      await app.runs.idle();
+      for (const a of apps) await a.runs.idle();
       await actions.runner.idle();
       await emu.webhooks.idle();
-      await app.runs.idle();
+      for (const a of apps) await a.runs.idle();
       const pending = emu.webhooks.deliveries.some((d) => !d.dropped && d.status === undefined && d.error === undefined);
       // A webhook delivered meanwhile may have started a trigger (triggerOnWebhooks): not settled yet.
       if (!pending && !actions.runner.busy && ![...actions.runner.store.runs.values()].some((r) => r.status !== "completed")) return;
@@ -273,13 +307,16 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
     throw new Error('the app, the emulator and the runner did not settle');
   };
 
-  /** Deliveries whose last attempt was answered with anything but a 2xx, as `event.action id: status`. */
+  /**
+   * Deliveries whose last attempt was answered with anything but a 2xx, or acknowledged and then
+   * failed in their work (the App answers first), as `event.action id: status`.
+   */
   const deliveryFailures = (): string[] => {
     const last = new Map<string, Delivery>();
     for (const d of emu.webhooks.deliveries) if (!d.dropped) last.set(d.id, d);
     return [...last.values()]
-      .filter((d) => d.error !== undefined || (d.status !== undefined && (d.status < 200 || d.status >= 300)))
-      .map((d) => `${d.event}${d.action ? `.${d.action}` : ''} ${d.id}: ${d.error ?? d.status}`);
+      .filter((d) => d.error !== undefined || (d.status !== undefined && (d.status < 200 || d.status >= 300)) || failedWork.has(d.id))
+      .map((d) => `${d.event}${d.action ? `.${d.action}` : ''} ${d.id}: ${d.error ?? (failedWork.has(d.id) ? 'work failed' : d.status)}`);
   };
 
   const h: Harness = {
@@ -292,18 +329,20 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
       return port;
     },
     as: (login) => new Octokit({ baseUrl: emu.url, auth: emu.auth.userToken(login) }),
+    get apps() {
+      return apps;
+    },
     killAfter(n) {
-      budget = n;
+      app.killAfter(n);
     },
     async restart() {
       await app.close();
       // Deliveries in flight when the app died fail now, not after the redelivery list is made.
       await emu.webhooks.idle();
-      budget = Infinity;
-      dead = false;
-      app = await boot();
-      // What the dead app did not take (errors, 5xx), redelivered in order, like an operator would.
-      const failed = emu.webhooks.deliveries.filter((d) => !d.redelivery && !d.dropped && (d.error !== undefined || (d.status ?? 200) >= 300));
+      app = apps[0] = await boot(port);
+      // What the dead app did not take (errors, 5xx) or took and did not finish (its log names
+      // them), redelivered in order, like an operator would.
+      const failed = emu.webhooks.deliveries.filter((d) => !d.redelivery && !d.dropped && (d.error !== undefined || (d.status ?? 200) >= 300 || failedWork.has(d.id)));
       const seen = new Set<string>();
       for (const d of failed) {
         if (seen.has(d.id)) continue;
@@ -352,18 +391,55 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
     deliveryFailures,
     appErrors,
     async close() {
-      await app.close();
+      for (const a of apps) await a.close();
+      await front?.close();
       await emu.close();
       rmSync(steer, { recursive: true, force: true });
-      // GitHub does not redeliver: a delivery whose last answer was not a 2xx is lost work.
+      // GitHub does not redeliver: a delivery whose last answer was not a 2xx, or whose work failed, is lost work.
       const failures = deliveryFailures();
-      if (failures.length) throw new Error(`deliveries the app did not take (answered with anything but a 2xx):\n${failures.join('\n')}`);
+      if (failures.length) throw new Error(`deliveries the app did not take (answered with anything but a 2xx, or failed in their work):\n${failures.join('\n')}`);
       if (appErrors.length) throw new Error(`the app logged errors:\n${appErrors.join('\n')}`);
       // A request of the app's that broke GitHub's description fails the test even if the app coped.
       emu.assertNoViolations();
     },
   } as Harness;
   return h;
+}
+
+/**
+ * A load balancer in front of several App processes: delivery k goes to replica k mod n and,
+ * at the same moment, to replica k+1 mod n (a redelivery racing the first). GitHub sees the
+ * best answer: a 2xx when either replica took it.
+ */
+async function frontDoor(apps: () => AppUnderTest[]): Promise<{ port: number; close(): Promise<void> }> {
+  let next = 0;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const all = apps();
+      const k = next++;
+      const targets = [all[k % all.length]!, all[(k + 1) % all.length]!];
+      const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !['host', 'content-length', 'connection'].includes(name))) as Record<string, string>;
+      void Promise.all(
+        targets.map((t) =>
+          fetch(`http://127.0.0.1:${t.port}/`, { method: req.method ?? 'POST', headers, body }).then(
+            async (r) => ({ status: r.status, text: await r.text() }),
+            () => ({ status: 502, text: 'replica unreachable' }),
+          ),
+        ),
+      ).then((answers) => {
+        const best = answers.find((a) => a.status >= 200 && a.status < 300) ?? answers[0]!;
+        res.writeHead(best.status).end(best.text);
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+  };
 }
 
 /** App-side requests (the installation token and the app JWT), from the emulator's log. */

@@ -69,7 +69,7 @@ describe('externalize', () => {
       expect(sha256Of(b.json)).toBe(b.sha256);
     }
     expect(small.steps.filter((s) => isOutputRef(s.outputs)).length).toBe(blobs.length);
-    expect(readStateBlock(body)).toEqual({ ok: true, state: small });
+    expect(readStateBlock(body)).toEqual({ ok: true, state: small, gen: 0 });
   });
 
   it('chooses the largest outputs first', () => {

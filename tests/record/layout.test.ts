@@ -17,6 +17,15 @@ describe('the record layout', () => {
     expect(readStateBlock(`${RECORD_MARKER}\ntext\n${block}\n`, 'k')).toMatchObject({ ok: true });
   });
 
+  it('carries the lease generation under the hash: read back, and an edited generation is refused', () => {
+    const withGen = writeStateBlock(state, 'k', 7);
+    expect(readStateBlock(`${RECORD_MARKER}\n${withGen}`, 'k')).toMatchObject({ ok: true, gen: 7 });
+    expect(readStateBlock(`${RECORD_MARKER}\n${block}`, 'k')).toMatchObject({ ok: true, gen: 0 });
+    // Someone who can edit the comment moves the generation back (to make a stale claim win): refused.
+    const edited = withGen.replace('gen=7 ', 'gen=6 ');
+    expect(readStateBlock(`${RECORD_MARKER}\n${edited}`, 'k')).toMatchObject({ ok: false, problem: expect.stringContaining('edited') });
+  });
+
   it('refuses a second block, wherever it stands', () => {
     expect(readStateBlock(`${RECORD_MARKER}\n${block}\n${block}`, 'k')).toMatchObject({ ok: false, problem: expect.stringContaining('2 state blocks') });
   });

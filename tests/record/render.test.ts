@@ -37,7 +37,7 @@ describe('status comment', () => {
     const state = { ...run.state, budget: { ...run.state.budget, costUsd: 1.8, costEstimated: true } };
     const body = renderRecord(state, wf);
     expect(body).toMatch(/\$1\.80 of \$\d+\.00 \(estimated in part from token counts\) · branch/);
-    expect(readStateBlock(body)).toEqual({ ok: true, state });
+    expect(readStateBlock(body)).toEqual({ ok: true, state, gen: 0 });
     expect(renderRecord(run.state, wf)).not.toContain('estimated');
   });
 
@@ -45,7 +45,7 @@ describe('status comment', () => {
     const run = new Run(wf);
     run.start();
     const back = readStateBlock(renderRecord(run.state, wf));
-    expect(back).toEqual({ ok: true, state: run.state });
+    expect(back).toEqual({ ok: true, state: run.state, gen: 0 });
   });
 
   it('refuses a state block whose content was edited', () => {
@@ -74,7 +74,7 @@ describe('status comment', () => {
     const body = renderRecord(run.state, big);
     expect(body.length).toBeLessThanOrEqual(MAX_COMMENT_CHARS);
     expect(body).toContain('succeeded (200 of 200 steps done)');
-    expect(readStateBlock(body)).toEqual({ ok: true, state: run.state });
+    expect(readStateBlock(body)).toEqual({ ok: true, state: run.state, gen: 0 });
   });
 
   it('says clearly when outputs are too large to keep in the comment', () => {
@@ -150,6 +150,6 @@ describe('status comment costs', () => {
     expect(body).toMatch(/\| clarify \| waiting for answers \(0 of 1\) \| {2}\| [^|]* \| {2}\|/);
     expect(body).toMatch(/Budget: 5 steps · [^·]+ · \$0\.52 \(estimated in part from token counts\)/);
     // The costs live in the state the next event continues from.
-    expect(readStateBlock(body)).toEqual({ ok: true, state: run.state });
+    expect(readStateBlock(body)).toEqual({ ok: true, state: run.state, gen: 0 });
   });
 });

@@ -3,7 +3,9 @@
 // the status comment is the state, and one edit per processed event is the budget
 // (docs/performance.md). Effects are made safe to repeat instead — each one is looked up before
 // it is redone after a restart (`memory.warm` false) — so a crash before the flush
-// followed by a redelivery redoes nothing twice.
+// followed by a redelivery redoes nothing twice. Before its first effect an event claims the
+// run's next generation (lease.ts): with several App processes, only the one whose view of
+// the run is current acts.
 import type { Command, RunEvent, RunState } from '../../engine/index.ts';
 import type { HostPort } from '../driver.ts';
 import type { Workflow } from '../../manifest/types.ts';
@@ -19,6 +21,7 @@ import { OutputStore, storeOutputs } from './outputs.ts';
 import { ensurePullRequest, postReview } from './pull-request.ts';
 import { overReplyLimit } from './reply-limit.ts';
 import { postOnce, readThread, writeRecord } from './thread.ts';
+import type { EventClaim } from './lease.ts';
 
 export class GitHubHost implements HostPort {
   constructor(
@@ -27,17 +30,34 @@ export class GitHubHost implements HostPort {
     private readonly commits: CommitCache,
     private readonly now: () => number = Date.now,
     private readonly outputs: OutputStore = new OutputStore(),
+    /** This event's claim on the run; none where one process is the only writer (Actions-only). */
+    private readonly claim: EventClaim | null = null,
   ) {}
+
+  private changed = false;
 
   async save(state: RunState): Promise<void> {
     this.memory.state = state;
+    this.changed = true;
   }
 
-  /** Writes the status comment when its body changed. */
+  /** Claims the run before an effect; a refused start (idle) makes no run and claims nothing. */
+  private async claimFor(state: RunState, sha?: string): Promise<void> {
+    if (this.claim && state.status !== 'idle') await this.claim.ensure(state, sha);
+  }
+
+  /** Writes the status comment when its body changed, with the generation this event claimed. */
   async flush(workflow: Workflow): Promise<void> {
     const state = this.memory.state;
     if (state.status === 'idle') return; // a refused start leaves no record
-    const body = await this.render(state, workflow);
+    if (this.changed) await this.claimFor(state);
+    let body = await this.render(state, workflow);
+    if (body === this.memory.body) return;
+    // Only the text differs from what is on GitHub (someone edited the comment): rewriting it is an effect too.
+    if (this.claim && !this.claim.claimed) {
+      await this.claimFor(state);
+      body = await this.render(state, workflow);
+    }
     const id = await writeRecord(this.gh, state, this.memory.commentId, this.memory.body, body);
     this.memory.commentId = id;
     this.memory.body = body;
@@ -49,7 +69,7 @@ export class GitHubHost implements HostPort {
    * the engine sees, stays whole). Check runs are not comment edits: the budget holds.
    */
   private async render(state: RunState, workflow: Workflow): Promise<string> {
-    const opts: RenderOptions = this.gh.stateSecret ? { secret: this.gh.stateSecret } : {};
+    const opts: RenderOptions = { ...(this.gh.stateSecret ? { secret: this.gh.stateSecret } : {}), ...(this.memory.gen ? { gen: this.memory.gen } : {}) };
     try {
       return renderRecord(state, workflow, opts);
     } catch (err) {
@@ -62,6 +82,7 @@ export class GitHubHost implements HostPort {
 
   async execute(command: Command, state: RunState): Promise<RunEvent[]> {
     const gh = this.gh;
+    if (command.type !== 'finish-run' && command.type !== 'render-record') await this.claimFor(state, command.type === 'create-run-branch' ? command.sha : undefined);
     const at = this.now();
     switch (command.type) {
       case 'create-run-branch':

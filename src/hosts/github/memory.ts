@@ -21,6 +21,8 @@ export interface RunMemory {
   checkRuns: Map<string, number>;
   /** Markers of baton's comments seen in the thread (questions, replies) when it was read. */
   markers: Set<string>;
+  /** The lease generation of the record this process holds (lease.ts); 0 before the first claim. */
+  gen: number;
 }
 
 /** Tree and parent of commits baton created or merged: saves a read per applied result. */

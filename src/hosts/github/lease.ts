@@ -1,0 +1,124 @@
+// One writer per run across any number of App processes, kept on GitHub itself.
+//
+// Every record (status comment) carries a generation: which claim wrote it. Before the
+// first effect of an event — a ref, a dispatch, a check run, a comment — the process claims
+// the next generation by creating `refs/baton/leases/<run id>/<generation>`. Creating a ref
+// is create-if-absent on GitHub (422 "Reference already exists"), so exactly one process
+// wins each generation: the winner's view of the run was current (nobody else claimed
+// since the record it holds was written) and nobody else acts on the run until the record
+// with that generation is written. A loser learns it held a stale view; it waits for the
+// record of the claimed generation, reloads, and applies its event again (runs.ts).
+//
+// Why not a lock that is taken and released: releasing is a second paced write per event, a
+// `DELETE` release is unsafe once the lease has expired and been taken by another, and a
+// fast-forward-only ref made into a compare-and-swap needs a new commit per move (two writes).
+// One create per event that changes a run is the least GitHub allows (docs/operations.md).
+//
+// A claim whose record never comes (its process died mid-event) is taken over after the
+// claim time-to-live, measured on the waiter's own clock from when it first saw the claim: the
+// taker claims the generation after the dead one. A holder whose event runs long (a fan-out
+// dispatching a hundred workers, a rate limit waited out) renews before its time-to-live, less a
+// margin, by claiming the next generation itself; it can only lose that claim to a taker, and
+// then stops (`LeaseExpired`). Since the holder's clock started before any waiter's, two
+// processes never act at once as long as clocks run at the same rate (no two clocks are compared).
+import type { RunState } from '../../engine/index.ts';
+import { messageOf, statusOf, type RepoContext } from './client.ts';
+
+/** Refs under this prefix are baton's claims; no branch or tag, so no workflow runs on them. */
+export const LEASE_PREFIX = 'refs/baton/leases/';
+
+/** How long a claim may go without its record before another process takes the run over. */
+export const DEFAULT_LEASE_TTL_MS = 5 * 60_000;
+
+/** A holder stops this long before its claim's time-to-live, leaving room for the last write. */
+export function leaseMargin(ttlMs: number): number {
+  return Math.min(60_000, Math.round(ttlMs / 5));
+}
+
+export function leaseRef(runId: string, gen: number): string {
+  return `${LEASE_PREFIX}${runId}/${gen}`;
+}
+
+/** Another process claimed this generation first: what this process knows of the run is stale. */
+export class LeaseTaken extends Error {
+  constructor(
+    readonly runId: string,
+    readonly gen: number,
+  ) {
+    super(`run ${runId}: generation ${gen} was claimed by another App process first; its view is reloaded and the event applied again`);
+  }
+}
+
+/** This process's claim ran past its time-to-live: another may own the run now. */
+export class LeaseExpired extends Error {
+  constructor(
+    readonly runId: string,
+    readonly gen: number,
+    ageMs: number,
+  ) {
+    super(`run ${runId}: the claim of generation ${gen} was ${Math.round(ageMs / 1000)} s old and another App process took the run over before it was renewed; the event stops here and that process goes on from the record`);
+  }
+}
+
+/**
+ * Claims generation `gen` of a run: true when this process created the claim, false when
+ * it existed. `sha` is any commit of the repository (a ref must point at an object); the run's
+ * head is used, so the claim also shows where the run stood.
+ */
+export async function claimGeneration(gh: RepoContext, runId: string, gen: number, sha: string): Promise<boolean> {
+  try {
+    await gh.octokit.request('POST /repos/{owner}/{repo}/git/refs', { owner: gh.owner, repo: gh.repo, ref: leaseRef(runId, gen), sha });
+    return true;
+  } catch (err) {
+    // Only "Reference already exists" means another claim; any other refusal is an error.
+    if (statusOf(err) === 422 && /already exists/i.test(messageOf(err))) return false;
+    throw err;
+  }
+}
+
+/** The commit a claim points at: the run's head, else the commit it starts from. */
+export function claimSha(state: RunState, fallback?: string): string {
+  const sha = state.head || fallback;
+  if (!sha) throw new Error(`run ${state.runId}: no commit to point its claim at`);
+  return sha;
+}
+
+/** One event's claim: taken at most once, before the event's first effect. */
+export class EventClaim {
+  private claimedAt: number | null = null;
+
+  constructor(
+    private readonly gh: RepoContext,
+    /** The generation of the record this process holds; the claim is the next one. */
+    private readonly memory: { gen: number },
+    private readonly clock: () => number,
+    private readonly ttlMs: number,
+    /** Called with each claim's time (ms spent in the request), for the lease metrics. */
+    private readonly onClaim?: (ms: number) => void,
+  ) {}
+
+  get claimed(): boolean {
+    return this.claimedAt !== null;
+  }
+
+  /**
+   * Claims the next generation unless this event holds a claim young enough; renews an old one
+   * by claiming the next. Throws LeaseTaken (first claim lost: a stale view) or LeaseExpired
+   * (renewal lost: another process took the run over).
+   */
+  async ensure(state: RunState, sha?: string): Promise<void> {
+    let age = 0;
+    if (this.claimedAt !== null) {
+      age = this.clock() - this.claimedAt;
+      if (age <= this.ttlMs - leaseMargin(this.ttlMs)) return;
+    }
+    const gen = this.memory.gen + 1;
+    // Measured from before the request: GitHub may have created the ref the moment it was sent.
+    const start = this.clock();
+    const won = await claimGeneration(this.gh, state.runId, gen, claimSha(state, sha));
+    this.onClaim?.(this.clock() - start);
+    if (!won) throw this.claimedAt === null ? new LeaseTaken(state.runId, gen) : new LeaseExpired(state.runId, this.memory.gen, age);
+    this.claimedAt = start;
+    this.memory.gen = gen;
+  }
+}
