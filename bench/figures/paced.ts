@@ -11,19 +11,28 @@ import type { Figure } from './figure.ts';
 /** GitHub closes a delivery it has not had an answer to within 10 seconds (docs: "Handling webhook deliveries"). */
 export const GITHUB_WEBHOOK_TIMEOUT_MS = 10_000;
 
-let cached: Promise<DeliveryTiming[]> | undefined;
-const pacedRun = (): Promise<DeliveryTiming[]> => (cached ??= (async () => {
+interface PacedRun {
+  timings: DeliveryTiming[];
+  /** Per event that claimed its run: ms in the claim request (its paced turn included) plus any wait on another process. */
+  lease: number[];
+}
+
+let cachedRun: Promise<PacedRun> | undefined;
+const pacedRun = async (): Promise<DeliveryTiming[]> => (await paced()).timings;
+const paced = (): Promise<PacedRun> => (cachedRun ??= (async () => {
   const h = await startHarness({
     files: { '.agents/workflows/chain.yml': chainWorkflow(2) },
     agents: Object.fromEntries(['a', 'b'].map((s) => [s, [{ write: { [`${s}.txt`]: `${s}\n` } }]])),
     timeScale: 1,
   });
+  const lease: number[] = [];
+  h.app.runs.onLease = (r) => lease.push(r.claimMs + r.waitMs);
   try {
     const alice = h.as('alice');
     const issue = (await alice.rest.issues.create({ owner: 'acme', repo: 'widgets', title: 'Chain', body: '' })).data;
     await alice.rest.issues.addLabels({ owner: 'acme', repo: 'widgets', issue_number: issue.number, labels: ['baton:chain'] });
     await h.settle();
-    return h.timings.filter((t) => t.calls.length);
+    return { timings: h.timings.filter((t) => t.calls.length), lease };
   } finally {
     await h.close();
   }
@@ -55,5 +64,17 @@ export const emulatorCallMsP50: Figure = {
   unit: 'ms',
   async measure() {
     return Math.round(median((await pacedRun()).flatMap((t) => t.callSpans.map((c) => c.doneAt - c.issuedAt))) * 10) / 10;
+  },
+};
+
+export const leaseOverheadMsP95: Figure = {
+  name: 'lease_overhead_ms_p95',
+  description: 'per event that changed a run: time in its claim (hosts/github/lease.ts) and in waits on other processes\' claims, p95, at real pacing, one App process',
+  unit: 'ms',
+  // One claim is one write, which waits for its turn in the installation's write pacing (a second apart):
+  // the lease must cost no more than that one turn.
+  target: { op: '<=', value: 1_500 },
+  async measure() {
+    return Math.round(p95((await paced()).lease));
   },
 };

@@ -85,6 +85,7 @@ export function batonApp(options: BatonAppOptions = {}): ApplicationFunction {
     // Deadlines pass with no event: a timer sweeps the open runs found on GitHub (sweeper.ts).
     const sweeper = new Sweeper({ auth }, runs, async (octokit, repository) => repoContext(octokit, repository, (await who()).login, config), config.now, app.log);
     sweeper.onReport = (report) => metrics.swept(report);
+    runs.onLease = (report) => metrics.leased(report);
     sweeper.start(options.sweepIntervalMs ?? sweepIntervalFromEnv(process.env.BATON_SWEEP_INTERVAL));
     options.onReady?.(runs, sweeper);
 

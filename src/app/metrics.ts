@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ProbotOctokit } from 'probot';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { SweepReport } from './sweeper.ts';
+import type { LeaseReport } from './runs.ts';
 
 /** What the metrics need of an Octokit: its request hooks. */
 type Hookable = Pick<InstanceType<typeof ProbotOctokit>, 'hook'>;
@@ -21,6 +22,8 @@ export class Metrics {
   private readonly dispatched = new Counter({ name: 'baton_steps_dispatched_total', help: 'Worker jobs dispatched (workflow dispatches GitHub accepted)', registers: [this.registry] });
   private readonly runs = new Gauge({ name: 'baton_runs', help: 'Runs found open on GitHub by the last sweep, by state', labelNames: ['state'], registers: [this.registry] });
   private readonly sweepSeconds = new Histogram({ name: 'baton_sweep_duration_seconds', help: 'Time one sweep of every installation took', buckets: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300], registers: [this.registry] });
+  private readonly claims = new Counter({ name: 'baton_lease_claims_total', help: 'Claims on runs (one per event that changed a run; hosts/github/lease.ts), by outcome: won, lost (another App process claimed first: wait, reload, apply again), taken_over (a claim whose record never came)', labelNames: ['outcome'], registers: [this.registry] });
+  private readonly leaseWaits = new Histogram({ name: 'baton_lease_wait_seconds', help: "Time an event waited for another App process's record after losing a claim", buckets: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 300, 600], registers: [this.registry] });
   private readonly sweepFailures = new Counter({ name: 'baton_sweep_failures_total', help: 'Runs, repositories or installations a sweep could not look at (retried by the next)', registers: [this.registry] });
 
   /** Octokits already counted: Probot hands out the App's own (JWT) Octokit again on every auth(). */
@@ -51,6 +54,15 @@ export class Metrics {
       seen(e.status ?? 0, e.response?.headers, options);
       throw error;
     });
+  }
+
+  /** One event's claim, or one wait on another process's claim (runs.ts onLease). */
+  leased(report: LeaseReport): void {
+    if (report.lost) {
+      this.claims.inc({ outcome: 'lost' }, report.lost);
+      this.leaseWaits.observe(report.waitMs / 1000);
+    } else this.claims.inc({ outcome: 'won' });
+    if (report.takenOver) this.claims.inc({ outcome: 'taken_over' }, report.takenOver);
   }
 
   swept(report: SweepReport): void {

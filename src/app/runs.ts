@@ -34,7 +34,7 @@ export interface LeaseOptions {
   claims: boolean;
   /** How long a claim may go without its record before another process takes the run over. */
   ttlMs: number;
-  /** How often a process waiting on another's claim reads the record. */
+  /** How soon a process waiting on another's claim first reads the record again (then less often, up to 16×). */
   pollMs: number;
   /** A clock that only measures durations (never compared between machines). */
   clock: () => number;
@@ -152,14 +152,16 @@ export class RunService {
     const start = clock();
     const report: LeaseReport = { claimMs: 0, waitMs: 0, lost: 1, takenOver: 0 };
     try {
-      for (;;) {
+      // Most waits are on a live process finishing its event (seconds); a dead one's takes the
+      // whole time-to-live: reads back off so that waiting costs a few requests, not hundreds.
+      for (let poll = 0; ; poll++) {
         if ((await this.recordGen(gh, runId, commentId)) >= gen) return 'written';
         if (clock() - start >= ttlMs) {
           log.warn(`run ${runId}: generation ${gen} was claimed but its record never came within ${Math.round(ttlMs / 1000)} s (its App process died mid-event?); this process takes the run over`);
           report.takenOver = 1;
           return 'taken-over';
         }
-        await sleep(pollMs);
+        await sleep(Math.min(pollMs * 2 ** poll, pollMs * 16, Math.max(0, ttlMs - (clock() - start))));
       }
     } finally {
       report.waitMs = clock() - start;

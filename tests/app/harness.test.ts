@@ -57,5 +57,10 @@ describe('the App harness', () => {
     // can lag a turn by a token fetch or a busy event loop, hence the margin. Unthrottled, the
     // gaps are the emulator's latency: tens of milliseconds.
     expect(Math.min(...gaps), JSON.stringify(writes.map((w) => [w.route, w.at]))).toBeGreaterThanOrEqual(GITHUB_PACING_MS.write * 0.75);
+    // Acknowledge, then work: every delivery is answered long before GitHub's 10 s, although
+    // the deliveries that start or move the run go on making paced calls for seconds after.
+    const working = h.timings.filter((t) => t.calls.length);
+    for (const t of h.timings) expect(t.answeredAt! - t.receivedAt).toBeLessThan(1000);
+    expect(Math.max(...working.map((t) => Math.max(...t.calls) - t.answeredAt!))).toBeGreaterThan(GITHUB_PACING_MS.write * 3);
   }, 90_000);
 });

@@ -17,6 +17,7 @@ import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Octokit } from '@octokit/rest';
 import { pino } from 'pino';
+import { parse as parseYaml } from 'yaml';
 import { Probot, createNodeMiddleware } from 'probot';
 import { batonApp } from '../../src/app/app.ts';
 import { batonOctokit } from '../../src/app/octokit.ts';
@@ -41,8 +42,12 @@ export async function initWorkerWorkflow(): Promise<string> {
  * become 10 ms apart, a retry-after of 60 s becomes 0.6 s). `timeScale: 1` is real time.
  */
 export const TEST_TIME_SCALE = 0.01;
-/** The claim time-to-live of the apps under test (see boot). */
-export const HARNESS_LEASE_TTL_MS = 60_000;
+/**
+ * The claim time-to-live of the apps under test (see boot): long enough that an event on the
+ * emulator (a second or two) rarely renews its claim, short enough that a claim left by a killed
+ * app is taken over within seconds. Production's is 5 minutes.
+ */
+export const HARNESS_LEASE_TTL_MS = 5_000;
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 /** The project root: what `uses: baton-dev/baton@v1` runs (action.yml → dist/action.js). */
@@ -144,7 +149,7 @@ export interface HarnessOptions {
    * deliveries round-robin and sends each to the next replica as well, at the same moment.
    */
   replicas?: number;
-  /** The app's claims across processes (runs.ts): default a 60 s time-to-live and the production poll scaled by `timeScale`. */
+  /** The app's claims across processes (runs.ts): default HARNESS_LEASE_TTL_MS and the production poll scaled by `timeScale`. */
   lease?: Partial<LeaseOptions>;
   /** Run the repository's own workflows on the events they listen to (CI on push…), as GitHub does; default off. */
   triggerOnWebhooks?: boolean;
@@ -235,8 +240,8 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
         s.sweep = () => (sweeps++, once());
       },
       sweepIntervalMs: o.sweepTimer ? DEFAULT_SWEEP_INTERVAL_MS * (o.timeScale ?? TEST_TIME_SCALE) : 0,
-      // The time-to-live is not scaled: an event's own time on the emulator is not compressed, and a
-      // claim renewed mid-event would change the request counts tests hold. Takeover tests shorten it.
+      // The time-to-live is not scaled by timeScale: an event's own time on the emulator is not
+      // compressed (a 3 s time-to-live had long fan-out events renew their claims mid-event).
       lease: { ttlMs: HARNESS_LEASE_TTL_MS, pollMs: 1000 * (o.timeScale ?? TEST_TIME_SCALE), ...o.lease },
       // Deliveries are acknowledged before their work: the ones whose work failed (a kill) are what an operator redelivers.
       onWorkDone: (id, outcome) => {
@@ -288,7 +293,7 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
   let app = apps[0]!;
   port = app.port;
   const front = apps.length > 1 ? await frontDoor(() => apps) : undefined;
-  emu.webhooks.configure({ url: `http://127.0.0.1:${front?.port ?? port}/` });
+  emu.webhooks.configure({ url: `http://127.0.0.1:${front?.port ?? port}/`, events: appEvents() });
 
   const background = new Set<Promise<unknown>>();
   const settle = async (): Promise<void> => {
@@ -404,6 +409,12 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
     },
   } as Harness;
   return h;
+}
+
+/** The events app.yml subscribes the App to (`default_events`), plus the installation events every App gets. */
+function appEvents(): string[] {
+  const manifest = parseYaml(readFileSync(join(PROJECT_ROOT, 'app.yml'), 'utf8')) as { default_events?: string[] };
+  return [...(manifest.default_events ?? []), 'installation', 'installation_repositories'];
 }
 
 /**

@@ -54,5 +54,5 @@ describe('app: restarts', () => {
     expect(r.titles).toHaveLength(2);
     expect(r.dispatches).toBe(2);
     expect(r.checkNames.filter((n) => n.startsWith('baton / flow:'))).toEqual(['baton / flow:success']);
-  }, 30_000);
+  }, 60_000);
 });

@@ -48,6 +48,8 @@ export class Webhooks {
   secret: string;
   /** Deliveries overlap: sent without waiting for the answers to earlier ones. */
   overlap: boolean;
+  /** Events the receiver subscribes to (configure); undefined: every event. */
+  private events: Set<string> | undefined;
   private chain: Promise<void> = Promise.resolve();
   private readonly inFlight = new Set<Promise<void>>();
   private held: (() => Promise<void>)[] = [];
@@ -65,7 +67,13 @@ export class Webhooks {
     this.overlap = options.overlap ?? false;
   }
 
-  configure(options: { url?: string; secret?: string; overlap?: boolean }): void {
+  /**
+   * `events`: the events the receiver subscribes to (a GitHub App's `default_events`): GitHub sends
+   * an App only those ("Webhook events and payloads": an App receives the events it subscribes to).
+   * Others still happen (Actions sees them through onEmit) but are neither sent nor recorded.
+   */
+  configure(options: { url?: string; secret?: string; overlap?: boolean; events?: string[] }): void {
+    if (options.events !== undefined) this.events = new Set(options.events);
     if (options.url !== undefined) this.url = options.url;
     if (options.secret !== undefined) this.secret = options.secret;
     if (options.overlap !== undefined) this.overlap = options.overlap;
@@ -93,8 +101,9 @@ export class Webhooks {
     }
     const action = typeof full.action === 'string' ? full.action : undefined;
     const delivery: Delivery = { id: randomUUID(), event, ...(action === undefined ? {} : { action }), payload: full, dropped: false, redelivery: false, at: new Date().toISOString() };
-    this.deliveries.push(delivery);
     for (const listener of this.listeners) listener(delivery);
+    if (this.events && !this.events.has(event)) return delivery;
+    this.deliveries.push(delivery);
 
     const plan = this.faults.webhook(event, action);
     if (plan.drop) {
