@@ -52,9 +52,9 @@ export function batonApp(options: BatonAppOptions = {}): ApplicationFunction {
       workerWorkflow: options.workerWorkflow ?? process.env.BATON_WORKER_WORKFLOW ?? 'baton-worker.yml',
       now: options.now ?? Date.now,
       stateSecret: resolveStateSecret(options),
+      manifests: registerTriggerLabels(app),
     };
     const runs = new RunService(config.now, { ...leaseFromEnv(process.env.BATON_LEASE_TTL), ...options.lease });
-    registerTriggerLabels(app);
 
     // Prometheus metrics at GET /metrics on Probot's port (metrics.ts; docs/operations.md).
     const metrics = new Metrics();

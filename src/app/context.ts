@@ -1,11 +1,14 @@
 // Turns a webhook's repository and installation into the RepoContext the host needs.
 import type { GitHubClient, RepoContext } from '../hosts/github/client.ts';
+import type { ManifestCache } from '../hosts/github/manifests.ts';
 
 export interface AppConfig {
   /** Worker workflow file in `.github/workflows/` (default `baton-worker.yml`). */
   workerWorkflow: string;
   stateSecret?: string;
   now: () => number;
+  /** This App's manifests cache (trigger-labels.ts creates it with its label reader). */
+  manifests?: ManifestCache;
 }
 
 export interface RepositoryPayload {
@@ -23,6 +26,7 @@ export function repoContext(octokit: GitHubClient, repository: RepositoryPayload
     botLogin,
     workerWorkflow: config.workerWorkflow,
     ...(config.stateSecret ? { stateSecret: config.stateSecret } : {}),
+    ...(config.manifests ? { manifests: config.manifests } : {}),
   };
 }
 

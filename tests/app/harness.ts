@@ -82,6 +82,8 @@ export interface AppUnderTest {
   port: number;
   /** Kills this App process after `n` more API requests (every later one fails, as in a dead process). */
   killAfter(n: number): void;
+  /** Kills this App process right after a request for which `match('METHOD url body -> status')` holds was answered. */
+  killAfterRequest(match: (request: string) => boolean): void;
   readonly dead: boolean;
   /** API requests the app made so far. */
   requests: number;
@@ -189,8 +191,9 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
 
   const timings: DeliveryTiming[] = [];
   const delivery = new AsyncLocalStorage<DeliveryTiming>();
-  /** Deliveries acknowledged whose work then failed. */
+  /** Deliveries acknowledged whose work then failed, and not handled by any app since. */
   const failedWork = new Set<string>();
+  const handledWork = new Set<string>();
   let port = 0;
   /** What a live app logged at error level or above (a handler that threw, a lost delivery). */
   const appErrors: string[] = [];
@@ -199,7 +202,7 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
     let runs: RunService | undefined;
     let sweeper: Sweeper | undefined;
     let sweeps = 0;
-    const state = { requests: 0, dead: false, budget: Infinity };
+    const state = { requests: 0, dead: false, budget: Infinity, dieAfter: undefined as ((request: string) => boolean) | undefined };
     // Errors of a killed app are the kill itself, not findings.
     const log = pino({ level: 'warn' }, { write: (line: string) => {
       const entry = JSON.parse(line) as { level: number; msg?: string; err?: { message?: string } };
@@ -217,7 +220,10 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
       const issuedAt = performance.now();
       timing?.calls.push(issuedAt);
       try {
-        return await fetch(input, init);
+        const res = await fetch(input, init);
+        // Dies right after a matching request was answered: what it did is on GitHub, nothing after it.
+        if (state.dieAfter?.(`${init?.method ?? 'GET'} ${String(input instanceof Request ? input.url : input)} ${typeof init?.body === 'string' ? init.body : ''} -> ${res.status}`)) state.budget = 0;
+        return res;
       } finally {
         timing?.callSpans.push({ issuedAt, doneAt: performance.now() });
       }
@@ -245,8 +251,11 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
       lease: { ttlMs: HARNESS_LEASE_TTL_MS, pollMs: 1000 * (o.timeScale ?? TEST_TIME_SCALE), ...o.lease },
       // Deliveries are acknowledged before their work: the ones whose work failed (a kill) are what an operator redelivers.
       onWorkDone: (id, outcome) => {
-        if (outcome === 'failed') failedWork.add(id);
-        else failedWork.delete(id);
+        // Handled by any app (a replica, or the app after a restart): not lost, whatever another did with it.
+        if (outcome === 'handled') {
+          handledWork.add(id);
+          failedWork.delete(id);
+        } else if (!handledWork.has(id)) failedWork.add(id);
       },
       privateKey, ...(o.now ? { now: o.now } : {}) }), { probot, webhooksPath: '/' });
     const server = createServer((req, res) => {
@@ -266,6 +275,9 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
       port: (server.address() as AddressInfo).port,
       killAfter(n: number) {
         state.budget = n;
+      },
+      killAfterRequest(match: (request: string) => boolean) {
+        state.dieAfter = match;
       },
       get dead() {
         return state.dead;

@@ -158,8 +158,8 @@ describe('app: the sweep moves runs that hear no event', () => {
     const sweeps = h.app.sweeps;
     clock += 61 * 60_000;
     await h.waitFor('the sweep to end the ask step', async () => (await h!.record(n)).includes('no answer within 1 hours'));
-    // Within one interval of the deadline: the first sweep that starts after it (one may have been under way).
-    expect(h.app.sweeps - sweeps).toBeGreaterThan(0);
+    // No event came: a sweep ended it, within one interval of the deadline — the one under way when
+    // the clock moved (counted before), or at most the next two to start.
     expect(h.app.sweeps - sweeps).toBeLessThanOrEqual(2);
   });
 });

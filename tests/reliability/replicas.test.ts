@@ -65,11 +65,24 @@ describe('reliability: three App replicas, no router', () => {
 
   it('one replica killed mid-event: another takes the run over after the claim time-to-live, the run ends the same', async () => {
     const h = await harness(3);
-    // Replica 1 dies in the middle of its first event (with a claim taken or not).
-    h.apps[1]!.killAfter(4);
+    // The first replica to win a claim dies right after it: that event's record never comes from
+    // it, and the replica that got the same delivery waits, then takes the run over.
+    const claim = /^POST \S+\/git\/refs .*refs\/baton\/leases\/.* -> 201$/;
+    let victim = -1;
+    let takenOver = 0;
+    for (const [i, app] of h.apps.entries()) {
+      app.killAfterRequest((request) => victim === -1 && claim.test(request) && (victim = i) >= 0);
+      const told = app.runs.onLease;
+      app.runs.onLease = (r) => {
+        takenOver += r.takenOver;
+        told?.(r);
+      };
+    }
     const { number, runId } = await labelFlow(h);
     await h.settle();
-    expect(h.apps[1]!.dead).toBe(true);
+    expect(h.apps[victim]!.dead).toBe(true);
+    expect(h.apps.filter((a) => a.dead)).toHaveLength(1);
+    expect(takenOver).toBeGreaterThanOrEqual(1);
     await expectFlowSucceeded(h, number, runId);
     const attempts = dispatchedAttempts(h);
     expect(new Set(attempts).size).toBe(attempts.length);

@@ -5,7 +5,7 @@
 // a label is a convenience, and the next read tries again.
 import type { Probot } from 'probot';
 import type { GitHubClient } from '../../hosts/github/client.ts';
-import { defaultBranchHead, loadManifests, validWorkflows, whenManifestsRead } from '../../hosts/github/manifests.ts';
+import { defaultBranchHead, loadManifests, ManifestCache, validWorkflows } from '../../hosts/github/manifests.ts';
 import { ensureTriggerLabels, type LabelLog } from '../../hosts/github/trigger-labels.ts';
 import { triggerLabels } from '../../manifest/trigger-labels.ts';
 
@@ -13,17 +13,18 @@ interface ShortRepository {
   full_name: string;
 }
 
-export function registerTriggerLabels(app: Probot): void {
+/** Registers the installation handlers; returns the App's manifests cache, which creates the labels of each set it reads. */
+export function registerTriggerLabels(app: Probot): ManifestCache {
   const log: LabelLog = { info: (m) => app.log.info(m), warn: (m) => app.log.warn(m) };
-  whenManifestsRead((gh, set) => ensureTriggerLabels(gh, triggerLabels(validWorkflows(set)), log));
+  const manifests = new ManifestCache((gh, set) => ensureTriggerLabels(gh, triggerLabels(validWorkflows(set)), log));
 
   const installed = async (octokit: GitHubClient, repositories: readonly ShortRepository[]): Promise<void> => {
     for (const r of repositories) {
       const [owner, repo] = r.full_name.split('/') as [string, string];
       try {
         const { data } = await octokit.request('GET /repos/{owner}/{repo}', { owner, repo });
-        const gh = { octokit, owner, repo, defaultBranch: data.default_branch };
-        // Reading the manifests creates their labels (whenManifestsRead above).
+        const gh = { octokit, owner, repo, defaultBranch: data.default_branch, manifests };
+        // Reading the manifests creates their labels (the cache's reader above).
         await loadManifests(gh, await defaultBranchHead(gh));
       } catch (err) {
         log.warn(`could not read the workflows of ${r.full_name} to create their trigger labels: ${(err as Error).message}`);
@@ -32,4 +33,5 @@ export function registerTriggerLabels(app: Probot): void {
   };
   app.on('installation.created', (context) => installed(context.octokit as unknown as GitHubClient, context.payload.repositories ?? []));
   app.on('installation_repositories.added', (context) => installed(context.octokit as unknown as GitHubClient, context.payload.repositories_added));
+  return manifests;
 }

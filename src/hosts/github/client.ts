@@ -2,6 +2,7 @@
 // repository, and who baton is there. Kept narrow (Prow's habit) so that each module
 // states what it touches and tests can pass any Octokit.
 import type { ProbotOctokit } from 'probot';
+import type { ManifestCache } from './manifests.ts';
 
 export type GitHubClient = InstanceType<typeof ProbotOctokit>;
 
@@ -16,6 +17,8 @@ export interface RepoContext {
   workerWorkflow: string;
   /** Optional HMAC secret for the state block. */
   stateSecret?: string;
+  /** The manifests cache of the App this context belongs to (manifests.ts); none: the process's shared one. */
+  manifests?: ManifestCache;
 }
 
 /** HTTP status of an Octokit error, or undefined for anything else. */

@@ -12,21 +12,47 @@ export interface ManifestSet {
   files: FileResult[];
 }
 
-const cache = new Map<string, Promise<ManifestSet>>();
-
-/** Where manifests are read from: a repository through a client. */
-export type ManifestSource = Pick<RepoContext, 'octokit' | 'owner' | 'repo'>;
+/** Where manifests are read from: a repository through a client, and the cache it reads through. */
+export type ManifestSource = Pick<RepoContext, 'octokit' | 'owner' | 'repo' | 'manifests'>;
 
 /**
- * Told of each set of manifests the first time this process reads it (the App creates the
+ * Told of each set of manifests the first time its cache reads it (the App creates the
  * trigger labels it names); it never throws, and the set is handed on when it returns.
  */
 export type ManifestsReader = (gh: ManifestSource, set: ManifestSet) => Promise<void>;
-let onRead: ManifestsReader | undefined;
 
-export function whenManifestsRead(reader: ManifestsReader | undefined): void {
-  onRead = reader;
+/**
+ * Sets of manifests by commit. Each App has its own (with its reader, through RepoContext):
+ * a read in flight is shared by the events of that App only, never by another App that
+ * happens to live in the same process (tests run several), whose client may fail differently.
+ */
+export class ManifestCache {
+  private readonly sets = new Map<string, Promise<ManifestSet>>();
+
+  constructor(private readonly onRead?: ManifestsReader) {}
+
+  load(gh: ManifestSource, sha: string): Promise<ManifestSet> {
+    const key = `${gh.owner}/${gh.repo}@${sha}`.toLowerCase();
+    let hit = this.sets.get(key);
+    if (!hit) {
+      const reader = this.onRead;
+      hit = read(gh, sha).then(async (set) => {
+        await reader?.(gh, set);
+        return set;
+      });
+      const kept = hit;
+      hit.catch(() => {
+        if (this.sets.get(key) === kept) this.sets.delete(key); // a failed read is not remembered
+      });
+      if (this.sets.size > 200) this.sets.delete(this.sets.keys().next().value!);
+      this.sets.set(key, hit);
+    }
+    return hit;
+  }
 }
+
+/** The cache of readers that bring none (the CLI, the MCP server, Actions-only: one per process). */
+const shared = new ManifestCache();
 
 export async function defaultBranchHead(gh: Pick<RepoContext, 'octokit' | 'owner' | 'repo' | 'defaultBranch'>): Promise<string> {
   const res = await gh.octokit.request('GET /repos/{owner}/{repo}/git/ref/{ref}', { owner: gh.owner, repo: gh.repo, ref: `heads/${gh.defaultBranch}` });
@@ -34,19 +60,7 @@ export async function defaultBranchHead(gh: Pick<RepoContext, 'octokit' | 'owner
 }
 
 export function loadManifests(gh: ManifestSource, sha: string): Promise<ManifestSet> {
-  const key = `${gh.owner}/${gh.repo}@${sha}`.toLowerCase();
-  let hit = cache.get(key);
-  if (!hit) {
-    const reader = onRead;
-    hit = read(gh, sha).then(async (set) => {
-      await reader?.(gh, set);
-      return set;
-    });
-    hit.catch(() => cache.delete(key)); // a failed read is not remembered
-    if (cache.size > 200) cache.delete(cache.keys().next().value!);
-    cache.set(key, hit);
-  }
-  return hit;
+  return (gh.manifests ?? shared).load(gh, sha);
 }
 
 async function read(gh: ManifestSource, sha: string): Promise<ManifestSet> {
