@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { unionMs, type EventTime } from '../../src/app/event-time.ts';
 import { Metrics } from '../../src/app/metrics.ts';
 import { openLabelled, startHarness, type Harness } from './harness.ts';
+import { samples } from './prometheus.ts';
 
 /** A GitHub stand-in that holds every request until `together` have arrived, then answers them all `holdMs` later. */
 async function heldServer(together: number, holdMs: number) {
@@ -101,16 +102,6 @@ steps:
   - id: greet
     run: echo hi > hi.txt
 `;
-
-/** Sample values by metric name and label set, from Prometheus' text format. */
-function samples(text: string): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    const m = /^([a-z_]+)(\{[^}]*\})? (\S+)$/.exec(line);
-    if (m) out.set(`${m[1]}${m[2] ?? ''}`, Number(m[3]));
-  }
-  return out;
-}
 
 let h: Harness | undefined;
 afterEach(async () => {
