@@ -109,6 +109,10 @@ export async function timeEvent<T>(label: string, work: () => Promise<T>, timed:
     const wallMs = performance.now() - start;
     // A request still unanswered when the work ends (fired and forgotten) has no interval yet: not counted.
     const githubMs = unionMs(clock.requests);
-    timed({ label, wallMs, githubMs, wireMs: unionMs(clock.wire), appMs: wallMs - githubMs, requests: clock.requests.length });
+    try {
+      timed({ label, wallMs, githubMs, wireMs: unionMs(clock.wire), appMs: wallMs - githubMs, requests: clock.requests.length });
+    } catch {
+      // Measuring never fails the event it measures (a broken metric would otherwise fail every event).
+    }
   }
 }

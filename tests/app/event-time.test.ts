@@ -94,6 +94,14 @@ describe('event time: the arithmetic', () => {
       await gh.close();
     }
   });
+
+  it('never fails the event it measures', async () => {
+    const metrics = new Metrics({ processMetrics: false });
+    metrics.onEventTime = () => {
+      throw new Error('a broken listener');
+    };
+    await expect(metrics.timed('issues', async () => 'handled')).resolves.toBe('handled');
+  });
 });
 
 const HELLO = `name: hello
