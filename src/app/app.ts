@@ -12,8 +12,8 @@ import { Sweeper, sweepIntervalFromEnv } from './sweeper.ts';
 import { registerTriggerLabels } from './handlers/trigger-labels.ts';
 
 export interface BatonAppOptions extends Partial<AppConfig> {
-  /** Called with the run service (tests wait on `idle()`) and the sweeper once the app is loaded. */
-  onReady?: (runs: RunService, sweeper: Sweeper) => void;
+  /** Called with the run service (tests wait on `idle()`), the sweeper and the metrics once the app is loaded. */
+  onReady?: (runs: RunService, sweeper: Sweeper, metrics: Metrics) => void;
   /** Milliseconds between sweeps of open runs (default: BATON_SWEEP_INTERVAL seconds, else 2 minutes); 0: no timer. */
   sweepIntervalMs?: number;
   /** The App's private key, when Probot was given it directly (not through the environment): signs the state. */
@@ -86,8 +86,9 @@ export function batonApp(options: BatonAppOptions = {}): ApplicationFunction {
     const sweeper = new Sweeper({ auth }, runs, async (octokit, repository) => repoContext(octokit, repository, (await who()).login, config), config.now, app.log);
     sweeper.onReport = (report) => metrics.swept(report);
     runs.onLease = (report) => metrics.leased(report);
+    sweeper.timed = (event, work) => metrics.timed(event, work);
     sweeper.start(options.sweepIntervalMs ?? sweepIntervalFromEnv(process.env.BATON_SWEEP_INTERVAL));
-    options.onReady?.(runs, sweeper);
+    options.onReady?.(runs, sweeper, metrics);
 
     // Every event baton acts on goes through the route table the Actions-only mode shares.
     // The delivery is answered at once and worked on after (GitHub gives up on an answer after
@@ -101,7 +102,8 @@ export function batonApp(options: BatonAppOptions = {}): ApplicationFunction {
       void runs.inBackground(async () => {
         try {
           const ourAppId = context.name.startsWith('check_') ? (await who()).id : null;
-          await route(runs, await gh(context), context.payload, deliveryKey(context.id), { log: context.log, ourAppId, workflowRunAsChecks: false });
+          // Timed as one event: the App's own time apart from its waits on GitHub (event-time.ts).
+          await metrics.timed(context.name, async () => route(runs, await gh(context), context.payload, deliveryKey(context.id), { log: context.log, ourAppId, workflowRunAsChecks: false }));
         } catch (err) {
           metrics.delivery(context.name, 'failed');
           context.log.error(

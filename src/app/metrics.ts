@@ -2,10 +2,12 @@
 // format). One registry per App instance, so several Apps in one process (tests) never mix.
 // What is counted comes from the places every replica sees: deliveries as the route table
 // handles them, GitHub requests and rate limits from each Octokit's response hook (a step
-// dispatch is a 2xx workflow dispatch), runs by state and sweep times from each sweep.
+// dispatch is a 2xx workflow dispatch), runs by state and sweep times from each sweep, and
+// each event's time split into the App's own and GitHub's (event-time.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ProbotOctokit } from 'probot';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { requestStarted, timeEvent, type EventTime } from './event-time.ts';
 import type { SweepReport } from './sweeper.ts';
 import type { LeaseReport } from './runs.ts';
 
@@ -24,7 +26,15 @@ export class Metrics {
   private readonly sweepSeconds = new Histogram({ name: 'baton_sweep_duration_seconds', help: 'Time one sweep of every installation took', buckets: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300], registers: [this.registry] });
   private readonly claims = new Counter({ name: 'baton_lease_claims_total', help: 'Claims on runs (one per event that changed a run; hosts/github/lease.ts), by outcome: won, lost (another App process claimed first: wait, reload, apply again), taken_over (a claim whose record never came)', labelNames: ['outcome'], registers: [this.registry] });
   private readonly leaseWaits = new Histogram({ name: 'baton_lease_wait_seconds', help: "Time an event waited for another App process's record after losing a claim", buckets: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 300, 600], registers: [this.registry] });
+  // Why the wait is split from the work: at GitHub's pacing a delivery spends seconds in the throttle,
+  // which says nothing about how much CPU the App needs per event (what decides how many replicas).
+  private readonly appSeconds = new Histogram({ name: 'baton_event_app_seconds', help: "The App's own time per event (webhook or sweep): wall time minus baton_event_github_seconds; also holds its waits behind other work (the event loop, an earlier event of the same run)", labelNames: ['event'], buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers: [this.registry] });
+  private readonly githubSeconds = new Histogram({ name: 'baton_event_github_seconds', help: 'Time per event (webhook or sweep) spent waiting on GitHub: the union of its API requests from issue to answer, so requests in flight together count once; includes waits in the throttle queue for GitHub pacing, retries and their back-off, installation token fetches and reading the answers', labelNames: ['event'], buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300], registers: [this.registry] });
+  private readonly wireSeconds = new Histogram({ name: 'baton_event_github_wire_seconds', help: 'The part of baton_event_github_seconds with a request on the wire: sent, the headers of its answer not yet in (the rest is throttle queue, retry back-off, token fetches and reading answers)', labelNames: ['event'], buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60], registers: [this.registry] });
   private readonly sweepFailures = new Counter({ name: 'baton_sweep_failures_total', help: 'Runs, repositories or installations a sweep could not look at (retried by the next)', registers: [this.registry] });
+
+  /** Told of every event's time as it is observed (the test harness, the bench). */
+  onEventTime: ((time: EventTime) => void) | undefined;
 
   /** Octokits already counted: Probot hands out the App's own (JWT) Octokit again on every auth(). */
   private readonly watched = new WeakSet<object>();
@@ -48,11 +58,36 @@ export class Metrics {
       if (Number.isFinite(left)) this.remaining.set({ installation, resource: String(headers?.['x-ratelimit-resource'] ?? 'core') }, left);
       if (status < 300 && options.method === 'POST' && DISPATCH.test((options.url ?? '').split('?')[0]!)) this.dispatched.inc();
     };
-    octokit.hook.after('request', (response, options) => seen(response.status, response.headers, options));
-    octokit.hook.error('request', (error, options) => {
-      const e = error as { status?: number; response?: { headers?: Record<string, unknown> } };
-      seen(e.status ?? 0, e.response?.headers, options);
-      throw error;
+    // One wrap, registered after the throttling and retry plugins' own and so run outside them:
+    // it sees each request's final answer, and times it for the event that issued it (event-time.ts).
+    octokit.hook.wrap('request', async (request, options) => {
+      const timer = requestStarted();
+      // Octokit reads `request.fetch` per request: this request's own fetch times its time on the wire.
+      if (timer) options.request = { ...options.request, fetch: timer.fetch(options.request?.fetch ?? globalThis.fetch) };
+      try {
+        const response = await request(options);
+        timer?.done();
+        seen(response.status, response.headers, options);
+        return response;
+      } catch (error) {
+        timer?.done();
+        const e = error as { status?: number; response?: { headers?: Record<string, unknown> } };
+        seen(e.status ?? 0, e.response?.headers, options);
+        throw error;
+      }
+    });
+  }
+
+  /**
+   * Runs one event's `work` (`event`: the webhook's name, or `sweep`), and records how much of
+   * its time was the App's own and how much it spent waiting on GitHub.
+   */
+  timed<T>(event: string, work: () => Promise<T>): Promise<T> {
+    return timeEvent(event, work, (time) => {
+      this.appSeconds.observe({ event }, time.appMs / 1000);
+      this.githubSeconds.observe({ event }, time.githubMs / 1000);
+      this.wireSeconds.observe({ event }, time.wireMs / 1000);
+      this.onEventTime?.(time);
     });
   }
 

@@ -21,6 +21,7 @@ import { parse as parseYaml } from 'yaml';
 import { Probot, createNodeMiddleware } from 'probot';
 import { batonApp } from '../../src/app/app.ts';
 import { batonOctokit } from '../../src/app/octokit.ts';
+import type { EventTime } from '../../src/app/event-time.ts';
 import type { LeaseOptions, RunService } from '../../src/app/runs.ts';
 import { DEFAULT_SWEEP_INTERVAL_MS, type Sweeper, type SweepReport } from '../../src/app/sweeper.ts';
 import { startEmulator, type CreateRepoOptions, type Emulator } from '../emulator/emulator.ts';
@@ -119,6 +120,8 @@ export interface Harness {
   comments(number: number): Promise<string[]>;
   /** Per webhook the app took: when it arrived, was answered, and each API call made for it (ms). */
   timings: DeliveryTiming[];
+  /** Per event the app routed (and per sweep): its wall time split into the App's own and GitHub's, as the metrics observe it. */
+  eventTimes: EventTime[];
   /** The fake agents' invocations (README: FAKE_AGENT_LOG), oldest first. */
   agentCalls(): Array<{ name: string; prompt: string; invocation: number }>;
   /** Deliveries whose last attempt was not answered with a 2xx (close() fails the test on any). */
@@ -190,6 +193,7 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
   for (const [login, role] of Object.entries(o.roles ?? { alice: "admin" as const })) emu.store.setRole('acme', 'widgets', login, role);
 
   const timings: DeliveryTiming[] = [];
+  const eventTimes: EventTime[] = [];
   const delivery = new AsyncLocalStorage<DeliveryTiming>();
   /** Deliveries acknowledged whose work then failed, and not handled by any app since. */
   const failedWork = new Set<string>();
@@ -239,9 +243,10 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
       Octokit: batonOctokit({ timeScale: o.timeScale ?? TEST_TIME_SCALE }),
     });
     const middleware = await createNodeMiddleware(batonApp({
-      onReady: (r, s) => {
+      onReady: (r, s, m) => {
         runs = r;
         sweeper = s;
+        m.onEventTime = (t) => eventTimes.push(t);
         const once = s.sweep.bind(s);
         s.sweep = () => (sweeps++, once());
       },
@@ -375,6 +380,7 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
     },
     settle,
     timings,
+    eventTimes,
     async waitFor(what, ready) {
       for (let i = 0; i < 1500; i++) {
         if (await ready()) return;

@@ -3,6 +3,7 @@
 // it answered, and a sweep's view of the runs.
 import { afterEach, describe, expect, it } from 'vitest';
 import { appRequests, startHarness, type Harness } from './harness.ts';
+import { samples } from './prometheus.ts';
 
 const HELLO = `name: hello
 on: { labels: ["baton:hello"] }
@@ -18,15 +19,6 @@ afterEach(async () => {
   delete process.env.BATON_METRICS_TOKEN;
 });
 
-/** Sample values by metric name and label set, from Prometheus' text format. */
-function samples(text: string): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    const m = /^([a-z_]+)(\{[^}]*\})? (\S+)$/.exec(line);
-    if (m) out.set(`${m[1]}${m[2] ?? ''}`, Number(m[3]));
-  }
-  return out;
-}
 const sum = (s: Map<string, number>, name: string) => [...s].filter(([k]) => k === name || k.startsWith(`${name}{`)).reduce((t, [, v]) => t + v, 0);
 
 async function runStory(): Promise<Harness> {
