@@ -94,6 +94,8 @@ export interface MergeCompleted extends EventBase, JobRef {
 export interface MergeConflicted extends EventBase, JobRef {
   type: 'merge.conflicted';
   files: string[];
+  /** The branch the host kept the conflicting commit on, for people to look at; absent: none. */
+  branch?: string;
 }
 
 /** The host refused the merge for good (a ruleset, a protected branch): the attempt fails with why. */

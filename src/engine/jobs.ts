@@ -379,6 +379,8 @@ export function onMergeFailed(d: Draft, ev: MergeConflicted | MergeRefused): voi
     return;
   }
   // The retry starts from the new head, not from the conflicting commit.
-  const why = conflict ? `merge conflict with the run branch in ${ev.files.join(', ') || 'unknown files'}` : ev.error;
+  const why = conflict
+    ? `merge conflict with the run branch in ${ev.files.join(', ') || 'unknown files'}${ev.branch ? ` (the attempt's commit is on ${ev.branch})` : ''}`
+    : ev.error;
   attemptFailed(d, ev.step, ev.slot, why, null);
 }

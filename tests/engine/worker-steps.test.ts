@@ -219,6 +219,14 @@ describe('retries, validation, timeouts', () => {
     expect(r.state.reason).toBe('step `a` failed: failed after 2 attempts: merge conflict with the run branch in src/x.ts, src/y.ts');
   });
 
+  it('names the branch the host kept a conflicting commit on', () => {
+    const r = new Run(workflow([agent('a', { retries: 0 })]));
+    r.start();
+    r.finish('a');
+    r.merge({ conflict: ['src/x.ts'], keptOn: 'baton/steps/r1/a' });
+    expect(r.state.reason).toBe("step `a` failed: failed after 1 attempt: merge conflict with the run branch in src/x.ts (the attempt's commit is on baton/steps/r1/a)");
+  });
+
   it('fails the attempt of a merge the host refused, with its reason, and goes on', () => {
     const r = new Run(workflow([agent('a', { retries: 0 })]));
     r.start();
