@@ -100,6 +100,8 @@ export interface UpsertCheckRun extends CommandBase {
   title: string;
   summary: string;
   detailsUrl: string | null;
+  /** Epoch ms the work it reports on began: a check run created already completed still shows its duration. */
+  startedAt: number | null;
 }
 
 /** Re-render the status comment from the new state. At most one per decide call. */
