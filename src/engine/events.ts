@@ -59,7 +59,7 @@ export interface WorkerDispatched extends EventBase, JobRef {
 export interface WorkerFinished extends EventBase, JobRef {
   type: 'worker.finished';
   outputs: Json;
-  /** Commit on the step branch holding its changes; null/absent when nothing changed. */
+  /** Commit holding its changes (the merge puts it on the run branch); null/absent when nothing changed. */
   commit?: string | null;
   usage?: Usage;
 }

@@ -55,7 +55,7 @@ export interface JobState {
   url: string | null;
   /** The commit start point of the current attempt. */
   base: string | null;
-  /** Commit on the step branch the worker produced (to be merged), if any. */
+  /** Commit the worker produced (to be merged into the run branch), if any. */
   commit: string | null;
   /** Partial work kept from a timed-out or crashed attempt; the next attempt starts there. */
   checkpoint: string | null;
