@@ -25,6 +25,17 @@ async function stepBranches(h: Harness): Promise<Array<{ ref: string; sha: strin
 /** Every check run named `name` the App created, whatever commit it is on. */
 const checkRunsNamed = (h: Harness, name: string) => [...h.emu.store.checkRuns.values()].filter((c) => c.name === name);
 
+/** A plan, then one job per task, both at once (so the second to finish is merged, not fast-forwarded). */
+const FAN = [
+  'name: fan',
+  'on: { labels: ["baton:fan"] }',
+  'agents: { coder: { uses: claude-code } }',
+  'steps:',
+  '  - { id: plan, agent: coder, writes: false, prompt: "Plan", outputs: { type: object, required: [tasks], properties: { tasks: { type: array } } } }',
+  '  - { id: impl, agent: coder, for-each: "${{ steps.plan.outputs.tasks }}", max-parallel: 2, prompt: "Do ${{ item }}" }',
+  '',
+].join('\n');
+
 const workerRuns = (h: Harness) => [...h.runner.store.runs.values()].filter((r) => r.path.endsWith('baton-worker.yml'));
 
 describe('app: what an agent step writes', () => {
@@ -89,17 +100,8 @@ describe('app: what an agent step writes', () => {
   }, 60_000);
 
   it('a fan-out still merges every item (merge commits, no step branches) and writes its check run once', async () => {
-    const fan = [
-      'name: fan',
-      'on: { labels: ["baton:fan"] }',
-      'agents: { coder: { uses: claude-code } }',
-      'steps:',
-      '  - { id: plan, agent: coder, writes: false, prompt: "Plan", outputs: { type: object, required: [tasks], properties: { tasks: { type: array } } } }',
-      '  - { id: impl, agent: coder, for-each: "${{ steps.plan.outputs.tasks }}", max-parallel: 2, prompt: "Do ${{ item }}" }',
-      '',
-    ].join('\n');
     h = await startHarness({
-      files: { '.agents/workflows/fan.yml': fan },
+      files: { '.agents/workflows/fan.yml': FAN },
       agents: { plan: [{ output: { tasks: ['x', 'y'] } }], 'impl/0': [{ write: { 'x.txt': 'x\n' } }], 'impl/1': [{ write: { 'y.txt': 'y\n' } }] },
     });
     const n = await openLabelled(h, 'baton:fan');
@@ -113,5 +115,24 @@ describe('app: what an agent step writes', () => {
     expect(appRequests(h.emu).filter((r) => r.route === 'POST /repos/{owner}/{repo}/merges' && r.status === 201)).toHaveLength(1);
     expect(await stepBranches(h)).toEqual([]);
     expect(checkRunsNamed(h, 'baton / fan / impl').map((c) => [c.status, c.conclusion, c.output.title])).toEqual([['completed', 'success', '2 items done']]);
+  }, 60_000);
+
+  it('keeps a commit that conflicts on its step branch and names that branch in the failure', async () => {
+    const fan = FAN.replace('baton:fan', 'baton:clash');
+    h = await startHarness({
+      files: { '.agents/workflows/fan.yml': fan },
+      agents: { plan: [{ output: { tasks: ['x', 'y'] } }], 'impl/0': [{ write: { 'same.txt': 'from x\n' } }], 'impl/1': [{ write: { 'same.txt': 'from y\n' } }] },
+    });
+    const n = await openLabelled(h, 'baton:clash');
+    await h.settle();
+    const record = await h.record(n);
+    const named = /merge conflict with the run branch in same\.txt \(the attempt's commit is on (baton\/steps\/[^)]+)\)/.exec(record);
+    expect(named, record).not.toBeNull();
+    // The one branch the App wrote besides the run branch holds the losing item's change.
+    const [kept] = await stepBranches(h);
+    expect(await stepBranches(h)).toHaveLength(1);
+    expect(kept!.ref).toBe(`refs/heads/${named![1]}`);
+    const file = (await h.as('alice').rest.repos.getContent({ ...o, path: 'same.txt', ref: kept!.sha })).data as { content: string };
+    expect(Buffer.from(file.content, 'base64').toString()).toMatch(/^from [xy]\n$/);
   }, 60_000);
 });
