@@ -2,6 +2,13 @@
 // one aggregate (`baton / <workflow>`) that branch protection can require. Hosts upsert
 // them by external id *and* head sha: a check belongs to a commit, so a new head gets
 // a new check run.
+//
+// A step whose worker does the work (agent and run steps, fanned out or not) writes its
+// check run once, completed, when the attempt ends, with the time it began: while it works,
+// the worker's own Actions job shows as a running check and the aggregate stays in
+// progress, so an in-progress check of its own would cost a paced write and tell nothing
+// more. Steps that wait on a person or on CI (approve, ask, checks, review) open theirs at
+// once: nothing else shows that they wait.
 import type { CheckConclusion, CheckStatus } from './commands.ts';
 import type { Draft } from './draft.ts';
 import { aggregateCheckExternalId, aggregateCheckName, stepCheckExternalId, stepCheckName } from './naming.ts';
@@ -16,17 +23,24 @@ function clip(text: string): string {
   return text.length <= SUMMARY_LIMIT ? text : text.slice(0, SUMMARY_LIMIT - 20) + '\n… (truncated)';
 }
 
-/** Starts a check run for the step's `attempt` (a new attempt gets a new check run). */
+/**
+ * Makes `attempt` the step's current check run, begun now, without writing it: it is
+ * written when it completes (closeStepCheck). A new attempt gets a new check run.
+ */
+export function beginStepCheck(d: Draft, stepId: string, attempt: number): void {
+  d.setStep(stepId, { check: { externalId: stepCheckExternalId(d.state.runId, stepId, attempt), attempt, startedAt: d.now } });
+}
+
+/** Begins the step's check run for `attempt` and shows it in progress at once (a step that waits). */
 export function openStepCheck(d: Draft, stepId: string, attempt: number, title: string, summary = ''): void {
-  const externalId = stepCheckExternalId(d.state.runId, stepId, attempt);
-  d.setStep(stepId, { check: { externalId, attempt } });
+  beginStepCheck(d, stepId, attempt);
   emitStepCheck(d, stepId, 'in_progress', null, title, summary);
 }
 
 /** Completes the step's current check run (creating one if the step never had one). */
 export function closeStepCheck(d: Draft, stepId: string, conclusion: CheckConclusion, title: string, summary = ''): void {
   const st = d.step(stepId);
-  if (!st.check) d.setStep(stepId, { check: { externalId: stepCheckExternalId(d.state.runId, stepId, st.opening), attempt: st.opening } });
+  if (!st.check) d.setStep(stepId, { check: { externalId: stepCheckExternalId(d.state.runId, stepId, st.opening), attempt: st.opening, startedAt: null } });
   emitStepCheck(d, stepId, 'completed', conclusion, title, summary);
 }
 
@@ -51,6 +65,7 @@ function emitStepCheck(
     title,
     summary: clip(summary),
     detailsUrl: null,
+    startedAt: check.startedAt ?? null,
   });
 }
 
@@ -78,5 +93,6 @@ export function aggregateCheck(d: Draft): void {
     title: done ? `${s.status}${s.reason ? `: ${s.reason}` : ''}` : 'running',
     summary: s.reason ?? '',
     detailsUrl: null,
+    startedAt: null,
   });
 }

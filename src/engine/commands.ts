@@ -47,7 +47,7 @@ export interface DispatchWorker extends CommandBase {
   base: string;
   /** True when `base` is a checkpoint of an earlier attempt: the prompt says it continues. */
   resume: boolean;
-  /** Branch the worker's changes go to; null for non-writing work. */
+  /** The step's (or fix round's) branch, which keeps a failed attempt's checkpoint; null for non-writing work. */
   branch: string | null;
   writes: boolean;
   env: Record<string, string>;
@@ -68,14 +68,19 @@ export interface CancelWorker extends CommandBase {
   workflowRunId: number | null;
 }
 
-/** Merge a step branch into the run branch. Follow-up: merge.completed, merge.conflicted or merge.refused. */
+/**
+ * Merge a step's commit into the run branch. Follow-up: merge.completed, merge.conflicted or
+ * merge.refused. The commit need not be on `branch`: a host may write that branch only when
+ * someone needs it (a conflict to look at).
+ */
 export interface MergeStepBranch extends CommandBase {
   type: 'merge-step-branch';
   step: string;
   slot: string;
   attempt: number;
+  /** The step's (or fix round's) branch: where the commit is kept if it conflicts. */
   branch: string;
-  /** The commit to merge (the worker's result on `branch`). */
+  /** The commit to merge (the worker's result). */
   commit: string;
   into: string;
   message: string;
@@ -95,6 +100,8 @@ export interface UpsertCheckRun extends CommandBase {
   title: string;
   summary: string;
   detailsUrl: string | null;
+  /** Epoch ms the work it reports on began: a check run created already completed still shows its duration. */
+  startedAt: number | null;
 }
 
 /** Re-render the status comment from the new state. At most one per decide call. */

@@ -59,7 +59,7 @@ export interface WorkerDispatched extends EventBase, JobRef {
 export interface WorkerFinished extends EventBase, JobRef {
   type: 'worker.finished';
   outputs: Json;
-  /** Commit on the step branch holding its changes; null/absent when nothing changed. */
+  /** Commit holding its changes (the merge puts it on the run branch); null/absent when nothing changed. */
   commit?: string | null;
   usage?: Usage;
 }
@@ -94,6 +94,8 @@ export interface MergeCompleted extends EventBase, JobRef {
 export interface MergeConflicted extends EventBase, JobRef {
   type: 'merge.conflicted';
   files: string[];
+  /** The branch the host kept the conflicting commit on, for people to look at; absent: none. */
+  branch?: string;
 }
 
 /** The host refused the merge for good (a ruleset, a protected branch): the attempt fails with why. */

@@ -4,7 +4,7 @@
 import type { AgentSpec, JsonSchema, Step } from '../manifest/types.ts';
 import { dispatchBlocked, addCost } from './budget.ts';
 import { agentFailed, agentWorked, chooseAgent } from './breaker.ts';
-import { closeStepCheck, openStepCheck } from './checks-runs.ts';
+import { beginStepCheck, closeStepCheck } from './checks-runs.ts';
 import type { DispatchWorker } from './commands.ts';
 import type { Draft } from './draft.ts';
 import type { JobRef, WorkerFailed, WorkerFinished, MergeCompleted, MergeConflicted, MergeRefused, WorkerDispatched } from './events.ts';
@@ -132,10 +132,10 @@ export function dispatchJob(d: Draft, stepId: string, slot: string): boolean {
     fallback,
   });
   if (checkPerAttempt(d, stepId)) {
-    // A plain step gets one check run per attempt, like a re-run job in Actions.
+    // A plain step gets one check run per attempt, like a re-run job in Actions, written
+    // when the attempt ends (checks-runs.ts): the previous one's now, this one's later.
     if (st.check && st.check.attempt !== attempt) closeStepCheck(d, stepId, 'failure', `attempt ${st.check.attempt} failed`, job.lastError ?? '');
-    const on = fallback !== null ? ` on ${fallback} (fallback for ${what.agent})` : '';
-    openStepCheck(d, stepId, attempt, `attempt ${attempt}${on}${job.checkpoint ? ' (continuing from a checkpoint)' : ''}`, what.prompt ?? what.command ?? '');
+    beginStepCheck(d, stepId, attempt);
   }
   d.emit(command);
   return true;
@@ -379,6 +379,8 @@ export function onMergeFailed(d: Draft, ev: MergeConflicted | MergeRefused): voi
     return;
   }
   // The retry starts from the new head, not from the conflicting commit.
-  const why = conflict ? `merge conflict with the run branch in ${ev.files.join(', ') || 'unknown files'}` : ev.error;
+  const why = conflict
+    ? `merge conflict with the run branch in ${ev.files.join(', ') || 'unknown files'}${ev.branch ? ` (the attempt's commit is on ${ev.branch})` : ''}`
+    : ev.error;
   attemptFailed(d, ev.step, ev.slot, why, null);
 }

@@ -55,7 +55,7 @@ export interface JobState {
   url: string | null;
   /** The commit start point of the current attempt. */
   base: string | null;
-  /** Commit on the step branch the worker produced (to be merged), if any. */
+  /** Commit the worker produced (to be merged into the run branch), if any. */
   commit: string | null;
   /** Partial work kept from a timed-out or crashed attempt; the next attempt starts there. */
   checkpoint: string | null;
@@ -126,8 +126,11 @@ export interface StepState {
   jobs: JobState[];
   /** Highest attempt number used per job slot; never reset. */
   attempts: Record<string, number>;
-  /** The check run currently representing this step, if one was created. */
-  check: { externalId: string; attempt: number } | null;
+  /**
+   * The check run currently representing this step, if one was begun. `startedAt`: when the
+   * work it reports on began (absent in records written before it was kept).
+   */
+  check: { externalId: string; attempt: number; startedAt?: number | null } | null;
   gate: GateState | null;
   ask: AskState | null;
   /** Failed host actions (pull-request) since the step opened, compared with `retries`. */

@@ -132,7 +132,7 @@ export function workerWorkflow(o: WorkflowOptions): string {
   const lines = [
     '# baton worker: one step attempt of a baton run, dispatched by baton (never by hand).',
     '# The agent job holds a read-only token and uploads its work as the baton-result artifact;',
-    actions ? '# the apply job (contents: write) writes it to the step branch and advances the run.' : '# the baton App writes it to the step branch.',
+    actions ? '# the apply job (contents: write) commits it and advances the run.' : '# the baton App commits it and merges it into the run branch.',
     '# The agent runs from a `run:` step, whose process holds no token the agent could read.',
     'name: baton-worker',
     'run-name: "baton ${{ inputs.run }} ${{ inputs.step }} #${{ inputs.attempt }}"',

@@ -215,6 +215,19 @@ describe('check runs and statuses', () => {
     expect(suite.data).toMatchObject({ head_sha: sha, status: 'in_progress', latest_check_runs_count: 2 });
   });
 
+  it('creates a check run already completed, keeping the started_at it is given (REST docs, "Create a check run")', async () => {
+    const sha = (await app.git.getRef({ owner, repo, ref: 'heads/main' })).data.object.sha;
+    const startedAt = '2026-01-02T03:04:05Z';
+    const { data: run } = await app.checks.create({ owner, repo, name: 'baton / w / a', head_sha: sha, status: 'completed', conclusion: 'success', started_at: startedAt, completed_at: '2026-01-02T03:09:05Z' });
+    expect(run).toMatchObject({ status: 'completed', conclusion: 'success', started_at: startedAt, completed_at: '2026-01-02T03:09:05Z' });
+    expect((await app.checks.get({ owner, repo, check_run_id: run.id })).data.started_at).toBe(startedAt);
+    // "Required if you provide completed_at or a status of completed": no conclusion, no check run.
+    const bare = await status(app.checks.create({ owner, repo, name: 'x', head_sha: sha, status: 'completed', started_at: startedAt }));
+    expect(bare).toMatchObject({ status: 422, data: { errors: [{ field: 'conclusion', code: 'missing_field' }] } });
+    const ended = await status(app.checks.create({ owner, repo, name: 'x', head_sha: sha, completed_at: '2026-01-02T03:09:05Z' }));
+    expect(ended).toMatchObject({ status: 422, data: { errors: [{ field: 'conclusion', code: 'missing_field' }] } });
+  });
+
   it('refuses a check run on an unknown commit and output over 65535 characters', async () => {
     const unknown = await status(app.checks.create({ owner, repo, name: 'x', head_sha: 'f'.repeat(40) }));
     expect(unknown.status).toBe(422);

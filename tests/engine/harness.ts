@@ -99,10 +99,10 @@ export class Run {
   }
 
   /** Completes the latest merge the engine asked for. */
-  merge(o: { conflict?: string[]; refused?: string } = {}): Command[] {
+  merge(o: { conflict?: string[]; keptOn?: string; refused?: string } = {}): Command[] {
     const m = this.all.filter((c): c is MergeStepBranch => c.type === 'merge-step-branch').at(-1);
     if (!m) throw new Error('no merge was asked for');
-    if (o.conflict) return this.send({ type: 'merge.conflicted', step: m.step, slot: m.slot, attempt: m.attempt, files: o.conflict });
+    if (o.conflict) return this.send({ type: 'merge.conflicted', step: m.step, slot: m.slot, attempt: m.attempt, files: o.conflict, ...(o.keptOn && { branch: o.keptOn }) });
     if (o.refused) return this.send({ type: 'merge.refused', step: m.step, slot: m.slot, attempt: m.attempt, error: o.refused });
     return this.send({ type: 'merge.completed', step: m.step, slot: m.slot, attempt: m.attempt, head: `head${++this.shas}` });
   }

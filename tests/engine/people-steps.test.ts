@@ -84,6 +84,17 @@ describe('approve', () => {
     expect(r.dispatches()).toEqual([]);
   });
 
+  it('shows its check run in progress while it waits (nothing else shows a step waiting on a person), then completes it', () => {
+    const r = new Run(wf);
+    r.start();
+    const gate = () => r.of('check-run', r.all).filter((c) => c.name === 'baton / wf / gate').map((c) => [c.status, c.conclusion, c.startedAt]);
+    expect(gate()).toEqual([['in_progress', null, r.now]]);
+    const started = r.now;
+    r.now += 60_000;
+    r.send({ type: 'approval.given', actor: 'root', permission: 'admin' });
+    expect(gate()).toEqual([['in_progress', null, started], ['completed', 'success', started]]);
+  });
+
   it('refuses an approval from someone whose permission is not enough, naming the role', () => {
     const r = new Run(wf);
     r.start();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { agent, run, workflow } from './builder.ts';
-import { Run } from './harness.ts';
+import { Run, T0 } from './harness.ts';
 
 describe('needs ordering', () => {
   it('runs a step only after the step above it, from the head its merge produced', () => {
@@ -155,16 +155,36 @@ describe('retries, validation, timeouts', () => {
     expect(r.state.reason).toBe('step `a` failed: failed after 3 attempts: the worker crashed: oom again');
   });
 
-  it('gives a plain step one check run per attempt', () => {
+  it('gives a plain step one check run per attempt, written once when the attempt ends, with the time it was dispatched', () => {
     const r = new Run(workflow([agent('a', { retries: 1 })]));
+    const stepChecks = () => r.of('check-run', r.all).filter((c) => c.name === 'baton / wf / a').map((c) => [c.externalId, c.status, c.conclusion, c.startedAt]);
     r.start();
+    // At work: its worker's Actions job is the running check; the step writes none yet.
+    expect(stepChecks()).toEqual([]);
+    r.now += 5 * 60_000;
     r.fail('a');
-    const checks = r.of('check-run', r.all).filter((c) => c.name === 'baton / wf / a');
-    expect(checks.map((c) => [c.externalId, c.status, c.conclusion])).toEqual([
-      ['r1/a/1', 'in_progress', null],
-      ['r1/a/1', 'completed', 'failure'],
-      ['r1/a/2', 'in_progress', null],
+    expect(stepChecks()).toEqual([['r1/a/1', 'completed', 'failure', T0]]);
+    const second = T0 + 5 * 60_000;
+    r.now += 7 * 60_000;
+    r.complete('a');
+    expect(stepChecks()).toEqual([
+      ['r1/a/1', 'completed', 'failure', T0],
+      ['r1/a/2', 'completed', 'success', second],
     ]);
+  });
+
+  it('writes a fanned-out step’s check run once, when its last item is done, from when the step began', () => {
+    const r = new Run(workflow([agent('plan', { writes: false }), agent('impl', { forEach: '${{ steps.plan.outputs.tasks }}' })]));
+    r.start();
+    r.now += 60_000;
+    r.finish('plan', { tasks: ['x', 'y'] });
+    const begun = r.now;
+    r.now += 60_000;
+    r.complete('impl', null, { slot: '0' });
+    expect(r.of('check-run', r.all).filter((c) => c.name === 'baton / wf / impl')).toEqual([]);
+    r.complete('impl', null, { slot: '1' });
+    const checks = r.of('check-run', r.all).filter((c) => c.name === 'baton / wf / impl');
+    expect(checks.map((c) => [c.status, c.conclusion, c.title, c.startedAt])).toEqual([['completed', 'success', '2 items done', begun]]);
   });
 
   it('treats outputs that miss the schema as a failed attempt and re-prompts with the ajv error', () => {
@@ -217,6 +237,14 @@ describe('retries, validation, timeouts', () => {
     r.finish('a');
     r.merge({ conflict: ['src/x.ts', 'src/y.ts'] });
     expect(r.state.reason).toBe('step `a` failed: failed after 2 attempts: merge conflict with the run branch in src/x.ts, src/y.ts');
+  });
+
+  it('names the branch the host kept a conflicting commit on', () => {
+    const r = new Run(workflow([agent('a', { retries: 0 })]));
+    r.start();
+    r.finish('a');
+    r.merge({ conflict: ['src/x.ts'], keptOn: 'baton/steps/r1/a' });
+    expect(r.state.reason).toBe("step `a` failed: failed after 1 attempt: merge conflict with the run branch in src/x.ts (the attempt's commit is on baton/steps/r1/a)");
   });
 
   it('fails the attempt of a merge the host refused, with its reason, and goes on', () => {

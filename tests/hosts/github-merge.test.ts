@@ -43,8 +43,9 @@ const cmd: MergeStepBranch = {
 };
 const PATCH = 'PATCH /repos/{owner}/{repo}/git/refs/{ref}';
 const MERGES = 'POST /repos/{owner}/{repo}/merges';
+const CREATE_REF = 'POST /repos/{owner}/{repo}/git/refs';
 
-describe('merging a step branch', () => {
+describe('merging a step\'s commit', () => {
   it('turns a ruleset refusal of the ref update into merge.refused with GitHub’s answer', async () => {
     const gh = client({ [PATCH]: () => { throw httpError(422, 'Repository rule violations found'); } });
     const events = await mergeStepBranch(gh, new CommitCache(), cmd, 'h'.repeat(40), 1);
@@ -56,8 +57,34 @@ describe('merging a step branch', () => {
     const refused = client({ [PATCH]: notFastForward, [MERGES]: () => { throw httpError(403, 'Resource not accessible by integration'); } });
     expect(await mergeStepBranch(refused, new CommitCache(), cmd, 'h'.repeat(40), 1)).toMatchObject([{ type: 'merge.refused', error: expect.stringContaining('403 Resource not accessible by integration') }]);
     const compare = () => ({ data: { files: [{ filename: 'src/x.ts' }] } });
-    const conflicted = client({ [PATCH]: notFastForward, [MERGES]: () => { throw httpError(409, 'Merge conflict'); }, 'GET /repos/{owner}/{repo}/compare/{basehead}': compare });
+    const conflicted = client({ [PATCH]: notFastForward, [MERGES]: () => { throw httpError(409, 'Merge conflict'); }, 'GET /repos/{owner}/{repo}/compare/{basehead}': compare, [CREATE_REF]: () => ({ status: 201 }) });
     expect(await mergeStepBranch(conflicted, new CommitCache(), cmd, 'h'.repeat(40), 1)).toMatchObject([{ type: 'merge.conflicted', files: ['src/x.ts'] }]);
+  });
+
+  it('keeps a conflicting commit on its step branch for people to look at, and says where; a refused branch still reports the conflict', async () => {
+    const notFastForward = () => { throw httpError(422, 'Update is not a fast forward'); };
+    const compare = () => ({ data: { files: [{ filename: 'src/x.ts' }] } });
+    const created: unknown[] = [];
+    const base = { [PATCH]: notFastForward, [MERGES]: () => { throw httpError(409, 'Merge conflict'); }, 'GET /repos/{owner}/{repo}/compare/{basehead}': compare };
+    const kept = client({ ...base, [CREATE_REF]: () => (created.push(1), { status: 201 }) });
+    const [event] = await mergeStepBranch(kept, new CommitCache(), cmd, 'h'.repeat(40), 1);
+    expect(created).toHaveLength(1);
+    expect(event).toMatchObject({ type: 'merge.conflicted', files: ['src/x.ts'], branch: 'baton/steps/r1/a' });
+    const ruled = client({ ...base, [CREATE_REF]: () => { throw httpError(422, 'Repository rule violations found'); } });
+    const [plain] = await mergeStepBranch(ruled, new CommitCache(), cmd, 'h'.repeat(40), 1);
+    expect(plain).toMatchObject({ type: 'merge.conflicted', files: ['src/x.ts'] });
+    expect(plain).not.toHaveProperty('branch');
+  });
+
+  it('writes no ref but the run branch when the merge is a fast-forward or a clean merge commit', async () => {
+    const routes: string[] = [];
+    const seen = (route: string, answer: unknown) => () => (routes.push(route), answer);
+    const ff = client({ [PATCH]: seen(PATCH, { status: 200 }) });
+    expect(await mergeStepBranch(ff, new CommitCache(), cmd, 'h'.repeat(40), 1)).toMatchObject([{ type: 'merge.completed', head: cmd.commit }]);
+    const merged = { status: 201, data: { sha: 'm'.repeat(40), commit: { tree: { sha: 't'.repeat(40) } } } };
+    const clean = client({ [PATCH]: () => { throw httpError(422, 'Update is not a fast forward'); }, [MERGES]: seen(MERGES, merged) });
+    expect(await mergeStepBranch(clean, new CommitCache(), cmd, 'h'.repeat(40), 1)).toMatchObject([{ type: 'merge.completed', head: 'm'.repeat(40) }]);
+    expect(routes).toEqual([PATCH, MERGES]); // no POST git/refs: `client` throws on any route it was not given
   });
 
   it('throws what waiting may cure (5xx, secondary rate limits), so the delivery is retried', async () => {

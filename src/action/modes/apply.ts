@@ -1,7 +1,7 @@
 // mode: apply — Actions-only mode, in the worker workflow's second job (holding
 // `contents: write`, unlike the agent job): after actions/download-artifact of the
-// agent's `baton-result`, read it (paths checked), write its changes onto the step branch
-// with the Git Data API (only under baton/) and advance the run with the engine's
+// agent's `baton-result`, read it (paths checked), commit its changes with the Git Data
+// API (a ref only under baton/) and advance the run with the engine's
 // worker.finished / worker.failed — the App's code for both, driven by the shared driver.
 import * as core from '@actions/core';
 import { existsSync } from 'node:fs';

@@ -2,7 +2,7 @@
 // `max-parallel` running. A fanned-out step's outputs are its items' outputs, in order.
 import type { AgentStep, RunStep } from '../../manifest/types.ts';
 import { DEFAULT_MAX_ITEMS } from '../budget.ts';
-import { openStepCheck } from '../checks-runs.ts';
+import { beginStepCheck } from '../checks-runs.ts';
 import type { Draft } from '../draft.ts';
 import { dispatchJob } from '../jobs.ts';
 import { failStep, succeedStep } from '../lifecycle.ts';
@@ -37,7 +37,8 @@ function start(d: Draft, step: WorkerStep): void {
     const jobs = items.value.map((item, i) => newJob(String(i), step.kind, i, item, previous[String(i)] ?? 0));
     d.setStep(step.id, { fanOut: true, jobs });
     if (jobs.length === 0) return succeedStep(d, step.id, [], 'nothing to do: for-each gave no items');
-    openStepCheck(d, step.id, st.opening, `${jobs.length} items`);
+    // Written when the step ends: meanwhile its items' worker jobs show as running checks.
+    beginStepCheck(d, step.id, st.opening);
   }
   update(d, step);
 }

@@ -1,9 +1,11 @@
 // A finished worker run → the engine's worker.finished / worker.failed. The worker job
 // held a read-only token; its result artifact is read here (paths checked), and its
-// changed files become one commit on the step branch through the Git Data API
-// (tree on the base commit's tree → commit with the base as parent → ref under baton/).
+// changed files become one commit through the Git Data API (tree on the base commit's
+// tree → commit with the base as parent). No ref is written for a result that succeeded:
+// the merge that follows points the run branch at it (merge.ts). Only a failed attempt's
+// partial work gets its step branch, because the next attempt starts from it.
 import { InvalidResultError, RESULT_ARTIFACT, readResultZip, type ResultBundle } from '../../agents/result.ts';
-import type { JobState, RunEvent, RunState, WorkerFailed } from '../../engine/index.ts';
+import type { JobState, RunEvent, RunState, WorkerFailed, WorkerFinished } from '../../engine/index.ts';
 import { fixBranch, stepBranch, stepState } from '../../engine/index.ts';
 import { messageOf, refusedForGood, statusOf, type GitHubClient, type RepoContext } from './client.ts';
 import type { CommitCache } from './memory.ts';
@@ -23,6 +25,9 @@ const WORKFLOWS_DIR = '.github/workflows';
 export interface CompletedWorkerRun extends WorkerRunFacts {
   conclusion: string | null;
 }
+
+/** The fields every event about one attempt's result carries. */
+type AttemptKey = Pick<WorkerFailed, 'key' | 'at' | 'step' | 'slot' | 'attempt'>;
 
 /** Everything that fails the attempt without being a bug of baton. */
 class AttemptError extends Error {}
@@ -89,7 +94,7 @@ async function applyBundle(
   run: CompletedWorkerRun,
   job: JobState,
   bundle: ResultBundle,
-  base: { key: string; at: number; step: string; slot: string; attempt: number },
+  base: AttemptKey,
   allowProtected: boolean,
 ): Promise<RunEvent[]> {
   const failed = (reason: WorkerFailed['reason'], error: string): RunEvent[] => [{ type: 'worker.failed', ...base, reason, error, checkpoint: null }];
@@ -104,26 +109,57 @@ async function applyBundle(
   let commit: string | null = null;
   if (r.changes.length && branch) {
     try {
-      commit = await commitChanges(gh, commits, bundle, job.base ?? r.base, branch, `baton ${state.runId}: ${ref.step}${ref.slot === '0' ? '' : `[${ref.slot}]`} attempt ${ref.attempt}`);
+      commit = await commitChanges(gh, commits, bundle, job.base ?? r.base, `baton ${state.runId}: ${ref.step}${ref.slot === '0' ? '' : `[${ref.slot}]`} attempt ${ref.attempt}`);
     } catch (err) {
       if (!(err instanceof AttemptError)) throw err;
       return failed('crashed', err.message);
     }
   }
+  const outcome = await outcomeOf(gh, run, r, base, commit);
+  // The next attempt starts from a failed one's checkpoint, fetched by sha: a commit no ref
+  // points at may be pruned by GitHub, so the step branch keeps it.
+  if (outcome.type === 'worker.failed' && outcome.checkpoint && branch) return [await keepCheckpoint(gh, bundle, branch, outcome)];
+  return [outcome];
+}
+
+/** The engine's event for a result that was not refused, `commit` holding its changes (if any). */
+async function outcomeOf(
+  gh: RepoContext,
+  run: CompletedWorkerRun,
+  r: ResultBundle['result'],
+  base: AttemptKey,
+  commit: string | null,
+): Promise<WorkerFinished | WorkerFailed> {
   const usage = r.usage;
   if (r.status === 'succeeded') {
     // An output is kept whole or not at all: one too large for a check run's text (where
     // large outputs go) fails the attempt and says why, rather than be lost.
     const bytes = checkTextBytes(JSON.stringify(r.outputs));
-    if (bytes > MAX_CHECK_TEXT_BYTES) return [{ type: 'worker.failed', ...base, reason: 'crashed', error: tooLargeMessage(ref.step, bytes), checkpoint: commit, usage }];
-    return [{ type: 'worker.finished', ...base, outputs: r.outputs, commit, usage }];
+    if (bytes > MAX_CHECK_TEXT_BYTES) return { type: 'worker.failed', ...base, reason: 'crashed', error: tooLargeMessage(base.step, bytes), checkpoint: commit, usage };
+    return { type: 'worker.finished', ...base, outputs: r.outputs, commit, usage };
   }
-  if (r.status === 'invalid-output') return [{ type: 'worker.failed', ...base, reason: 'crashed', error: r.error ?? 'the agent gave no valid result', checkpoint: commit, usage }];
+  if (r.status === 'invalid-output') return { type: 'worker.failed', ...base, reason: 'crashed', error: r.error ?? 'the agent gave no valid result', checkpoint: commit, usage };
   // The agent was stopped because its job was cancelled: by its time limit or by someone.
   const cause = await causeOf(gh, run);
-  if (cause) return [{ type: 'worker.failed', ...base, reason: cause.reason, error: `${cause.error}${r.error ? `; ${r.error}` : ''}`, checkpoint: commit, usage }];
+  if (cause) return { type: 'worker.failed', ...base, reason: cause.reason, error: `${cause.error}${r.error ? `; ${r.error}` : ''}`, checkpoint: commit, usage };
   const infrastructure = r.status === 'crashed' && r.infrastructure ? { infrastructure: r.infrastructure } : {};
-  return [{ type: 'worker.failed', ...base, reason: r.status, error: r.error ?? `the agent ${r.status}`, checkpoint: commit, usage, ...infrastructure }];
+  return { type: 'worker.failed', ...base, reason: r.status, error: r.error ?? `the agent ${r.status}`, checkpoint: commit, usage, ...infrastructure };
+}
+
+/**
+ * Points the step branch at a failed attempt's checkpoint. When GitHub refuses that for
+ * good, the attempt still fails as it did, without a checkpoint (the next attempt starts
+ * from the run branch), and says why its partial work was not kept.
+ */
+async function keepCheckpoint(gh: RepoContext, bundle: ResultBundle, branch: string, failure: WorkerFailed): Promise<WorkerFailed> {
+  try {
+    await setBranch(gh, branch, failure.checkpoint!, true);
+    return failure;
+  } catch (err) {
+    const refusal = refusalOf(err, bundle, branch);
+    if (!(refusal instanceof AttemptError)) throw refusal;
+    return { ...failure, checkpoint: null, error: `${failure.error}; its partial work was not kept: ${refusal.message}` };
+  }
 }
 
 /**
@@ -191,9 +227,12 @@ export async function downloadResult(gh: ResultSource, runId: number): Promise<R
   }
 }
 
-/** One commit with the worker's changes on top of `base`, pointed to by `branch`. */
-async function commitChanges(gh: RepoContext, commits: CommitCache, bundle: ResultBundle, base: string, branch: string, message: string): Promise<string> {
-  if (!branch.startsWith('baton/')) throw new AttemptError(`refusing to write ${branch}: baton writes only branches under baton/`);
+/**
+ * One commit with the worker's changes on top of `base`, on no ref yet: the merge or the
+ * checkpoint's step branch points at it next. A crash in between leaves it unreferenced,
+ * and the redelivered event (the record still shows the attempt running) makes it again.
+ */
+async function commitChanges(gh: RepoContext, commits: CommitCache, bundle: ResultBundle, base: string, message: string): Promise<string> {
   const o = { owner: gh.owner, repo: gh.repo };
   let baseTree = commits.tree(base);
   if (!baseTree) baseTree = (await gh.octokit.request('GET /repos/{owner}/{repo}/git/commits/{commit_sha}', { ...o, commit_sha: base })).data.tree.sha;
@@ -217,15 +256,14 @@ async function commitChanges(gh: RepoContext, commits: CommitCache, bundle: Resu
     newTree = (await gh.octokit.request('POST /repos/{owner}/{repo}/git/trees', { ...o, base_tree: baseTree, tree })).data.sha;
   } catch (err) {
     if (statusOf(err) === 422) throw new AttemptError(`the worker's changes do not apply as a tree: ${messageOf(err)}`);
-    throw refusalOf(err, bundle, branch);
+    throw refusalOf(err, bundle);
   }
   try {
     const commit = (await gh.octokit.request('POST /repos/{owner}/{repo}/git/commits', { ...o, message, tree: newTree, parents: [base] })).data.sha;
     commits.remember(commit, newTree);
-    await setBranch(gh, branch, commit, true);
     return commit;
   } catch (err) {
-    throw refusalOf(err, bundle, branch);
+    throw refusalOf(err, bundle);
   }
 }
 
@@ -235,7 +273,7 @@ async function commitChanges(gh: RepoContext, commits: CommitCache, bundle: Resu
  * protected branch, a ruleset. Anything else (5xx, rate limits, expired credentials) is
  * rethrown, so the event is retried.
  */
-function refusalOf(err: unknown, bundle: ResultBundle, branch: string): unknown {
+function refusalOf(err: unknown, bundle: ResultBundle, branch?: string): unknown {
   if (!refusedForGood(err)) return err;
   const status = statusOf(err);
   const why = messageOf(err);
@@ -246,7 +284,7 @@ function refusalOf(err: unknown, bundle: ResultBundle, branch: string): unknown 
         'Workflow files cannot be written by baton (an App needs the `workflows` permission, which baton does not ask for; a GITHUB_TOKEN can never have it): ask the agent to leave .github/workflows alone, and make that change yourself',
     );
   }
-  return new AttemptError(`GitHub refused to write the worker's changes to ${branch} (${status} ${why})`);
+  return new AttemptError(`GitHub refused to write the worker's changes${branch ? ` to ${branch}` : ''} (${status} ${why})`);
 }
 
 /** Points `branch` (under baton/) at `sha`: create, or move when it exists. */

@@ -1,6 +1,8 @@
 // Check runs baton owns, upserted by external id and head sha: one per step attempt and
 // the aggregate `baton / <workflow>`. An update is sent only for a check run baton knows;
-// after a restart it is looked up on the commit first, so none is created twice.
+// after a restart it is looked up on the commit first, so none is created twice. A worker
+// step's check run is created once, completed, with `started_at` set to when its attempt
+// was dispatched (engine/checks-runs.ts).
 import type { UpsertCheckRun } from '../../engine/index.ts';
 import type { RepoContext } from './client.ts';
 import { fitCheckText } from './limits.ts';
@@ -27,7 +29,9 @@ export async function upsertCheckRun(gh: RepoContext, memory: RunMemory, cmd: Up
   if (id !== undefined) {
     await gh.octokit.request('PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}', { ...o, check_run_id: id, ...fields } as never);
   } else {
-    const res = await gh.octokit.request('POST /repos/{owner}/{repo}/check-runs', { ...o, name: cmd.name, head_sha: cmd.headSha, external_id: cmd.externalId, ...fields } as never);
+    // A check run created already completed still shows how long its work took.
+    const started = cmd.startedAt === null ? {} : { started_at: new Date(cmd.startedAt).toISOString() };
+    const res = await gh.octokit.request('POST /repos/{owner}/{repo}/check-runs', { ...o, name: cmd.name, head_sha: cmd.headSha, external_id: cmd.externalId, ...started, ...fields } as never);
     id = (res.data as { id: number }).id;
   }
   memory.checkRuns.set(cacheKey, id);

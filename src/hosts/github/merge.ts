@@ -1,7 +1,12 @@
 // Merging a step's commit into the run branch. When the run branch still points at the
 // commit's parent (one step after another) the merge is a fast-forward of the ref; else
-// the merges API makes a merge commit. A conflict names the files both sides touched.
+// the merges API makes a merge commit. Neither needs a ref on the commit (the merges API
+// takes its sha), so a step's commit gets its step branch only when it conflicts: the
+// attempt is retried from the run branch and nothing of baton's points at the commit any
+// more, but people looking into the conflict want to fetch it. A conflict names the files
+// both sides touched.
 import type { MergeStepBranch, RunEvent } from '../../engine/index.ts';
+import { setBranch } from './apply.ts';
 import { messageOf, refusedForGood, statusOf, type RepoContext } from './client.ts';
 import type { CommitCache } from './memory.ts';
 
@@ -35,7 +40,19 @@ export async function mergeStepBranch(gh: RepoContext, commits: CommitCache, cmd
   } catch (err) {
     if (statusOf(err) !== 409) return refused(err);
   }
-  return [{ type: 'merge.conflicted', key: `${cmd.key}/conflicted`, at, ...ref, files: await conflictingFiles(gh, cmd.into, cmd.commit) }];
+  const files = await conflictingFiles(gh, cmd.into, cmd.commit);
+  return [{ type: 'merge.conflicted', key: `${cmd.key}/conflicted`, at, ...ref, files, ...((await keptOnBranch(gh, cmd)) && { branch: cmd.branch }) }];
+}
+
+/** Points the step branch at the conflicting commit; false when GitHub refuses it for good (the conflict is still reported). */
+async function keptOnBranch(gh: RepoContext, cmd: MergeStepBranch): Promise<boolean> {
+  try {
+    await setBranch(gh, cmd.branch, cmd.commit, true);
+    return true;
+  } catch (err) {
+    if (!refusedForGood(err)) throw err;
+    return false;
+  }
 }
 
 /** Files changed on both sides since the merge base. */

@@ -23,7 +23,8 @@ export function mergeStep(cmd: MergeStepBranch, repo: string): RunEvent[] {
     const files = failed(conflicted) ? [] : conflicted.split('\n').filter(Boolean);
     git(wt, ['merge', '--abort'], { allowFail: true });
     git(wt, ['reset', '--hard', '--quiet', 'HEAD'], { allowFail: true });
-    return [{ type: 'merge.conflicted', key, at, ...ref, files }];
+    // The local job put the commit on its step branch (jobs.ts): say where to look.
+    return [{ type: 'merge.conflicted', key, at, ...ref, files, branch: cmd.branch }];
   }
   return [{ type: 'merge.completed', key, at, ...ref, head: git(wt, ['rev-parse', 'HEAD']) }];
 }

@@ -101,7 +101,9 @@ export function registerCheckRoutes(emulator: Emulator): void {
       if (!/^[0-9a-f]{40}$/.test(input.head_sha) || (await git.type(input.head_sha)) !== 'commit') {
         throw validationFailed([{ resource: 'CheckRun', field: 'head_sha', code: 'invalid' }], `No commit found for SHA: ${input.head_sha}`);
       }
-      if (input.status === 'completed' && input.conclusion === undefined) {
+      // `conclusion`: "Required if you provide completed_at or a status of completed" (REST docs, "Create a check run").
+      // `started_at` is taken as given, so a check run created completed still shows its duration.
+      if ((input.status === 'completed' || input.completed_at !== undefined) && input.conclusion === undefined) {
         throw validationFailed([{ resource: 'CheckRun', field: 'conclusion', code: 'missing_field' }]);
       }
       checkOutput(input);
