@@ -31,9 +31,9 @@ export async function requestsPerAgentStep(): Promise<{ total: number; edits: nu
 }
 
 describe('app: requests per agent step', () => {
-  it('stays within 9 requests (one of them the claim on the run) and 1 comment edit per agent step', async () => {
+  it('stays within 8 requests (one of them the claim on the run) and 1 comment edit per agent step', async () => {
     const r = await requestsPerAgentStep();
-    expect(r.routes.length, r.routes.join('\n')).toBeLessThanOrEqual(9);
+    expect(r.routes.length, r.routes.join('\n')).toBeLessThanOrEqual(8);
     expect(r.edits).toBeLessThanOrEqual(1);
     console.log(`requests per agent step: ${r.total} (${r.edits} comment edit)\n${r.routes.join('\n')}`);
   }, 30_000);

@@ -45,10 +45,19 @@ describe('app: what an agent step writes', () => {
     await h.settle();
     expect(await h.record(n)).toContain('succeeded');
 
-    // The only ref the App created is the run branch; both steps' commits are on it.
+    // The only branch the App created is the run branch; both steps' commits are on it (the other
+    // refs it created are its claims on the run, under refs/baton/leases/).
     const log = appRequests(h.emu);
-    expect(log.filter((r) => r.route === CREATE_REF && r.status === 201)).toHaveLength(1);
+    const branches = (await h.as('alice').rest.git.listMatchingRefs({ ...o, ref: 'heads/baton/' })).data.map((r) => r.ref);
+    expect(branches).toEqual([`refs/heads/baton/chain-${n}-1`]);
+    const claims = (await h.as('alice').rest.git.listMatchingRefs({ ...o, ref: `baton/leases/chain-${n}-1/` })).data;
+    expect(log.filter((r) => r.route === CREATE_REF && r.status === 201)).toHaveLength(1 + claims.length);
     expect(await stepBranches(h)).toEqual([]);
+    // Before a pull request exists, a step's commit is the run's head without moving the branch
+    // (the event's claim points at it, and the next worker fetches it by sha): the branch moves once,
+    // when the run stops for anything but a worker — here, its end.
+    const branchMoves = log.filter((r) => r.route === 'PATCH /repos/{owner}/{repo}/git/refs/{ref}' && decodeURIComponent(r.path).includes(`heads/baton/chain-${n}-1`));
+    expect(branchMoves).toHaveLength(1);
     const head = (await h.as('alice').rest.git.getRef({ ...o, ref: `heads/baton/chain-${n}-1` })).data.object.sha;
     const tree = (await h.as('alice').rest.git.getTree({ ...o, tree_sha: head, recursive: 'true' })).data.tree.map((t) => t.path);
     expect(tree).toEqual(expect.arrayContaining(['a.txt', 'b.txt']));

@@ -12,7 +12,7 @@ import type { Workflow } from '../../manifest/types.ts';
 import { relabel } from '../../record/externalize.ts';
 import { fitRecord, RecordTooLargeError, renderRecord, type RenderOptions } from '../../record/render.ts';
 import { setBranch } from './apply.ts';
-import { messageOf, statusOf, type RepoContext } from './client.ts';
+import { messageOf, refusedForGood, statusOf, type RepoContext } from './client.ts';
 import { cancelWorker, dispatchWorker } from './dispatch.ts';
 import { upsertCheckRun } from './checks.ts';
 import type { CommitCache, RunMemory } from './memory.ts';
@@ -21,7 +21,8 @@ import { OutputStore, storeOutputs } from './outputs.ts';
 import { ensurePullRequest, postReview } from './pull-request.ts';
 import { overReplyLimit } from './reply-limit.ts';
 import { postOnce, readThread, writeRecord } from './thread.ts';
-import type { EventClaim } from './lease.ts';
+import { LeaseTaken, type EventClaim } from './lease.ts';
+import { stepState } from '../../engine/index.ts';
 
 export class GitHubHost implements HostPort {
   constructor(
@@ -46,11 +47,49 @@ export class GitHubHost implements HostPort {
     if (this.claim && state.status !== 'idle') await this.claim.ensure(state, sha);
   }
 
+  /**
+   * A step's commit that fast-forwards the run before its pull request exists is merged by
+   * recording it as the run's head, not by moving the branch: the event's claim points at the
+   * commit (so a ref keeps it, and the next worker fetches it by sha), which saves one paced
+   * write per agent step. True when that is how this merge is done.
+   */
+  private async mergeLater(command: Extract<Command, { type: 'merge-step-branch' }>, state: RunState): Promise<boolean> {
+    if (!this.claim || this.claim.claimed || state.pr || command.commit === state.head) return false;
+    const job = stepState(state, command.step)?.jobs.find((j) => j.slot === command.slot);
+    if (!job || job.base !== state.head) return false;
+    try {
+      await this.claim.ensure(state, command.commit);
+      return true;
+    } catch (err) {
+      // GitHub refuses a ref on some commits for good (workflow files without the `workflows`
+      // permission): claim on the head instead, and let the merge meet the refusal and say so.
+      if (err instanceof LeaseTaken || !refusedForGood(err)) throw err;
+      return false;
+    }
+  }
+
+  /** Brings the run branch to the run's head (a fast-forward) before anything reads the branch. */
+  private async syncBranch(state: RunState): Promise<void> {
+    if (!state.runBranch.startsWith('baton/') || !state.head || this.memory.branchAt === state.head) return;
+    try {
+      await this.gh.octokit.request('PATCH /repos/{owner}/{repo}/git/refs/{ref}', { owner: this.gh.owner, repo: this.gh.repo, ref: `heads/${state.runBranch}`, sha: state.head, force: false });
+    } catch (err) {
+      if (statusOf(err) === 422 && /fast forward/i.test(messageOf(err))) {
+        throw new Error(`run ${state.runId}: ${state.runBranch} was moved by someone else and does not lead to the run's head ${state.head.slice(0, 7)}; baton does not overwrite it`);
+      }
+      throw err;
+    }
+    this.memory.branchAt = state.head;
+  }
+
   /** Writes the status comment when its body changed, with the generation this event claimed. */
   async flush(workflow: Workflow): Promise<void> {
     const state = this.memory.state;
     if (state.status === 'idle') return; // a refused start leaves no record
     if (this.changed) await this.claimFor(state);
+    // No worker is working on the run's head now: people and CI look at the branch (its checks
+    // step, an answer, the end of the run), so it shows every merged step from here on.
+    if (this.changed && !state.steps.some((s) => s.jobs.some((j) => j.status === 'running'))) await this.syncBranch(state);
     let body = await this.render(state, workflow);
     if (body === this.memory.body) return;
     // Only the text differs from what is on GitHub (someone edited the comment): rewriting it is an effect too.
@@ -82,11 +121,16 @@ export class GitHubHost implements HostPort {
 
   async execute(command: Command, state: RunState): Promise<RunEvent[]> {
     const gh = this.gh;
-    if (command.type !== 'finish-run' && command.type !== 'render-record') await this.claimFor(state, command.type === 'create-run-branch' ? command.sha : undefined);
     const at = this.now();
+    if (command.type === 'merge-step-branch' && (await this.mergeLater(command, state))) {
+      return [{ type: 'merge.completed', key: `${command.key}/merged`, at, step: command.step, slot: command.slot, attempt: command.attempt, head: command.commit }];
+    }
+    if (command.type !== 'finish-run' && command.type !== 'render-record') await this.claimFor(state, command.type === 'create-run-branch' ? command.sha : undefined);
     switch (command.type) {
       case 'create-run-branch':
+        this.memory.branchAt = command.sha;
         if (!(await createBranch(gh, command.branch, command.sha))) {
+          this.memory.branchAt = undefined;
           // The branch exists: an earlier delivery started this run and died before its
           // record was written. Look up everything it may have done before redoing it.
           this.memory.warm = false;
@@ -98,8 +142,15 @@ export class GitHubHost implements HostPort {
       case 'cancel-worker':
         await cancelWorker(gh, command);
         return [];
-      case 'merge-step-branch':
-        return mergeStepBranch(gh, this.commits, command, state.head, at);
+      case 'merge-step-branch': {
+        // A commit on the head fast-forwards the branch from wherever it lags; one that is not
+        // (a parallel slot) goes through the merges API, which merges into the branch as it is.
+        if (stepState(state, command.step)?.jobs.find((j) => j.slot === command.slot)?.base !== state.head) await this.syncBranch(state);
+        const events = await mergeStepBranch(gh, this.commits, command, state.head, at);
+        const merged = events.find((e) => e.type === 'merge.completed');
+        this.memory.branchAt = merged && 'head' in merged ? merged.head : undefined;
+        return events;
+      }
       case 'check-run':
         await upsertCheckRun(gh, this.memory, command);
         return [];
@@ -117,8 +168,10 @@ export class GitHubHost implements HostPort {
         await postReview(gh, command, this.memory.markers, !this.memory.warm);
         return [];
       case 'ensure-pull-request':
+        await this.syncBranch(state);
         return ensurePullRequest(gh, command, at);
       case 'dispatch-checks-workflow':
+        await this.syncBranch(state);
         await gh.octokit.request('POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches', {
           owner: gh.owner,
           repo: gh.repo,

@@ -76,9 +76,9 @@ export async function claimGeneration(gh: RepoContext, runId: string, gen: numbe
   }
 }
 
-/** The commit a claim points at: the run's head, else the commit it starts from. */
-export function claimSha(state: RunState, fallback?: string): string {
-  const sha = state.head || fallback;
+/** The commit a claim points at: the one given (a step's new commit, the run's base), else the run's head. */
+export function claimSha(state: RunState, preferred?: string): string {
+  const sha = preferred || state.head;
   if (!sha) throw new Error(`run ${state.runId}: no commit to point its claim at`);
   return sha;
 }

@@ -23,6 +23,12 @@ export interface RunMemory {
   markers: Set<string>;
   /** The lease generation of the record this process holds (lease.ts); 0 before the first claim. */
   gen: number;
+  /**
+   * Where the run branch points, as far as this process knows (undefined: not known). Before the
+   * run's pull request, a step's commit is merged without moving the branch (host.ts): the
+   * branch is brought to the run's head when something reads it.
+   */
+  branchAt?: string;
 }
 
 /** Tree and parent of commits baton created or merged: saves a read per applied result. */
