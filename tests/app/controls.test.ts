@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { appRequests, type Harness, openLabelled, startHarness } from './harness.ts';
+import { FLAKY, FLAKY_AGENTS, HUMAN, HUMAN_AGENTS, HUMAN_REVIEW, SHIP } from './stories.ts';
 
 const o = { owner: 'acme', repo: 'widgets' };
 let h: Harness | undefined;
@@ -19,30 +20,6 @@ const titles = (h: Harness) => runs(h).map((r) => r.displayTitle);
 /** The fake agent CLI is at work (it logs each invocation once it has picked its behaviour). */
 const agentAtWork = (h: Harness, match: (c: { name: string; prompt: string }) => boolean) => h.agentCalls().some(match);
 
-const HUMAN = `name: human
-on: { labels: ["baton:human"] }
-agents: { coder: { uses: claude-code }, reviewer: { uses: codex } }
-steps:
-  - id: implement
-    agent: coder
-    prompt: "Implement the change"
-  - id: pr
-    pull-request: { title: "Change for #\${{ issue.number }}" }
-  - id: review
-    review: { agent: reviewer, max-rounds: 2, fix: implement }
-`;
-
-const FLAKY = `name: build
-on: { labels: ["baton:build"] }
-agents: { coder: { uses: claude-code } }
-steps:
-  - id: build
-    agent: coder
-    prompt: "Build it"
-  - id: after
-    run: echo done > after.txt
-`;
-
 const SLOW = `name: slow
 on: { labels: ["baton:slow"] }
 agents: { coder: { uses: claude-code } }
@@ -52,26 +29,11 @@ steps:
   - { id: after, run: echo after > after.txt, needs: [left, right] }
 `;
 
-const SHIP = `name: ship
-on: { labels: ["baton:ship"] }
-steps:
-  - id: build
-    run: echo built > built.txt
-  - id: gate
-    approve: { roles: [admin], message: "Ship the build?" }
-  - id: ship
-    run: echo shipped > shipped.txt
-`;
-
 describe('app: people acting on a run', () => {
   it('a human "Request changes" on the PR stops the reviewer, runs a fix round with the review as input, and the reviewer then approves', async () => {
     h = await startHarness({
       files: { '.agents/workflows/human.yml': HUMAN },
-      agents: {
-        implement: [{ write: { 'a.txt': 'a\n' } }],
-        'review/review': [{ hang: true, partial: 'Reading the diff…' }, { output: { approved: true, summary: 'Fine now.' } }],
-        'review/fix-1': [{ write: { 'a.txt': 'a, tested\n', 'a.test.txt': 'test a\n' } }],
-      },
+      agents: HUMAN_AGENTS,
     });
     const n = await openLabelled(h, 'baton:human');
     const runId = `human-${n}-1`;
@@ -81,7 +43,7 @@ describe('app: people acting on a run', () => {
 
     const alice = h.as('alice');
     const pr = (await alice.rest.pulls.list({ ...o, state: 'open' })).data.find((p) => p.head.ref === `baton/${runId}`)!;
-    await alice.rest.pulls.createReview({ ...o, pull_number: pr.number, event: 'REQUEST_CHANGES', body: 'Please add a test for a.', comments: [{ path: 'a.txt', line: 1, body: 'Cover this line.' }] });
+    await alice.rest.pulls.createReview({ ...o, pull_number: pr.number, ...HUMAN_REVIEW });
     await h.settle();
 
     const record = await h.record(n);
@@ -102,7 +64,7 @@ describe('app: people acting on a run', () => {
   it('`/baton retry <step>` after a failed step runs it again and the run goes on to succeed', async () => {
     h = await startHarness({
       files: { '.agents/workflows/build.yml': FLAKY },
-      agents: { build: [{ exit: 1, crash: 'Error: the model is overloaded' }, { write: { 'built.txt': 'ok\n' } }] },
+      agents: FLAKY_AGENTS,
     });
     const n = await openLabelled(h, 'baton:build');
     const runId = `build-${n}-1`;
