@@ -249,6 +249,9 @@ export class RunService {
       const host = new GitHubHost(gh, memory, this.memories.commits, this.now, this.memories.outputs, claim);
       const events = await source(memory, workflow);
       if (events.length) await drive(host, workflow, memory.state, events);
+      // Nothing to do on this view: with several processes the view may be stale (kept in memory, or
+      // read before another's record), so the event is dropped only when nobody claimed past it.
+      else if (claim && memory.state.runId) await claim.ensureCurrent(memory.state.runId);
       // A worker that never reports (its webhook lost, its job stuck) must not hang the run:
       // on any later event, attempts past their deadline are looked up on Actions, and what
       // still runs is then timed out by the time that passed.
