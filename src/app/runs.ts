@@ -105,10 +105,14 @@ export class RunService {
     return `${gh.owner}/${gh.repo}#${number}`.toLowerCase();
   }
 
-  /** The runs of a thread, newest last (reads the thread once per process). */
+  /**
+   * The runs of a thread, newest last. Read from the thread each time when other processes may
+   * start runs (claims on): a list kept in memory would miss theirs, and send a command to an older
+   * run or answer that there is none. One process alone reads the thread once.
+   */
   async runsOfThread(gh: RepoContext, number: number, log: Log): Promise<string[]> {
     const key = this.threadKey(gh, number);
-    let ids = this.threads.get(key);
+    let ids = this.lease.claims ? undefined : this.threads.get(key);
     if (!ids) {
       const read = await readThread(gh, number);
       await reportIgnored(gh, number, read, log);
