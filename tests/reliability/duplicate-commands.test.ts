@@ -88,10 +88,10 @@ describe('reliability: a command that would do harm twice, delivered twice at on
 
     const asked = await comment(h, n, '/baton retry build');
     await h.settle();
+    expect(attempts(h)).toEqual([`baton ${runId} build #1`, `baton ${runId} build #2`, `baton ${runId} after #1`]);
     const record = await h.record(n);
     expect(record).toContain(`run \`${runId}\` — succeeded`);
     expect(record).toMatch(/\| ✅ \| build \|[^|]*\| 2 \|/);
-    expect(attempts(h)).toEqual([`baton ${runId} build #1`, `baton ${runId} build #2`, `baton ${runId} after #1`]);
     expect(await eyes(h, asked)).toBe(1);
     await expectAppliedOnce(h, n, deliveryKeyOf(h, 'issue_comment', asked), []);
     h.emu.assertNoViolations();
@@ -106,10 +106,10 @@ describe('reliability: a command that would do harm twice, delivered twice at on
 
     const asked = await comment(h, n, '/baton approve');
     await h.settle();
+    expect(attempts(h)).toEqual([`baton ${runId} build #1`, `baton ${runId} ship #1`]);
     const record = await h.record(n);
     expect(record).toContain(`run \`${runId}\` — succeeded`);
     expect(record).toMatch(/\| ✅ \| gate \|/);
-    expect(attempts(h)).toEqual([`baton ${runId} build #1`, `baton ${runId} ship #1`]);
     expect(await eyes(h, asked)).toBe(1);
     // The request for approval, and nothing else: no "nothing is waiting for approval" from a late second copy.
     await expectAppliedOnce(h, n, deliveryKeyOf(h, 'issue_comment', asked), [/^⏸️ Run `ship-\d+-1` is waiting for approval at step `gate`/]);
@@ -129,11 +129,16 @@ describe('reliability: a command that would do harm twice, delivered twice at on
     const alice = h.as('alice');
     const pr = (await alice.rest.pulls.list({ ...o, state: 'open' })).data.find((p) => p.head.ref === `baton/${runId}`)!;
     const review = (await alice.rest.pulls.createReview({ ...o, pull_number: pr.number, ...HUMAN_REVIEW })).data;
+    // Before the fix round ends: one reviewer stopped, one fix round dispatched (a second reviewer left hanging would never settle).
+    await quiet(h);
+    const soFar = attempts(h);
+    expect(soFar).toContain(`baton ${runId} review[fix-1] #1`);
+    expect(soFar.filter((t, i) => soFar.indexOf(t) !== i)).toEqual([]);
     await h.settle();
+    expect(attempts(h)).toEqual([`baton ${runId} implement #1`, `baton ${runId} review[review] #1`, `baton ${runId} review[fix-1] #1`, `baton ${runId} review[review] #2`]);
     const record = await h.record(n);
     expect(record).toContain(`run \`${runId}\` — succeeded`);
     expect(record).toMatch(/\| ✅ \| review \| passed after 1 fix round/);
-    expect(attempts(h)).toEqual([`baton ${runId} implement #1`, `baton ${runId} review[review] #1`, `baton ${runId} review[fix-1] #1`, `baton ${runId} review[review] #2`]);
     // The fix agent ran once, with the human's words.
     expect(h.agentCalls().filter((c) => c.prompt.includes('Please add a test for a.'))).toHaveLength(1);
     await expectAppliedOnce(h, n, deliveryKeyOf(h, 'pull_request_review', review.id), []);
@@ -147,8 +152,8 @@ describe('reliability: a command that would do harm twice, delivered twice at on
 
     const asked = await comment(h, number, 'answer.txt');
     await h.settle();
-    expect(await h.record(number)).toContain(`run \`${runId}\` — succeeded`);
     expect(attempts(h)).toEqual([`baton ${runId} write #1`]);
+    expect(await h.record(number)).toContain(`run \`${runId}\` — succeeded`);
     // The question, and nothing else.
     await expectAppliedOnce(h, number, deliveryKeyOf(h, 'issue_comment', asked), [/Which file\?/]);
     const head = (await h.as('alice').rest.git.getRef({ ...o, ref: `heads/baton/${runId}` })).data.object.sha;
