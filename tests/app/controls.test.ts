@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { appRequests, type Harness, openLabelled, startHarness } from './harness.ts';
-import { FLAKY, FLAKY_AGENTS, HUMAN, HUMAN_AGENTS, HUMAN_REVIEW, SHIP } from './stories.ts';
+import { FLAKY, FLAKY_AGENTS, HUMAN, HUMAN_AGENTS, HUMAN_REVIEW, reviewerAtWork, runBranchFiles, SHIP } from './stories.ts';
 
 const o = { owner: 'acme', repo: 'widgets' };
 let h: Harness | undefined;
@@ -35,15 +35,9 @@ describe('app: people acting on a run', () => {
       files: { '.agents/workflows/human.yml': HUMAN },
       agents: HUMAN_AGENTS,
     });
-    const n = await openLabelled(h, 'baton:human');
-    const runId = `human-${n}-1`;
-    await h.waitFor('the reviewer to be at work', () => agentAtWork(h!, (c) => c.name === 'codex'));
-    await h.emu.webhooks.idle();
-    await h.app.runs.idle();
-
+    const { n, runId, pr } = await reviewerAtWork(h);
     const alice = h.as('alice');
-    const pr = (await alice.rest.pulls.list({ ...o, state: 'open' })).data.find((p) => p.head.ref === `baton/${runId}`)!;
-    await alice.rest.pulls.createReview({ ...o, pull_number: pr.number, ...HUMAN_REVIEW });
+    await alice.rest.pulls.createReview({ ...o, pull_number: pr, ...HUMAN_REVIEW });
     await h.settle();
 
     const record = await h.record(n);
@@ -54,7 +48,7 @@ describe('app: people acting on a run', () => {
     const fix = h.agentCalls().find((c) => c.prompt.includes('Please add a test for a.'));
     expect(fix?.prompt).toContain('Cover this line.');
     expect(titles(h)).toEqual(expect.arrayContaining([`baton ${runId} review[fix-1] #1`, `baton ${runId} review[review] #2`]));
-    const head = (await alice.rest.pulls.get({ ...o, pull_number: pr.number })).data.head.sha;
+    const head = (await alice.rest.pulls.get({ ...o, pull_number: pr })).data.head.sha;
     const tree = (await alice.rest.git.getTree({ ...o, tree_sha: head, recursive: 'true' })).data.tree.map((t) => t.path);
     expect(tree).toEqual(expect.arrayContaining(['a.txt', 'a.test.txt']));
     expect(new Set(titles(h)).size).toBe(titles(h).length);
@@ -79,9 +73,7 @@ describe('app: people acting on a run', () => {
     expect(record).toContain(`run \`${runId}\` — succeeded`);
     expect(record).toMatch(/\| ✅ \| build \|[^|]*\| 2 \|/);
     expect(titles(h)).toEqual([`baton ${runId} build #1`, `baton ${runId} build #2`, `baton ${runId} after #1`]);
-    const head = (await h.as('alice').rest.git.getRef({ ...o, ref: `heads/baton/${runId}` })).data.object.sha;
-    const tree = (await h.as('alice').rest.git.getTree({ ...o, tree_sha: head, recursive: 'true' })).data.tree.map((t) => t.path);
-    expect(tree).toEqual(expect.arrayContaining(['built.txt', 'after.txt']));
+    expect(await runBranchFiles(h, runId)).toEqual(expect.arrayContaining(['built.txt', 'after.txt']));
     h.emu.assertNoViolations();
   }, 60_000);
 

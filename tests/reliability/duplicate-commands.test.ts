@@ -6,7 +6,7 @@
 // process: one new worker run, one approval, one fix round, one answer, one status comment.
 import { afterEach, describe, expect, it } from 'vitest';
 import { openLabelled, startHarness, type Harness, type HarnessOptions } from '../app/harness.ts';
-import { FLAKY, FLAKY_AGENTS, HUMAN, HUMAN_AGENTS, HUMAN_REVIEW, SHIP } from '../app/stories.ts';
+import { FLAKY, FLAKY_AGENTS, HUMAN, HUMAN_AGENTS, HUMAN_REVIEW, reviewerAtWork, runBranchFiles, SHIP } from '../app/stories.ts';
 import { readStateBlock } from '../../src/record/state-block.ts';
 import { ASK, attempts, o, startAsk } from './scenario.ts';
 
@@ -22,6 +22,16 @@ const REPLICAS = 3;
 async function replicas(over: Omit<HarnessOptions, 'replicas'>): Promise<Harness> {
   open = await startHarness({ ...over, replicas: REPLICAS });
   return open;
+}
+
+/** The FLAKY story on the replicas, once its run has failed at build #1. */
+async function failedBuild(): Promise<{ h: Harness; n: number; runId: string }> {
+  const h = await replicas({ files: { '.agents/workflows/build.yml': FLAKY }, agents: FLAKY_AGENTS });
+  const n = await openLabelled(h, 'baton:build');
+  const runId = `build-${n}-1`;
+  await h.settle();
+  expect(await h.record(n)).toContain(`run \`${runId}\` — failed`);
+  return { h, n, runId };
 }
 
 /** Webhooks delivered and every replica done with them (workers may still run). */
@@ -80,11 +90,7 @@ async function eyes(h: Harness, commentId: number): Promise<number> {
 
 describe('reliability: a command that would do harm twice, delivered twice at once to different replicas', () => {
   it('`/baton retry <step>`: one new attempt dispatched, the run goes on once', async () => {
-    const h = await replicas({ files: { '.agents/workflows/build.yml': FLAKY }, agents: FLAKY_AGENTS });
-    const n = await openLabelled(h, 'baton:build');
-    const runId = `build-${n}-1`;
-    await h.settle();
-    expect(await h.record(n)).toContain(`run \`${runId}\` — failed`);
+    const { h, n, runId } = await failedBuild();
 
     const asked = await comment(h, n, '/baton retry build');
     await h.settle();
@@ -113,22 +119,14 @@ describe('reliability: a command that would do harm twice, delivered twice at on
     expect(await eyes(h, asked)).toBe(1);
     // The request for approval, and nothing else: no "nothing is waiting for approval" from a late second copy.
     await expectAppliedOnce(h, n, deliveryKeyOf(h, 'issue_comment', asked), [/^⏸️ Run `ship-\d+-1` is waiting for approval at step `gate`/]);
-    const head = (await h.as('alice').rest.git.getRef({ ...o, ref: `heads/baton/${runId}` })).data.object.sha;
-    const tree = (await h.as('alice').rest.git.getTree({ ...o, tree_sha: head, recursive: 'true' })).data.tree.map((t) => t.path);
-    expect(tree).toEqual(expect.arrayContaining(['built.txt', 'shipped.txt']));
+    expect(await runBranchFiles(h, runId)).toEqual(expect.arrayContaining(['built.txt', 'shipped.txt']));
     h.emu.assertNoViolations();
   }, 120_000);
 
   it('a human "Request changes" on the run\'s PR: one fix round, not two; the reviewer then approves', async () => {
     const h = await replicas({ files: { '.agents/workflows/human.yml': HUMAN }, agents: HUMAN_AGENTS });
-    const n = await openLabelled(h, 'baton:human');
-    const runId = `human-${n}-1`;
-    await h.waitFor('the reviewer to be at work', () => h.agentCalls().some((c) => c.name === 'codex'));
-    await quiet(h);
-
-    const alice = h.as('alice');
-    const pr = (await alice.rest.pulls.list({ ...o, state: 'open' })).data.find((p) => p.head.ref === `baton/${runId}`)!;
-    const review = (await alice.rest.pulls.createReview({ ...o, pull_number: pr.number, ...HUMAN_REVIEW })).data;
+    const { n, runId, pr } = await reviewerAtWork(h);
+    const review = (await h.as('alice').rest.pulls.createReview({ ...o, pull_number: pr, ...HUMAN_REVIEW })).data;
     // Before the fix round ends: one reviewer stopped, one fix round dispatched (a second reviewer left hanging would never settle).
     await quiet(h);
     const soFar = attempts(h);
@@ -165,10 +163,7 @@ describe('reliability: a command that would do harm twice, delivered twice at on
 
 describe('reliability: a replica whose memory of the run is behind', () => {
   it('drops no worker result that is news to it: it finds the newer claim on GitHub, reloads and applies the result', async () => {
-    const h = await replicas({ files: { '.agents/workflows/build.yml': FLAKY }, agents: FLAKY_AGENTS });
-    const n = await openLabelled(h, 'baton:build');
-    const runId = `build-${n}-1`;
-    await h.settle();
+    const { h, n, runId } = await failedBuild();
     // What a replica that took no part in what follows holds: the run failed at build #1.
     const behind = h.apps.map((app) => app.runs.memories.get(o.owner, o.repo, runId)).filter((m) => m !== undefined).sort((a, b) => b.gen - a.gen)[0];
     expect(behind?.state.status).toBe('failed');
