@@ -35,18 +35,20 @@ export async function defaultBranchHead(gh: Pick<RepoContext, 'octokit' | 'owner
 
 export function loadManifests(gh: ManifestSource, sha: string): Promise<ManifestSet> {
   const key = `${gh.owner}/${gh.repo}@${sha}`.toLowerCase();
-  let hit = cache.get(key);
-  if (!hit) {
+  const start = (): Promise<ManifestSet> => {
     const reader = onRead;
-    hit = read(gh, sha).then(async (set) => {
+    const hit = read(gh, sha).then(async (set) => {
       await reader?.(gh, set);
       return set;
     });
-    hit.catch(() => cache.delete(key)); // a failed read is not remembered
+    hit.catch(() => cache.get(key) === hit && cache.delete(key)); // a failed read is not remembered
     if (cache.size > 200) cache.delete(cache.keys().next().value!);
     cache.set(key, hit);
-  }
-  return hit;
+    return hit;
+  };
+  const shared = cache.get(key);
+  // A read another caller started failed with its client and its error: this caller reads with its own.
+  return shared ? shared.catch(start) : start();
 }
 
 async function read(gh: ManifestSource, sha: string): Promise<ManifestSet> {
