@@ -29,6 +29,14 @@ export interface Log {
 
 export type EventSource = (memory: RunMemory, workflow: Workflow) => Promise<RunEvent[]> | RunEvent[];
 
+export interface OnRunOptions {
+  /**
+   * The source is no delivery but a look at the run (the sweep): when it finds nothing to do,
+   * nothing is lost, so the view is not checked against the claims (a read per run and sweep).
+   */
+  looksOnly?: boolean;
+}
+
 export interface LeaseOptions {
   /** Claims on GitHub (default); false only where one process is known to be the only writer. */
   claims: boolean;
@@ -105,10 +113,14 @@ export class RunService {
     return `${gh.owner}/${gh.repo}#${number}`.toLowerCase();
   }
 
-  /** The runs of a thread, newest last (reads the thread once per process). */
+  /**
+   * The runs of a thread, newest last. Read from the thread each time when other processes may
+   * start runs (claims on): a list kept in memory would miss theirs, and send a command to an older
+   * run or answer that there is none. One process alone reads the thread once.
+   */
   async runsOfThread(gh: RepoContext, number: number, log: Log): Promise<string[]> {
     const key = this.threadKey(gh, number);
-    let ids = this.threads.get(key);
+    let ids = this.lease.claims ? undefined : this.threads.get(key);
     if (!ids) {
       const read = await readThread(gh, number);
       await reportIgnored(gh, number, read, log);
@@ -123,7 +135,7 @@ export class RunService {
    * process claimed the run first, waits for its record, reloads and feeds the events again
    * (the source runs again on the fresh state: what it derived from the stale one is dropped).
    */
-  onRun(gh: RepoContext, runId: string, source: EventSource, log: Log): Promise<RunState | undefined> {
+  onRun(gh: RepoContext, runId: string, source: EventSource, log: Log, opts: OnRunOptions = {}): Promise<RunState | undefined> {
     return this.queue.run(this.memories.key(gh.owner, gh.repo, runId), async () => {
       let skipTo = 0;
       for (let round = 0; ; round++) {
@@ -132,7 +144,7 @@ export class RunService {
         // A claim whose process died: its generation is skipped, and its effects looked up (warm: false).
         if (skipTo > memory.gen) Object.assign(memory, { gen: skipTo, warm: false, checksKnown: false });
         try {
-          return await this.process(gh, memory, source);
+          return await this.process(gh, memory, source, undefined, opts.looksOnly);
         } catch (err) {
           if (!(err instanceof LeaseTaken) || round >= MAX_CLAIM_ROUNDS) throw err;
           const outcome = await this.waitForRecord(gh, runId, err.gen, memory.commentId, log);
@@ -242,7 +254,7 @@ export class RunService {
     return found.workflow;
   }
 
-  private async process(gh: RepoContext, memory: RunMemory, source: EventSource, known?: Workflow): Promise<RunState> {
+  private async process(gh: RepoContext, memory: RunMemory, source: EventSource, known?: Workflow, looksOnly = false): Promise<RunState> {
     const runId = memory.state.runId;
     try {
       const workflow = known ?? (await this.workflowOf(gh, memory.state));
@@ -251,6 +263,9 @@ export class RunService {
       const host = new GitHubHost(gh, memory, this.memories.commits, this.now, this.memories.outputs, claim);
       const events = await source(memory, workflow);
       if (events.length) await drive(host, workflow, memory.state, events);
+      // Nothing to do on this view: with several processes the view may be stale (kept in memory, or
+      // read before another's record), so the event is dropped only when nobody claimed past it.
+      else if (claim && !looksOnly && memory.state.runId) await claim.ensureCurrent(memory.state.runId);
       // A worker that never reports (its webhook lost, its job stuck) must not hang the run:
       // on any later event, attempts past their deadline are looked up on Actions, and what
       // still runs is then timed out by the time that passed.

@@ -68,6 +68,7 @@ export async function sweepRun(runs: RunService, gh: RepoContext, runId: string,
       return [];
     },
     log,
+    { looksOnly: true },
   );
   if (looked?.status !== 'running') return looked;
   return runs.onRun(
@@ -79,6 +80,7 @@ export async function sweepRun(runs: RunService, gh: RepoContext, runId: string,
       return due !== null && due <= t ? [{ type: 'time.passed', key: `time:${t}`, at: t }] : [];
     },
     log,
+    { looksOnly: true },
   );
 }
 

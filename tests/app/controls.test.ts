@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { appRequests, type Harness, openLabelled, startHarness } from './harness.ts';
+import { FLAKY, FLAKY_AGENTS, HUMAN, HUMAN_AGENTS, HUMAN_REVIEW, reviewerAtWork, runBranchFiles, SHIP } from './stories.ts';
 
 const o = { owner: 'acme', repo: 'widgets' };
 let h: Harness | undefined;
@@ -19,30 +20,6 @@ const titles = (h: Harness) => runs(h).map((r) => r.displayTitle);
 /** The fake agent CLI is at work (it logs each invocation once it has picked its behaviour). */
 const agentAtWork = (h: Harness, match: (c: { name: string; prompt: string }) => boolean) => h.agentCalls().some(match);
 
-const HUMAN = `name: human
-on: { labels: ["baton:human"] }
-agents: { coder: { uses: claude-code }, reviewer: { uses: codex } }
-steps:
-  - id: implement
-    agent: coder
-    prompt: "Implement the change"
-  - id: pr
-    pull-request: { title: "Change for #\${{ issue.number }}" }
-  - id: review
-    review: { agent: reviewer, max-rounds: 2, fix: implement }
-`;
-
-const FLAKY = `name: build
-on: { labels: ["baton:build"] }
-agents: { coder: { uses: claude-code } }
-steps:
-  - id: build
-    agent: coder
-    prompt: "Build it"
-  - id: after
-    run: echo done > after.txt
-`;
-
 const SLOW = `name: slow
 on: { labels: ["baton:slow"] }
 agents: { coder: { uses: claude-code } }
@@ -52,36 +29,15 @@ steps:
   - { id: after, run: echo after > after.txt, needs: [left, right] }
 `;
 
-const SHIP = `name: ship
-on: { labels: ["baton:ship"] }
-steps:
-  - id: build
-    run: echo built > built.txt
-  - id: gate
-    approve: { roles: [admin], message: "Ship the build?" }
-  - id: ship
-    run: echo shipped > shipped.txt
-`;
-
 describe('app: people acting on a run', () => {
   it('a human "Request changes" on the PR stops the reviewer, runs a fix round with the review as input, and the reviewer then approves', async () => {
     h = await startHarness({
       files: { '.agents/workflows/human.yml': HUMAN },
-      agents: {
-        implement: [{ write: { 'a.txt': 'a\n' } }],
-        'review/review': [{ hang: true, partial: 'Reading the diff…' }, { output: { approved: true, summary: 'Fine now.' } }],
-        'review/fix-1': [{ write: { 'a.txt': 'a, tested\n', 'a.test.txt': 'test a\n' } }],
-      },
+      agents: HUMAN_AGENTS,
     });
-    const n = await openLabelled(h, 'baton:human');
-    const runId = `human-${n}-1`;
-    await h.waitFor('the reviewer to be at work', () => agentAtWork(h!, (c) => c.name === 'codex'));
-    await h.emu.webhooks.idle();
-    await h.app.runs.idle();
-
+    const { n, runId, pr } = await reviewerAtWork(h);
     const alice = h.as('alice');
-    const pr = (await alice.rest.pulls.list({ ...o, state: 'open' })).data.find((p) => p.head.ref === `baton/${runId}`)!;
-    await alice.rest.pulls.createReview({ ...o, pull_number: pr.number, event: 'REQUEST_CHANGES', body: 'Please add a test for a.', comments: [{ path: 'a.txt', line: 1, body: 'Cover this line.' }] });
+    await alice.rest.pulls.createReview({ ...o, pull_number: pr, ...HUMAN_REVIEW });
     await h.settle();
 
     const record = await h.record(n);
@@ -92,7 +48,7 @@ describe('app: people acting on a run', () => {
     const fix = h.agentCalls().find((c) => c.prompt.includes('Please add a test for a.'));
     expect(fix?.prompt).toContain('Cover this line.');
     expect(titles(h)).toEqual(expect.arrayContaining([`baton ${runId} review[fix-1] #1`, `baton ${runId} review[review] #2`]));
-    const head = (await alice.rest.pulls.get({ ...o, pull_number: pr.number })).data.head.sha;
+    const head = (await alice.rest.pulls.get({ ...o, pull_number: pr })).data.head.sha;
     const tree = (await alice.rest.git.getTree({ ...o, tree_sha: head, recursive: 'true' })).data.tree.map((t) => t.path);
     expect(tree).toEqual(expect.arrayContaining(['a.txt', 'a.test.txt']));
     expect(new Set(titles(h)).size).toBe(titles(h).length);
@@ -102,7 +58,7 @@ describe('app: people acting on a run', () => {
   it('`/baton retry <step>` after a failed step runs it again and the run goes on to succeed', async () => {
     h = await startHarness({
       files: { '.agents/workflows/build.yml': FLAKY },
-      agents: { build: [{ exit: 1, crash: 'Error: the model is overloaded' }, { write: { 'built.txt': 'ok\n' } }] },
+      agents: FLAKY_AGENTS,
     });
     const n = await openLabelled(h, 'baton:build');
     const runId = `build-${n}-1`;
@@ -117,9 +73,7 @@ describe('app: people acting on a run', () => {
     expect(record).toContain(`run \`${runId}\` — succeeded`);
     expect(record).toMatch(/\| ✅ \| build \|[^|]*\| 2 \|/);
     expect(titles(h)).toEqual([`baton ${runId} build #1`, `baton ${runId} build #2`, `baton ${runId} after #1`]);
-    const head = (await h.as('alice').rest.git.getRef({ ...o, ref: `heads/baton/${runId}` })).data.object.sha;
-    const tree = (await h.as('alice').rest.git.getTree({ ...o, tree_sha: head, recursive: 'true' })).data.tree.map((t) => t.path);
-    expect(tree).toEqual(expect.arrayContaining(['built.txt', 'after.txt']));
+    expect(await runBranchFiles(h, runId)).toEqual(expect.arrayContaining(['built.txt', 'after.txt']));
     h.emu.assertNoViolations();
   }, 60_000);
 

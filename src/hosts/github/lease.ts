@@ -76,6 +76,20 @@ export async function claimGeneration(gh: RepoContext, runId: string, gen: numbe
   }
 }
 
+/**
+ * Whether generation `gen` of a run is claimed already (by any process). One read: how an event
+ * that would change nothing learns whether its view of the run is current before dropping itself.
+ */
+export async function generationClaimed(gh: RepoContext, runId: string, gen: number): Promise<boolean> {
+  try {
+    await gh.octokit.request('GET /repos/{owner}/{repo}/git/ref/{ref}', { owner: gh.owner, repo: gh.repo, ref: leaseRef(runId, gen).slice('refs/'.length) });
+    return true;
+  } catch (err) {
+    if (statusOf(err) === 404) return false;
+    throw err;
+  }
+}
+
 /** The commit a claim points at: the one given (a step's new commit, the run's base), else the run's head. */
 export function claimSha(state: RunState, preferred?: string): string {
   const sha = preferred || state.head;
@@ -99,6 +113,18 @@ export class EventClaim {
 
   get claimed(): boolean {
     return this.claimedAt !== null;
+  }
+
+  /**
+   * For an event that changes nothing: throws LeaseTaken when another process has claimed the
+   * generation after the record this process holds — its "nothing to do" came from a stale view
+   * (a worker of an attempt another process dispatched, an answer to a question it has not seen
+   * asked), and the event is applied again on the newer record.
+   */
+  async ensureCurrent(runId: string): Promise<void> {
+    if (this.claimedAt !== null) return;
+    const gen = this.memory.gen + 1;
+    if (await generationClaimed(this.gh, runId, gen)) throw new LeaseTaken(runId, gen);
   }
 
   /**

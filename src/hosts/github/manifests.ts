@@ -33,21 +33,22 @@ export class ManifestCache {
 
   load(gh: ManifestSource, sha: string): Promise<ManifestSet> {
     const key = `${gh.owner}/${gh.repo}@${sha}`.toLowerCase();
-    let hit = this.sets.get(key);
-    if (!hit) {
+    const start = (): Promise<ManifestSet> => {
       const reader = this.onRead;
-      hit = read(gh, sha).then(async (set) => {
+      const hit = read(gh, sha).then(async (set) => {
         await reader?.(gh, set);
         return set;
       });
-      const kept = hit;
       hit.catch(() => {
-        if (this.sets.get(key) === kept) this.sets.delete(key); // a failed read is not remembered
+        if (this.sets.get(key) === hit) this.sets.delete(key); // a failed read is not remembered
       });
       if (this.sets.size > 200) this.sets.delete(this.sets.keys().next().value!);
       this.sets.set(key, hit);
-    }
-    return hit;
+      return hit;
+    };
+    const inFlight = this.sets.get(key);
+    // A read another event started failed with its client and its error: this caller reads with its own.
+    return inFlight ? inFlight.catch(start) : start();
   }
 }
 
