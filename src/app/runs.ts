@@ -239,8 +239,9 @@ export class RunService {
       log.warn(`no trusted record of run ${runId} on #${parsed.thread}; the event is ignored`);
       return undefined;
     }
-    // Outputs kept in check runs come back whole: the engine always sees full outputs.
-    const state = await loadOutputs(gh, this.memories.outputs, found.state);
+    // Outputs kept in check runs come back whole: the engine always sees full outputs. The run's
+    // manifests (read next, by process) do not depend on them: both reads go out together.
+    const [state] = await Promise.all([loadOutputs(gh, this.memories.outputs, found.state), loadManifests(gh, found.state.manifestCommit).catch(() => undefined)]);
     return { state, commentId: found.commentId, body: found.body, warm: false, checksKnown: false, checkRuns: new Map(), markers: read.markers, gen: found.gen };
   }
 

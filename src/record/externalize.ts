@@ -175,7 +175,10 @@ export async function internalize(state: RunState, resolve: (ref: OutputRef, ste
   if (!hasOutputRefs(state)) return state;
   const next = structuredClone(state);
   const values = new Map<string, Promise<Json>>();
-  for (const slot of slotsOf(next)) {
+  const slots = slotsOf(next).filter((slot) => isOutputRef(slot.get(next)));
+  // Every distinct output is asked for before any answer is awaited: the reads go out together.
+  const pending: Array<{ slot: (typeof slots)[number]; loaded: Promise<Json> }> = [];
+  for (const slot of slots) {
     const value = slot.get(next);
     if (!isOutputRef(value)) continue;
     const ref = value[OUTPUT_REF_KEY];
@@ -194,8 +197,10 @@ export async function internalize(state: RunState, resolve: (ref: OutputRef, ste
         }
       })();
       values.set(key, loaded);
+      loaded.catch(() => undefined); // awaited below, in order; not an unhandled rejection meanwhile
     }
-    slot.set(next, structuredClone(await loaded));
+    pending.push({ slot, loaded });
   }
+  for (const { slot, loaded } of pending) slot.set(next, structuredClone(await loaded));
   return next;
 }

@@ -111,6 +111,22 @@ describe('externalize', () => {
     expect(asked.length).toBe(blobs.length);
   });
 
+  it('internalize asks for every stored output before it awaits any (reads go out together)', async () => {
+    const { state } = bigRun();
+    const { state: small, blobs } = externalize(state, { limit: 40_000 });
+    const store = storeOf(blobs);
+    let inFlight = 0;
+    let most = 0;
+    await internalize(small, async (ref) => {
+      most = Math.max(most, ++inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      inFlight--;
+      return store.get(ref.id)!;
+    });
+    expect(blobs.length).toBeGreaterThan(1);
+    expect(most).toBe(blobs.length);
+  });
+
   it('relabels provisional ids with where the blobs were stored', async () => {
     const { state } = bigRun(20);
     const { state: small, blobs } = externalize(state, { limit: 20_000 });
