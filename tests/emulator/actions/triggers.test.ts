@@ -238,6 +238,9 @@ describe('on: filters', () => {
     expect(workflowListens({ pull_request: null }, 'pull_request', { action: 'labeled', pull_request: { base: { ref: 'main' } } })).toBe(false);
     expect(workflowListens({ workflow_run: { workflows: ['ci'] } }, 'workflow_run', { action: 'in_progress', workflow_run: { name: 'ci' } })).toBe(false);
     expect(workflowListens({ push: { 'branches-ignore': ['docs/**'] } }, 'push', { ref: 'refs/heads/docs/a/b' })).toBe(false);
+    // Only branches and tags are pushed to in Actions' sense: a ref elsewhere (baton's claims) starts nothing.
+    expect(workflowListens(['push'], 'push', { ref: 'refs/baton/leases/fix-1-1/3' })).toBe(false);
+    expect(workflowListens(['push'], 'push', { ref: 'refs/heads/main' })).toBe(true);
     expect(globRegex('release/*').test('release/1.0')).toBe(true);
     expect(globRegex('release/*').test('release/1/2')).toBe(false);
     expect(matchesFilter(['feature/**', '!feature/wip'], 'feature/wip')).toBe(false);

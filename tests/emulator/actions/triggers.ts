@@ -154,7 +154,10 @@ export function workflowListens(on: unknown, event: string, payload: Obj): boole
     case 'push': {
       const ref = String(payload.ref ?? '');
       if (ref.startsWith('refs/tags/')) return passesRefFilters(spec, 'tag', ref.slice('refs/tags/'.length), true);
-      return passesRefFilters(spec, 'branch', ref.replace(/^refs\/heads\//, ''), true);
+      // "Runs your workflow when you push a commit or tag" (docs, "Events that trigger workflows",
+      // push): a branch or a tag. Other refs (baton's claims under refs/baton/, refs/notes/…) start nothing.
+      if (!ref.startsWith('refs/heads/')) return false;
+      return passesRefFilters(spec, 'branch', ref.slice('refs/heads/'.length), true);
     }
     case 'pull_request':
     case 'pull_request_target': {
