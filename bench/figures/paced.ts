@@ -71,9 +71,8 @@ export const leaseOverheadMsP95: Figure = {
   name: 'lease_overhead_ms_p95',
   description: 'per event that changed a run: time in its claim (hosts/github/lease.ts) and in waits on other processes\' claims, p95, at real pacing, one App process',
   unit: 'ms',
-  // One claim is one write, which waits for its turn in the installation's write pacing (a second apart):
-  // the lease must cost no more than that one turn.
-  target: { op: '<=', value: 1_500 },
+  // No target: a claim is one write, and its time is nearly all its turn in the installation's write
+  // queue (a second apart, behind this event's and other events' writes), which traffic decides.
   async measure() {
     return Math.round(p95((await paced()).lease));
   },
