@@ -75,7 +75,7 @@ export class GitHubHost implements HostPort {
       await this.gh.octokit.request('PATCH /repos/{owner}/{repo}/git/refs/{ref}', { owner: this.gh.owner, repo: this.gh.repo, ref: `heads/${state.runBranch}`, sha: state.head, force: false });
     } catch (err) {
       if (statusOf(err) === 422 && /fast forward/i.test(messageOf(err))) {
-        throw new Error(`run ${state.runId}: ${state.runBranch} was moved by someone else and does not lead to the run's head ${state.head.slice(0, 7)}; baton does not overwrite it`);
+        throw new Error(`run ${state.runId}: ${state.runBranch} was moved by someone else and does not lead to the run's head ${state.head.slice(0, 7)}; baton does not overwrite it`, { cause: err });
       }
       throw err;
     }
