@@ -140,9 +140,10 @@ describe('event time: a labelled-issue run', () => {
     const worked = Math.max(...label.callSpans.map((c) => c.doneAt)) - label.receivedAt;
     const app = s.get('baton_event_app_seconds_sum{event="issues"}')! * 1000;
     const github = s.get('baton_event_github_seconds_sum{event="issues"}')! * 1000;
-    // app + github is the work's wall time: inside arrival → last call, short of it only by what
-    // Probot does before the handler (signature, parsing), and a little after the last call.
-    expect(app + github).toBeLessThanOrEqual(worked + 5);
+    // app + github is the work's wall time: within arrival → last call, short of it by what Probot
+    // does before the handler (signature, parsing), past it by what the App does after its last
+    // call answers (a few milliseconds of its own time; 50 leaves room on a loaded machine).
+    expect(app + github).toBeLessThanOrEqual(worked + 50);
     expect(app + github).toBeGreaterThan(0.8 * worked);
     expect(label.answeredAt! - label.receivedAt).toBeLessThan(app + github);
     // The wire share is what the harness's own fetch saw for that delivery.
