@@ -9,7 +9,7 @@
 // progress, so an in-progress check of its own would cost a paced write and tell nothing
 // more. Steps that wait on a person or on CI (approve, ask, checks, review) open theirs at
 // once: nothing else shows that they wait.
-import type { CheckConclusion, CheckStatus } from './commands.ts';
+import type { CheckConclusion, CheckStatus, UpsertCheckRun } from './commands.ts';
 import type { Draft } from './draft.ts';
 import { aggregateCheckExternalId, aggregateCheckName, stepCheckExternalId, stepCheckName } from './naming.ts';
 
@@ -53,7 +53,7 @@ function emitStepCheck(
   summary: string,
 ): void {
   const check = d.step(stepId).check!;
-  d.emit({
+  emitCheck(d, {
     type: 'check-run',
     runId: d.state.runId,
     key: `${check.externalId}/${status}`,
@@ -81,7 +81,7 @@ export function aggregateCheck(d: Draft): void {
         ? 'cancelled'
         : 'failure';
   const externalId = aggregateCheckExternalId(s.runId);
-  d.emit({
+  emitCheck(d, {
     type: 'check-run',
     runId: s.runId,
     key: `${externalId}/${s.head}/${done ? s.status : 'in_progress'}`,
@@ -95,4 +95,30 @@ export function aggregateCheck(d: Draft): void {
     detailsUrl: null,
     startedAt: null,
   });
+}
+
+/**
+ * Emits a check run, first completing the same check left in progress on an older commit: a
+ * check belongs to a commit, and the run has moved on from that one (neutral: it neither
+ * passed nor failed there). Remembers where a check is shown in progress.
+ */
+function emitCheck(d: Draft, cmd: UpsertCheckRun): void {
+  const shown = d.state.checksShown?.[cmd.externalId];
+  if (shown !== undefined && shown !== cmd.headSha) {
+    d.emit({
+      ...cmd,
+      key: `${cmd.externalId}/moved@${shown}`,
+      headSha: shown,
+      status: 'completed',
+      conclusion: 'neutral',
+      title: `Moved on to ${cmd.headSha.slice(0, 7)}`,
+      summary: `The run went on with a newer commit (${cmd.headSha}); this check continues there.`,
+      startedAt: null,
+    });
+  }
+  d.emit(cmd);
+  const next = { ...d.state.checksShown };
+  if (cmd.status === 'in_progress') next[cmd.externalId] = cmd.headSha;
+  else delete next[cmd.externalId];
+  d.state.checksShown = next;
 }

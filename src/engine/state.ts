@@ -158,5 +158,6 @@ export function copyRun(s: RunState): RunState {
     checks: s.checks,
     appliedKeys: s.appliedKeys,
     breakers: s.breakers,
+    checksShown: s.checksShown,
   };
 }

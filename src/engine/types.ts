@@ -197,6 +197,13 @@ export interface RunState {
   merging: { step: string; slot: string; attempt: number } | null;
   /** Check results by commit sha (only a few recent commits are kept). */
   checks: Record<string, ChecksSeen>;
+  /**
+   * Check runs shown in progress, by external id → the commit they are on. When the run moves on
+   * to a newer commit, the one left on the old commit is completed (checks-runs.ts), so no commit
+   * (the default branch's, where a run starts) keeps a check in progress for ever. Absent in
+   * records written before it existed.
+   */
+  checksShown?: Record<string, string>;
   /** Keys of applied events, most recent last, bounded. */
   appliedKeys: string[];
   /** Circuit breakers by agent name (breaker.ts); absent until an agent's backend first fails to work. */
