@@ -138,8 +138,9 @@ export class RunService {
   onRun(gh: RepoContext, runId: string, source: EventSource, log: Log, opts: OnRunOptions = {}): Promise<RunState | undefined> {
     return this.queue.run(this.memories.key(gh.owner, gh.repo, runId), async () => {
       let skipTo = 0;
+      let known: ThreadRead | undefined;
       for (let round = 0; ; round++) {
-        const memory = await this.load(gh, runId, log);
+        const memory = await this.load(gh, runId, log, known);
         if (!memory) return undefined;
         // A claim whose process died: its generation is skipped, and its effects looked up (warm: false).
         if (skipTo > memory.gen) Object.assign(memory, { gen: skipTo, warm: false, checksKnown: false });
@@ -147,8 +148,9 @@ export class RunService {
           return await this.process(gh, memory, source, undefined, opts.looksOnly);
         } catch (err) {
           if (!(err instanceof LeaseTaken) || round >= MAX_CLAIM_ROUNDS) throw err;
-          const outcome = await this.waitForRecord(gh, runId, err.gen, memory.commentId, log);
-          if (outcome === 'taken-over') skipTo = err.gen;
+          const waited = await this.waitForRecord(gh, runId, err.gen, memory.commentId, log);
+          if (waited.outcome === 'taken-over') skipTo = err.gen;
+          known = waited.read; // the thread as the wait last read it: the reload starts from it
         }
       }
     });
@@ -159,7 +161,7 @@ export class RunService {
    * it every pollMs; 'taken-over' when it did not come within the claim's time-to-live, counted
    * from now on this process's clock (the claimer started earlier, so it has stopped by then).
    */
-  private async waitForRecord(gh: RepoContext, runId: string, gen: number, commentId: number | null, log: Log): Promise<'written' | 'taken-over'> {
+  private async waitForRecord(gh: RepoContext, runId: string, gen: number, commentId: number | null, log: Log): Promise<{ outcome: 'written' | 'taken-over'; read?: ThreadRead }> {
     const { clock, ttlMs, pollMs, sleep } = this.lease;
     const start = clock();
     const report: LeaseReport = { claimMs: 0, waitMs: 0, lost: 1, takenOver: 0 };
@@ -167,11 +169,12 @@ export class RunService {
       // Most waits are on a live process finishing its event (seconds); a dead one's takes the
       // whole time-to-live: reads back off so that waiting costs a few requests, not hundreds.
       for (let poll = 0; ; poll++) {
-        if ((await this.recordGen(gh, runId, commentId)) >= gen) return 'written';
+        const { gen: written, read } = await this.recordGen(gh, runId, commentId);
+        if (written >= gen) return { outcome: 'written', read };
         if (clock() - start >= ttlMs) {
           log.warn(`run ${runId}: generation ${gen} was claimed but its record never came within ${Math.round(ttlMs / 1000)} s (its App process died mid-event?); this process takes the run over`);
           report.takenOver = 1;
-          return 'taken-over';
+          return { outcome: 'taken-over', read };
         }
         await sleep(Math.min(pollMs * 2 ** poll, pollMs * 16, Math.max(0, ttlMs - (clock() - start))));
       }
@@ -181,14 +184,14 @@ export class RunService {
     }
   }
 
-  /** The generation of a run's record on GitHub (0 when it has none yet). */
-  private async recordGen(gh: RepoContext, runId: string, commentId: number | null): Promise<number> {
+  /** The generation of a run's record on GitHub (0 when it has none yet), with the thread read for it. */
+  private async recordGen(gh: RepoContext, runId: string, commentId: number | null): Promise<{ gen: number; read?: ThreadRead }> {
     this.memories.forget(gh.owner, gh.repo, runId);
     const parsed = parseRunId(runId);
-    if (!parsed) return 0;
+    if (!parsed) return { gen: 0 };
     const read = await readThread(gh, parsed.thread);
     const found = read.records.find((r) => r.state.runId === runId && (commentId === null || r.commentId === commentId));
-    return found?.gen ?? 0;
+    return { gen: found?.gen ?? 0, read };
   }
 
   /**
@@ -222,17 +225,18 @@ export class RunService {
       if ('state' in started) return started.state;
       // Another process is starting this very run (the same delivery twice, or two at once): once
       // its record is written, this start is a redelivery of its key, or it becomes the next run.
-      const outcome = await this.waitForRecord(gh, runId, started.taken.gen, null, log);
+      const { outcome } = await this.waitForRecord(gh, runId, started.taken.gen, null, log);
       return { again: true, skip: outcome === 'taken-over' ? started.taken.gen : 0 };
     }).then((r) => (r && 'again' in r ? this.start(gh, workflow, request, log, r.skip, round + 1) : r));
   }
 
-  private async load(gh: RepoContext, runId: string, log: Log): Promise<RunMemory | undefined> {
+  /** `known`: the thread as just read (after a wait on another process), so it is not read again. */
+  private async load(gh: RepoContext, runId: string, log: Log, known?: ThreadRead): Promise<RunMemory | undefined> {
     const hit = this.memories.get(gh.owner, gh.repo, runId);
     if (hit) return hit;
     const parsed = parseRunId(runId);
     if (!parsed) return undefined;
-    const read = await readThread(gh, parsed.thread);
+    const read = known ?? (await readThread(gh, parsed.thread));
     await reportIgnored(gh, parsed.thread, read, log);
     const found = read.records.find((r) => r.state.runId === runId);
     if (!found) {

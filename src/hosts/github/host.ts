@@ -16,7 +16,7 @@ import { messageOf, refusedForGood, statusOf, type RepoContext } from './client.
 import { cancelWorker, dispatchWorker } from './dispatch.ts';
 import { upsertCheckRun } from './checks.ts';
 import type { CommitCache, RunMemory } from './memory.ts';
-import { mergeStepBranch } from './merge.ts';
+import { mergeStepBranch, notFastForward } from './merge.ts';
 import { OutputStore, storeOutputs } from './outputs.ts';
 import { ensurePullRequest, postReview } from './pull-request.ts';
 import { overReplyLimit } from './reply-limit.ts';
@@ -55,8 +55,7 @@ export class GitHubHost implements HostPort {
    */
   private async mergeLater(command: Extract<Command, { type: 'merge-step-branch' }>, state: RunState): Promise<boolean> {
     if (!this.claim || this.claim.claimed || state.pr || command.commit === state.head) return false;
-    const job = stepState(state, command.step)?.jobs.find((j) => j.slot === command.slot);
-    if (!job || job.base !== state.head) return false;
+    if (!onHead(state, command)) return false;
     try {
       await this.claim.ensure(state, command.commit);
       return true;
@@ -74,7 +73,7 @@ export class GitHubHost implements HostPort {
     try {
       await this.gh.octokit.request('PATCH /repos/{owner}/{repo}/git/refs/{ref}', { owner: this.gh.owner, repo: this.gh.repo, ref: `heads/${state.runBranch}`, sha: state.head, force: false });
     } catch (err) {
-      if (statusOf(err) === 422 && /fast forward/i.test(messageOf(err))) {
+      if (notFastForward(err)) {
         throw new Error(`run ${state.runId}: ${state.runBranch} was moved by someone else and does not lead to the run's head ${state.head.slice(0, 7)}; baton does not overwrite it`, { cause: err });
       }
       throw err;
@@ -145,7 +144,7 @@ export class GitHubHost implements HostPort {
       case 'merge-step-branch': {
         // A commit on the head fast-forwards the branch from wherever it lags; one that is not
         // (a parallel slot) goes through the merges API, which merges into the branch as it is.
-        if (stepState(state, command.step)?.jobs.find((j) => j.slot === command.slot)?.base !== state.head) await this.syncBranch(state);
+        if (!onHead(state, command)) await this.syncBranch(state);
         const events = await mergeStepBranch(gh, this.commits, command, state.head, at);
         const merged = events.find((e) => e.type === 'merge.completed');
         this.memory.branchAt = merged && 'head' in merged ? merged.head : undefined;
@@ -192,6 +191,12 @@ export class GitHubHost implements HostPort {
         return [];
     }
   }
+}
+
+/** Whether the commit to merge was made on the run's head (its job started there): a fast-forward. */
+function onHead(state: RunState, command: Extract<Command, { type: 'merge-step-branch' }>): boolean {
+  const job = stepState(state, command.step)?.jobs.find((j) => j.slot === command.slot);
+  return job !== undefined && job.base === state.head;
 }
 
 /** False when the branch already existed. */

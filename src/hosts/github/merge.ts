@@ -10,6 +10,11 @@ import { setBranch } from './apply.ts';
 import { messageOf, refusedForGood, statusOf, type RepoContext } from './client.ts';
 import type { CommitCache } from './memory.ts';
 
+/** GitHub's answer to a ref update that is not a fast-forward (`force: false`): 422 "Update is not a fast forward". */
+export function notFastForward(err: unknown): boolean {
+  return statusOf(err) === 422 && /fast forward/i.test(messageOf(err));
+}
+
 export async function mergeStepBranch(gh: RepoContext, commits: CommitCache, cmd: MergeStepBranch, head: string, at: number): Promise<RunEvent[]> {
   const o = { owner: gh.owner, repo: gh.repo };
   const ref = { step: cmd.step, slot: cmd.slot, attempt: cmd.attempt };
@@ -26,7 +31,7 @@ export async function mergeStepBranch(gh: RepoContext, commits: CommitCache, cmd
     await gh.octokit.request('PATCH /repos/{owner}/{repo}/git/refs/{ref}', { ...o, ref: `heads/${cmd.into}`, sha: cmd.commit, force: false });
     return done(cmd.commit);
   } catch (err) {
-    if (statusOf(err) !== 422 || !/fast forward/i.test(messageOf(err))) return refused(err);
+    if (!notFastForward(err)) return refused(err);
   }
   try {
     const res = await gh.octokit.request('POST /repos/{owner}/{repo}/merges', { ...o, base: cmd.into, head: cmd.commit, commit_message: cmd.message });
