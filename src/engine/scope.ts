@@ -153,12 +153,38 @@ export function evaluatePlain(template: string, ctx: ExpressionContext): { value
   if (!plan) return undefined;
   if (plan.whole) {
     const value = lookup(ctx, plan.parts[1] as string[]);
+    if (caseCollides(value)) return undefined;
     // The evaluator goes through JSON, where -0 is 0; the shortcut must agree.
     return { value: Object.is(value, -0) ? 0 : value };
   }
   let out = '';
-  for (const part of plan.parts) out += typeof part === 'string' ? part : stringify(lookup(ctx, part));
+  for (const part of plan.parts) {
+    if (typeof part === 'string') {
+      out += part;
+      continue;
+    }
+    const value = lookup(ctx, part);
+    if (caseCollides(value)) return undefined;
+    out += stringify(value);
+  }
   return { value: out };
+}
+
+/**
+ * Whether an object in `value` has two keys that differ only in case (`f` and `F`, in an agent's
+ * output): the evaluator's objects are case-insensitive and keep one of them, so such a value is
+ * left to the evaluator rather than rendered differently by the shortcut.
+ */
+function caseCollides(value: Json | undefined): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.some(caseCollides);
+  const seen = new Set<string>();
+  for (const [k, v] of Object.entries(value)) {
+    const folded = k.toLowerCase();
+    if (seen.has(folded) || caseCollides(v)) return true;
+    seen.add(folded);
+  }
+  return false;
 }
 
 export type Rendered<T> = { ok: true; value: T } | { ok: false; error: string };
