@@ -29,6 +29,7 @@ import { registerRoutes } from './routes/index.ts';
 import { Shapes } from './shapes.ts';
 import { Store, type Plan, type Repo, type Visibility } from './store.ts';
 import { Webhooks } from './webhooks.ts';
+import { readingsFrom, type Readings } from './readings.ts';
 
 export interface EmulatorOptions {
   /** Where webhooks are POSTed; none are sent without it (they are still recorded). */
@@ -41,6 +42,8 @@ export interface EmulatorOptions {
   appPublicKey?: string;
   /** Extra routes and behaviour (the Actions runner registers itself this way). */
   plugins?: EmulatorPlugin[];
+  /** Where GitHub is silent: which plausible behaviour this emulator shows (readings.ts). */
+  readings?: Partial<Readings>;
 }
 
 export type EmulatorPlugin = (emulator: Emulator) => void | Promise<void>;
@@ -74,6 +77,8 @@ export interface Emulator {
   auth: Auth;
   webhooks: Webhooks;
   faults: Faults;
+  /** Where GitHub is silent, the behaviour this emulator shows (readings.ts). */
+  readings: Readings;
   shapes: Shapes;
   openapi: OpenApi;
   /** One entry per API request, in order. */
@@ -129,6 +134,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     auth,
     webhooks,
     faults,
+    readings: readingsFrom(options.readings),
     shapes,
     openapi: openApi(),
     requestLog: [],

@@ -8,7 +8,13 @@
 import type { RouteResult } from './http/router.ts';
 import { DOCS_URL } from './http/router.ts';
 
-export type ApiFaultKind = 'server-error' | 'secondary-rate-limit' | 'primary-rate-limit' | 'not-found' | 'stale-read';
+/**
+ * `ref-update-failed`: 422 "Reference update failed" without writing — GitHub's answer to a ref
+ * write that is sometimes given intermittently with valid data (github/rest-api-description#4887).
+ * `lost-answer`: the request is carried out, then answered 502 — a gateway timeout does not undo
+ * a write, so a client that retries meets its own result ("Reference already exists").
+ */
+export type ApiFaultKind = 'server-error' | 'secondary-rate-limit' | 'primary-rate-limit' | 'not-found' | 'stale-read' | 'ref-update-failed' | 'lost-answer';
 
 export interface ApiFault {
   kind: ApiFaultKind;
@@ -137,7 +143,7 @@ export class Faults {
     }
     for (const armed of this.api) {
       const { rule } = armed;
-      if (rule.kind === 'stale-read') continue;
+      if (rule.kind === 'stale-read' || rule.kind === 'lost-answer') continue;
       if (rule.route !== undefined && rule.route !== '*' && rule.route !== key) continue;
       if (!this.fires(armed)) continue;
       this.injected.push({ kind: rule.kind, target: key, at: new Date().toISOString() });
@@ -159,6 +165,19 @@ export class Faults {
       const path = new URL(url).pathname.replace(/^\/api\/v3/, '');
       this.stale.set(path, rule.reads ?? 1);
     }
+  }
+
+  /** After the request was carried out: a 502 in place of its answer (`lost-answer`), or null to send the answer. */
+  lostAnswer(method: string, route: string): RouteResult | null {
+    const key = `${method} ${route}`;
+    for (const armed of this.api) {
+      const { rule } = armed;
+      if (rule.kind !== 'lost-answer' || (rule.route !== undefined && rule.route !== '*' && rule.route !== key)) continue;
+      if (!this.fires(armed)) continue;
+      this.injected.push({ kind: rule.kind, target: key, at: new Date().toISOString() });
+      return answer({ ...rule, kind: 'server-error', status: rule.status ?? 502 }, 'anonymous');
+    }
+    return null;
   }
 
   /** What to do with one webhook delivery. */
@@ -229,6 +248,7 @@ function rateLimited(rule: ApiFault, who: string): RouteResult {
 
 function answer(rule: ApiFault, who: string): RouteResult {
   if (rule.kind === 'secondary-rate-limit' || rule.kind === 'primary-rate-limit') return rateLimited(rule, who);
+  if (rule.kind === 'ref-update-failed') return { status: 422, body: { message: 'Reference update failed', documentation_url: 'https://docs.github.com/rest/git/refs#create-a-reference', status: '422' } };
   if (rule.kind === 'not-found') return { status: 404, body: { message: 'Not Found', documentation_url: DOCS_URL, status: '404' } };
   const status = rule.status ?? 502;
   const message = status === 502 ? 'Server Error' : status === 503 ? 'Service Unavailable' : 'Internal Server Error';

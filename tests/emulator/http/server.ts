@@ -212,6 +212,14 @@ async function serve(
     }
   }
   emulator.faults.after(method, route.template, result.status, result.body);
+  // Done, but the answer is lost on the way (a gateway timeout): the write stays.
+  if (result.status < 300) {
+    const lost = emulator.faults.lostAnswer(method, route.template);
+    if (lost !== null) {
+      log.fault = 'lost-answer';
+      return lost;
+    }
+  }
   return result;
 }
 

@@ -35,8 +35,13 @@ function fullRef(ref: string): string {
   return ref.startsWith('refs/') ? ref : `refs/${ref}`;
 }
 
+/** Creates closer together than this count as a race for `readings.refCreateRace`. */
+const RACE_WINDOW_MS = 1000;
+
 export function registerGitRoutes(emulator: Emulator): void {
   const { router, shapes } = emulator;
+  /** When each ref was created through the API (repository directory and ref name). */
+  const createdAt = new Map<string, number>();
 
   const treeResponse = async (repo: Repo, git: GitRepo, sha: string, recursive: boolean) => {
     const entries = await git.lsTree(sha, recursive);
@@ -205,13 +210,20 @@ export function registerGitRoutes(emulator: Emulator): void {
         throw unprocessable(`${input.ref} is not a valid ref name.`);
       }
       await checkObject(git, input.sha);
-      if ((await git.listRefs(input.ref)).some((r) => r.ref === input.ref)) throw unprocessable('Reference already exists');
+      const created = createdAt.get(`${repo.gitDir}\0${input.ref}`);
+      if ((await git.listRefs(input.ref)).some((r) => r.ref === input.ref)) {
+        // What the loser of a race gets is undocumented (readings.ts): a create within a second
+        // of the winner's is taken for a racer.
+        const racer = created !== undefined && Date.now() - created < RACE_WINDOW_MS;
+        throw unprocessable(racer && ctx.emulator.readings.refCreateRace === 'update-failed' ? 'Reference update failed' : 'Reference already exists');
+      }
       await refuseWorkflowChangesByApi(ctx, git, await defaultBranchHead(git, repo), input.sha);
       try {
         await git.updateRef(input.ref, input.sha, ZERO_SHA);
       } catch {
-        throw unprocessable('Reference already exists');
+        throw unprocessable(ctx.emulator.readings.refCreateRace === 'update-failed' ? 'Reference update failed' : 'Reference already exists');
       }
+      createdAt.set(`${repo.gitDir}\0${input.ref}`, Date.now());
       await onPush(emulator, repo, [{ before: ZERO_SHA, after: input.sha, ref: input.ref }], actor(ctx));
       return { status: 201, body: shapes.gitRef(repo, input.ref, input.sha), headers: { location: `${shapes.repoUrl(repo)}/git/${input.ref}` } };
     },
@@ -237,7 +249,9 @@ export function registerGitRoutes(emulator: Emulator): void {
       if (input.force !== true && current.sha !== input.sha && !(await git.isAncestor(current.sha, input.sha))) {
         throw unprocessable('Update is not a fast forward');
       }
-      await refuseWorkflowChangesByApi(ctx, git, current.sha, input.sha);
+      // Compared with the ref's own commit, or with the default branch's tip as for a new ref: unknown (readings.ts).
+      const against = ctx.emulator.readings.refUpdateWorkflows === 'default-branch' ? await defaultBranchHead(git, repo) : current.sha;
+      await refuseWorkflowChangesByApi(ctx, git, against, input.sha);
       try {
         // Compare-and-swap: a concurrent update between our check and the write loses.
         await git.updateRef(current.ref, input.sha, current.sha);

@@ -1,0 +1,56 @@
+/**
+ * Where GitHub's documentation is silent, the emulator does not guess once: each unknown is a
+ * switch with one value per plausible behaviour, and baton must be correct under every value
+ * (FIDELITY.md, "Unknown — each reading tested"). A test picks a reading with
+ * `startEmulator({ readings: { … } })`, or for the whole process with the environment variable
+ * `BATON_EMULATOR_READINGS` (JSON, e.g. `{"refUpdateWorkflows":"default-branch"}`), which is how
+ * the end-to-end suites are run under each reading. The defaults are the stricter or the more
+ * commonly reported reading; `conformance` (scripts/conformance) asks GitHub which one holds.
+ */
+export interface Readings {
+  /**
+   * A ref update (`PATCH git/refs`) onto a commit whose `.github/workflows/` differs — compared
+   * with what? `old-value`: with the ref's current commit (a move that touches no workflow file
+   * passes); `default-branch`: with the default branch's current tip, as for a new ref (reports
+   * lean this way: kaeawc/android-build#428), so a branch made before main changed its workflows
+   * cannot move at all until it carries main's workflow files.
+   */
+  refUpdateWorkflows: 'old-value' | 'default-branch';
+  /**
+   * What the loser of a race to create the same ref gets: `already-exists` (422 "Reference
+   * already exists", as for a ref that existed before the request) or `update-failed` (422
+   * "Reference update failed", the answer also seen intermittently with valid data:
+   * github/rest-api-description#4887).
+   */
+  refCreateRace: 'already-exists' | 'update-failed';
+  /**
+   * Where the REST API refuses a workflow-file change to a token without `workflows`: `trees`
+   * (403 "Resource not accessible by integration" at `POST git/trees`:
+   * anthropics/claude-code-action#29), `commits` (404 "Not Found" at `POST git/commits`:
+   * octokit/rest.js#368) or `ref` (422 at the ref write, the tree and commit accepted).
+   */
+  workflowRefusalAt: 'trees' | 'commits' | 'ref';
+}
+
+export const DEFAULT_READINGS: Readings = {
+  refUpdateWorkflows: 'old-value',
+  refCreateRace: 'already-exists',
+  workflowRefusalAt: 'trees',
+};
+
+/** Every value of every switch: what the conformance kit and the reading matrix iterate over. */
+export const READING_VALUES: { [K in keyof Readings]: readonly Readings[K][] } = {
+  refUpdateWorkflows: ['old-value', 'default-branch'],
+  refCreateRace: ['already-exists', 'update-failed'],
+  workflowRefusalAt: ['trees', 'commits', 'ref'],
+};
+
+/** The readings of one emulator: defaults, then the environment's, then the test's own. */
+export function readingsFrom(given: Partial<Readings> = {}, env: string | undefined = process.env.BATON_EMULATOR_READINGS): Readings {
+  const fromEnv = env ? (JSON.parse(env) as Partial<Readings>) : {};
+  const out = { ...DEFAULT_READINGS, ...fromEnv, ...given };
+  for (const [key, values] of Object.entries(READING_VALUES) as [keyof Readings, readonly string[]][]) {
+    if (!values.includes(out[key])) throw new Error(`emulator reading ${key}: ${JSON.stringify(out[key])} is none of ${values.join(', ')}`);
+  }
+  return out;
+}
