@@ -20,7 +20,7 @@ import { postOnce, readThread, type ThreadRead } from '../hosts/github/thread.ts
 import { orGone, WorkerRunGone } from '../hosts/github/worker-run.ts';
 import { factsOfRun, type WorkerRunFacts } from '../hosts/github/worker-provenance.ts';
 import { KeyedQueue } from './queue.ts';
-import { DEFAULT_LEASE_TTL_MS, EventClaim, LeaseTaken } from '../hosts/github/lease.ts';
+import { ClaimAnchors, DEFAULT_LEASE_TTL_MS, EventClaim, LeaseTaken } from '../hosts/github/lease.ts';
 
 export interface Log {
   info(msg: string): void;
@@ -73,6 +73,8 @@ const MAX_CLAIM_ROUNDS = 20;
 
 export class RunService {
   readonly memories = new RunMemories();
+  /** The commits this process's claims point at (lease.ts). */
+  readonly anchors = new ClaimAnchors(this.memories.commits.maker);
   private readonly queue = new KeyedQueue();
   /** Run ids per thread (newest last), as far as this process knows. */
   private readonly threads = new Map<string, string[]>();
@@ -264,7 +266,8 @@ export class RunService {
     try {
       const workflow = known ?? (await this.workflowOf(gh, memory.state));
       const claimMs = { total: 0 };
-      const claim = this.lease.claims ? new EventClaim(gh, memory, this.lease.clock, this.lease.ttlMs, (ms) => (claimMs.total += ms)) : null;
+      const { clock, ttlMs, sleep, pollMs } = this.lease;
+      const claim = this.lease.claims ? new EventClaim(gh, memory, clock, ttlMs, (ms) => (claimMs.total += ms), this.anchors, (attempt) => sleep(pollMs * attempt)) : null;
       const host = new GitHubHost(gh, memory, this.memories.commits, this.now, this.memories.outputs, claim);
       const events = await source(memory, workflow);
       if (events.length) await drive(host, workflow, memory.state, events);

@@ -16,6 +16,7 @@ import {
 import { Draft } from './draft.ts';
 import type { RunEvent } from './events.ts';
 import { onMergeCompleted, onMergeFailed, onWorkerDispatched, onWorkerFailed, onWorkerFinished, pumpMerges } from './jobs.ts';
+import { endRun } from './lifecycle.ts';
 import { advance } from './schedule.ts';
 import { startRun } from './start.ts';
 import { APPLIED_KEYS_LIMIT, type RunState } from './types.ts';
@@ -63,6 +64,12 @@ function apply(d: Draft, ev: RunEvent): void {
       return onPullRequestFailed(d, ev);
     case 'retry.requested':
       return onRetry(d, ev);
+    case 'run-branch.updated':
+      // Only from the head it was made from: a later head already holds more.
+      if (d.state.head === ev.from) d.state.head = ev.head;
+      return;
+    case 'run-branch.refused':
+      return endRun(d, 'failed', ev.error);
     case 'time.passed':
       return;
   }

@@ -104,6 +104,23 @@ export interface MergeRefused extends EventBase, JobRef {
   error: string;
 }
 
+/**
+ * The host brought the run branch up to date with the default branch because GitHub refused it
+ * as it was (the workflow-file rule): the branch's new tip holds everything of `from`, and the
+ * head moves on to it.
+ */
+export interface RunBranchUpdated extends EventBase {
+  type: 'run-branch.updated';
+  from: string;
+  head: string;
+}
+
+/** GitHub refused the run branch even brought up to date (the run changes workflow files itself, or conflicts with the default branch): the run fails, saying why. */
+export interface RunBranchRefused extends EventBase {
+  type: 'run-branch.refused';
+  error: string;
+}
+
 /** Someone replied to the questions of an `ask` step. */
 export interface QuestionsAnswered extends EventBase, Actor {
   type: 'questions.answered';
@@ -175,6 +192,8 @@ export type RunEvent =
   | MergeCompleted
   | MergeConflicted
   | MergeRefused
+  | RunBranchUpdated
+  | RunBranchRefused
   | QuestionsAnswered
   | ReviewSubmitted
   | ChecksReported

@@ -109,7 +109,8 @@ async function applyBundle(
   let commit: string | null = null;
   if (r.changes.length && branch) {
     try {
-      commit = await commitChanges(gh, commits, bundle, job.base ?? r.base, `baton ${state.runId}: ${ref.step}${ref.slot === '0' ? '' : `[${ref.slot}]`} attempt ${ref.attempt}`);
+      // The trailer names the process that made the commit: a claim pointing at it is that process's (lease.ts).
+      commit = await commitChanges(gh, commits, bundle, job.base ?? r.base, `baton ${state.runId}: ${ref.step}${ref.slot === '0' ? '' : `[${ref.slot}]`} attempt ${ref.attempt}\n\nBaton-Maker: ${commits.maker}`);
     } catch (err) {
       if (!(err instanceof AttemptError)) throw err;
       return failed('crashed', err.message);

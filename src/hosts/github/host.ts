@@ -22,6 +22,8 @@ import { ensurePullRequest, postReview } from './pull-request.ts';
 import { overReplyLimit } from './reply-limit.ts';
 import { postOnce, readThread, writeRecord } from './thread.ts';
 import { LeaseTaken, type EventClaim } from './lease.ts';
+import { catchUpWithDefaultBranch, RunBranchRefused, workflowRuleRefusal } from './workflow-rule.ts';
+import { drive } from '../driver.ts';
 import { stepState } from '../../engine/index.ts';
 
 export class GitHubHost implements HostPort {
@@ -67,18 +69,37 @@ export class GitHubHost implements HostPort {
     }
   }
 
-  /** Brings the run branch to the run's head (a fast-forward) before anything reads the branch. */
-  private async syncBranch(state: RunState): Promise<void> {
-    if (!state.runBranch.startsWith('baton/') || !state.head || this.memory.branchAt === state.head) return;
+  /**
+   * Brings the run branch to the run's head (a fast-forward) before anything reads the branch.
+   * What the engine must hear when the branch had to catch up with the default branch first
+   * (GitHub's workflow-file rule, workflow-rule.ts), or could not: nothing when the move was plain.
+   */
+  private async syncBranch(state: RunState, at: number): Promise<RunEvent[]> {
+    if (!state.runBranch.startsWith('baton/') || !state.head || this.memory.branchAt === state.head) return [];
     try {
       await this.gh.octokit.request('PATCH /repos/{owner}/{repo}/git/refs/{ref}', { owner: this.gh.owner, repo: this.gh.repo, ref: `heads/${state.runBranch}`, sha: state.head, force: false });
     } catch (err) {
+      if (workflowRuleRefusal(err)) return this.catchUp(state, err, at);
       if (notFastForward(err)) {
         throw new Error(`run ${state.runId}: ${state.runBranch} was moved by someone else and does not lead to the run's head ${state.head.slice(0, 7)}; baton does not overwrite it`, { cause: err });
       }
       throw err;
     }
     this.memory.branchAt = state.head;
+    return [];
+  }
+
+  /** The run branch, refused as it is, brought up to date with the default branch and the run's head. */
+  private async catchUp(state: RunState, why: unknown, at: number): Promise<RunEvent[]> {
+    const key = `${state.runId}/run-branch/${state.head}`;
+    try {
+      const head = await catchUpWithDefaultBranch(this.gh, state.runBranch, state.head, why);
+      this.memory.branchAt = head;
+      return [{ type: 'run-branch.updated', key: `${key}/updated`, at, from: state.head, head }];
+    } catch (err) {
+      if (!(err instanceof RunBranchRefused)) throw err;
+      return [{ type: 'run-branch.refused', key: `${key}/refused`, at, error: err.message }];
+    }
   }
 
   /** Writes the status comment when its body changed, with the generation this event claimed. */
@@ -88,15 +109,19 @@ export class GitHubHost implements HostPort {
     if (this.changed) await this.claimFor(state);
     // No worker is working on the run's head now: people and CI look at the branch (its checks
     // step, an answer, the end of the run), so it shows every merged step from here on.
-    if (this.changed && !state.steps.some((s) => s.jobs.some((j) => j.status === 'running'))) await this.syncBranch(state);
-    let body = await this.render(state, workflow);
+    if (this.changed && !state.steps.some((s) => s.jobs.some((j) => j.status === 'running'))) {
+      const events = await this.syncBranch(state, this.now());
+      if (events.length) await drive(this, workflow, state, events);
+    }
+    const now = this.memory.state;
+    let body = await this.render(now, workflow);
     if (body === this.memory.body) return;
     // Only the text differs from what is on GitHub (someone edited the comment): rewriting it is an effect too.
     if (this.claim && !this.claim.claimed) {
-      await this.claimFor(state);
-      body = await this.render(state, workflow);
+      await this.claimFor(now);
+      body = await this.render(now, workflow);
     }
-    const id = await writeRecord(this.gh, state, this.memory.commentId, this.memory.body, body);
+    const id = await writeRecord(this.gh, now, this.memory.commentId, this.memory.body, body);
     this.memory.commentId = id;
     this.memory.body = body;
   }
@@ -124,7 +149,7 @@ export class GitHubHost implements HostPort {
     if (command.type === 'merge-step-branch' && (await this.mergeLater(command, state))) {
       return [{ type: 'merge.completed', key: `${command.key}/merged`, at, step: command.step, slot: command.slot, attempt: command.attempt, head: command.commit }];
     }
-    if (command.type !== 'finish-run' && command.type !== 'render-record') await this.claimFor(state, command.type === 'create-run-branch' ? command.sha : undefined);
+    if (command.type !== 'finish-run' && command.type !== 'render-record') await this.claimFor(state);
     switch (command.type) {
       case 'create-run-branch':
         this.memory.branchAt = command.sha;
@@ -144,11 +169,16 @@ export class GitHubHost implements HostPort {
       case 'merge-step-branch': {
         // A commit on the head fast-forwards the branch from wherever it lags; one that is not
         // (a parallel slot) goes through the merges API, which merges into the branch as it is.
-        if (!onHead(state, command)) await this.syncBranch(state);
-        const events = await mergeStepBranch(gh, this.commits, command, state.head, at);
+        let head = state.head;
+        const synced = onHead(state, command) ? [] : await this.syncBranch(state, at);
+        for (const ev of synced) {
+          if (ev.type === 'run-branch.updated') head = ev.head;
+          if (ev.type === 'run-branch.refused') return [{ type: 'merge.refused', key: `${command.key}/refused`, at, step: command.step, slot: command.slot, attempt: command.attempt, error: ev.error }, ev];
+        }
+        const events = await mergeStepBranch(gh, this.commits, command, head, at);
         const merged = events.find((e) => e.type === 'merge.completed');
         this.memory.branchAt = merged && 'head' in merged ? merged.head : undefined;
-        return events;
+        return [...synced, ...events];
       }
       case 'check-run':
         await upsertCheckRun(gh, this.memory, command);
@@ -166,18 +196,22 @@ export class GitHubHost implements HostPort {
       case 'post-review':
         await postReview(gh, command, this.memory.markers, !this.memory.warm);
         return [];
-      case 'ensure-pull-request':
-        await this.syncBranch(state);
-        return ensurePullRequest(gh, command, at);
-      case 'dispatch-checks-workflow':
-        await this.syncBranch(state);
+      case 'ensure-pull-request': {
+        const synced = await this.syncBranch(state, at);
+        if (synced.some((e) => e.type === 'run-branch.refused')) return synced;
+        return [...synced, ...(await ensurePullRequest(gh, command, at))];
+      }
+      case 'dispatch-checks-workflow': {
+        const synced = await this.syncBranch(state, at);
+        if (synced.some((e) => e.type === 'run-branch.refused')) return synced;
         await gh.octokit.request('POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches', {
           owner: gh.owner,
           repo: gh.repo,
           workflow_id: command.workflowFile,
           ref: command.ref,
         });
-        return [];
+        return synced;
+      }
       case 'reply': {
         const thread = command.thread ?? state.thread;
         if (!thread || this.memory.markers.has(`baton:reply ${command.key}`)) return [];

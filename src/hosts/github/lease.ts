@@ -23,6 +23,7 @@
 // processes never act at once as long as clocks run at the same rate (no two clocks are compared).
 import type { RunState } from '../../engine/index.ts';
 import { messageOf, statusOf, type RepoContext } from './client.ts';
+import { defaultBranchTip, workflowRuleRefusal } from './workflow-rule.ts';
 
 /** Refs under this prefix are baton's claims; no branch or tag, so no workflow runs on them. */
 export const LEASE_PREFIX = 'refs/baton/leases/';
@@ -60,20 +61,50 @@ export class LeaseExpired extends Error {
   }
 }
 
+/** How often a claim is sent again after an answer that does not settle it (a 5xx, a lost answer, "Reference update failed"). */
+export const CLAIM_ATTEMPTS = 4;
+
 /**
- * Claims generation `gen` of a run: true when this process created the claim, false when
- * it existed. `sha` is any commit of the repository (a ref must point at an object); the run's
- * head is used, so the claim also shows where the run stood.
+ * Claims generation `gen` of a run: true when this process holds the claim, false when another
+ * does. GitHub's answers, read for what they say (github/rest-api-description#4887,
+ * renovatebot/renovate#20281):
+ * - 201: this process's claim;
+ * - 422 "Reference already exists": another's — unless an earlier try of this very claim went
+ *   unanswered (a 5xx or a timeout does not undo a write): then the ref is read back, and it is
+ *   this process's when it points at `sha`, which names its maker (no other process points a
+ *   claim at it: the claim anchor, or a step commit this process made);
+ * - 422 "Reference update failed", a 5xx, no answer: nothing is settled; sent again (the
+ *   client's own retries are off for this request, so that every try is seen here);
+ * - anything else (a refusal for good) is thrown.
  */
-export async function claimGeneration(gh: RepoContext, runId: string, gen: number, sha: string): Promise<boolean> {
-  try {
-    await gh.octokit.request('POST /repos/{owner}/{repo}/git/refs', { owner: gh.owner, repo: gh.repo, ref: leaseRef(runId, gen), sha });
-    return true;
-  } catch (err) {
-    // Only "Reference already exists" means another claim; any other refusal is an error.
-    if (statusOf(err) === 422 && /already exists/i.test(messageOf(err))) return false;
-    throw err;
+export async function claimGeneration(gh: RepoContext, runId: string, gen: number, sha: string, pause: (ms: number) => Promise<void> = async () => {}): Promise<boolean> {
+  const ref = leaseRef(runId, gen);
+  let unanswered = false;
+  let last: unknown;
+  for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
+    if (attempt > 0) await pause(attempt);
+    try {
+      await gh.octokit.request('POST /repos/{owner}/{repo}/git/refs', { owner: gh.owner, repo: gh.repo, ref, sha, request: { retries: 0 } });
+      return true;
+    } catch (err) {
+      last = err;
+      const status = statusOf(err);
+      if (status === 422 && /already exists/i.test(messageOf(err))) return unanswered && (await claimPointsAt(gh, ref, sha));
+      if (status === 422 && /update failed/i.test(messageOf(err))) continue;
+      if (status === undefined || status >= 500) {
+        unanswered = true;
+        continue;
+      }
+      throw err;
+    }
   }
+  throw last;
+}
+
+/** Whether a claim ref points at `sha` (read back after an unanswered create). */
+async function claimPointsAt(gh: RepoContext, ref: string, sha: string): Promise<boolean> {
+  const res = await gh.octokit.request('GET /repos/{owner}/{repo}/git/ref/{ref}', { owner: gh.owner, repo: gh.repo, ref: ref.slice('refs/'.length) });
+  return res.data.object.sha === sha;
 }
 
 /**
@@ -90,11 +121,49 @@ export async function generationClaimed(gh: RepoContext, runId: string, gen: num
   }
 }
 
-/** The commit a claim points at: the one given (a step's new commit, the run's base), else the run's head. */
-export function claimSha(state: RunState, preferred?: string): string {
-  const sha = preferred || state.head;
-  if (!sha) throw new Error(`run ${state.runId}: no commit to point its claim at`);
-  return sha;
+/**
+ * The commits this process points its claims at, one per repository: made from the default
+ * branch's tip (its tree, that tip as parent), so that GitHub's workflow-file rule, which compares
+ * a new ref with the default branch's current workflow files (workflow-rule.ts), takes them; and
+ * with the process's own maker id in the message, so that no other process's claim points at
+ * the same commit and a claim read back after a lost answer tells whose it is. Made on the first
+ * claim (two requests per process and repository), and again when the default branch's
+ * workflow files have changed since (GitHub then refuses the claim).
+ */
+export class ClaimAnchors {
+  private readonly anchors = new Map<string, Promise<string>>();
+
+  /** `maker`: this process's id (CommitCache.maker), written into its anchors as into its step commits. */
+  constructor(readonly maker: string) {}
+
+  private key(gh: RepoContext): string {
+    return `${gh.owner}/${gh.repo}`.toLowerCase();
+  }
+
+  get(gh: RepoContext): Promise<string> {
+    const key = this.key(gh);
+    let anchor = this.anchors.get(key);
+    if (!anchor) {
+      anchor = this.make(gh);
+      // A failed read or write is not remembered: the next claim tries again.
+      anchor.catch(() => this.anchors.delete(key));
+      this.anchors.set(key, anchor);
+    }
+    return anchor;
+  }
+
+  /** The anchor was refused (the default branch's workflow files changed since it was made): a new one. */
+  renew(gh: RepoContext): Promise<string> {
+    this.anchors.delete(this.key(gh));
+    return this.get(gh);
+  }
+
+  private async make(gh: RepoContext): Promise<string> {
+    const tip = await defaultBranchTip(gh);
+    const message = `baton claims of process ${this.maker}\n\nbaton's claim refs (${LEASE_PREFIX}) point at this commit: it has ${gh.defaultBranch}'s files, and names the App process that made it.`;
+    const res = await gh.octokit.request('POST /repos/{owner}/{repo}/git/commits', { owner: gh.owner, repo: gh.repo, message, tree: tip.tree, parents: [tip.sha] });
+    return res.data.sha;
+  }
 }
 
 /** One event's claim: taken at most once, before the event's first effect. */
@@ -109,6 +178,10 @@ export class EventClaim {
     private readonly ttlMs: number,
     /** Called with each claim's time (ms spent in the request), for the lease metrics. */
     private readonly onClaim?: (ms: number) => void,
+    /** What claims point at; none: the run's head (tests of the claim protocol alone). */
+    private readonly anchors?: ClaimAnchors,
+    /** Waits between tries of a claim whose answer settled nothing (attempt 1, 2, …). */
+    private readonly pause?: (attempt: number) => Promise<void>,
   ) {}
 
   get claimed(): boolean {
@@ -129,8 +202,10 @@ export class EventClaim {
 
   /**
    * Claims the next generation unless this event holds a claim young enough; renews an old one
-   * by claiming the next. Throws LeaseTaken (first claim lost: a stale view) or LeaseExpired
-   * (renewal lost: another process took the run over).
+   * by claiming the next. `sha`: a commit this process made that the claim should keep (a step's
+   * commit merged without moving the branch, host.ts); else the claim anchor. Throws LeaseTaken
+   * (first claim lost: a stale view), LeaseExpired (renewal lost: another process took the run
+   * over), or GitHub's refusal of `sha` (the caller claims on the anchor instead).
    */
   async ensure(state: RunState, sha?: string): Promise<void> {
     let age = 0;
@@ -141,10 +216,31 @@ export class EventClaim {
     const gen = this.memory.gen + 1;
     // Measured from before the request: GitHub may have created the ref the moment it was sent.
     const start = this.clock();
-    const won = await claimGeneration(this.gh, state.runId, gen, claimSha(state, sha));
+    const won = await this.claim(state, gen, sha);
     this.onClaim?.(this.clock() - start);
     if (!won) throw this.claimedAt === null ? new LeaseTaken(state.runId, gen) : new LeaseExpired(state.runId, this.memory.gen, age);
     this.claimedAt = start;
     this.memory.gen = gen;
   }
+
+  private async claim(state: RunState, gen: number, sha?: string): Promise<boolean> {
+    const pause = this.pause;
+    const send = (at: string) => claimGeneration(this.gh, state.runId, gen, at, pause);
+    if (sha) return send(sha);
+    if (!this.anchors) return send(claimSha(state));
+    const anchor = await this.anchors.get(this.gh);
+    try {
+      return await send(anchor);
+    } catch (err) {
+      // The default branch's workflow files changed since the anchor was made: a new anchor, once.
+      if (!workflowRuleRefusal(err)) throw err;
+      return send(await this.anchors.renew(this.gh));
+    }
+  }
+}
+
+/** The run's head, for claims made without anchors. */
+function claimSha(state: RunState): string {
+  if (!state.head) throw new Error(`run ${state.runId}: no commit to point its claim at`);
+  return state.head;
 }

@@ -1,6 +1,7 @@
 // What the app remembers about a run between events, in process. It only saves
 // requests: everything here can be rebuilt from GitHub, which is what happens after a
 // restart (`warm` is false then, and each effect is looked up before it is repeated).
+import { randomBytes } from 'node:crypto';
 import type { RunState } from '../../engine/index.ts';
 import { OutputStore } from './outputs.ts';
 
@@ -31,8 +32,13 @@ export interface RunMemory {
   branchAt?: string;
 }
 
-/** Tree and parent of commits baton created or merged: saves a read per applied result. */
+/**
+ * Tree and parent of commits baton created or merged: saves a read per applied result. With
+ * the id of this process, written into the commits it makes (a step's result, its claim anchor):
+ * a claim that points at one of them names its maker (lease.ts).
+ */
 export class CommitCache {
+  readonly maker = randomBytes(6).toString('hex');
   private readonly trees = new Map<string, string>();
   tree(sha: string): string | undefined {
     return this.trees.get(sha);

@@ -9,6 +9,7 @@ import type { MergeStepBranch, RunEvent } from '../../engine/index.ts';
 import { setBranch } from './apply.ts';
 import { messageOf, refusedForGood, statusOf, type RepoContext } from './client.ts';
 import type { CommitCache } from './memory.ts';
+import { catchUpWithDefaultBranch, RunBranchRefused, workflowRuleRefusal } from './workflow-rule.ts';
 
 /** GitHub's answer to a ref update that is not a fast-forward (`force: false`): 422 "Update is not a fast forward". */
 export function notFastForward(err: unknown): boolean {
@@ -26,11 +27,22 @@ export async function mergeStepBranch(gh: RepoContext, commits: CommitCache, cmd
     if (!refusedForGood(err)) throw err;
     return [{ type: 'merge.refused', key: `${cmd.key}/refused`, at, ...ref, error: `GitHub refused to merge the step's commit into ${cmd.into} (${statusOf(err)} ${messageOf(err)})` }];
   };
+  // GitHub's workflow-file rule refuses the branch where it lags the default branch's workflow
+  // files (workflow-rule.ts): the branch catches up, and the commit is merged on top.
+  const catchUp = async (why: unknown): Promise<RunEvent[]> => {
+    try {
+      return done(await catchUpWithDefaultBranch(gh, cmd.into, cmd.commit, why));
+    } catch (err) {
+      if (!(err instanceof RunBranchRefused)) throw err;
+      return [{ type: 'merge.refused', key: `${cmd.key}/refused`, at, ...ref, error: err.message }];
+    }
+  };
   try {
     // Not forced: GitHub refuses unless it is a fast-forward, which is exactly the question.
     await gh.octokit.request('PATCH /repos/{owner}/{repo}/git/refs/{ref}', { ...o, ref: `heads/${cmd.into}`, sha: cmd.commit, force: false });
     return done(cmd.commit);
   } catch (err) {
+    if (workflowRuleRefusal(err)) return catchUp(err);
     if (!notFastForward(err)) return refused(err);
   }
   try {
@@ -43,6 +55,7 @@ export async function mergeStepBranch(gh: RepoContext, commits: CommitCache, cmd
     const now = await gh.octokit.request('GET /repos/{owner}/{repo}/git/ref/{ref}', { ...o, ref: `heads/${cmd.into}` });
     return done(now.data.object.sha);
   } catch (err) {
+    if (workflowRuleRefusal(err)) return catchUp(err);
     if (statusOf(err) !== 409) return refused(err);
   }
   const files = await conflictingFiles(gh, cmd.into, cmd.commit);

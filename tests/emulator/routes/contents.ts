@@ -4,7 +4,7 @@ import { HttpError, notFound, type RouteContext } from '../http/router.ts';
 import type { Person } from '../git.ts';
 import { onPush } from '../push.ts';
 import { actor, body, gitOf, repoOf, resolveCommitish } from './util.ts';
-import { refuseWorkflowChangesByCommit } from './workflow-files.ts';
+import { refUpdateBase, refuseWorkflowChangesByCommit } from './workflow-files.ts';
 
 export function registerContentRoutes(emulator: Emulator): void {
   const { router, shapes } = emulator;
@@ -55,7 +55,7 @@ export function registerContentRoutes(emulator: Emulator): void {
       if (current !== undefined && input.sha !== current.sha) throw new HttpError(409, `${path} does not match ${input.sha}`);
       const blob = await git.hashBlob(Buffer.from(input.content, 'base64'));
       const tree = await git.writeTree(baseTree, [{ path, mode: '100644', type: 'blob', sha: blob }]);
-      await refuseWorkflowChangesByCommit(ctx, git, baseTree, tree);
+      await refuseWorkflowChangesByCommit(ctx, git, await refUpdateBase(ctx, git, repo, parent), tree);
       // GitHub's noreply address of the account: `<id>+<login>@users.noreply.github.com`.
       const login = actor(ctx);
       const person = { name: login, email: `${emulator.store.user(login).id}+${login}@users.noreply.github.com` };

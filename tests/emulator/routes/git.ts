@@ -9,7 +9,7 @@ import { notFound, unprocessable, validationFailed, type RouteContext } from '..
 import { onPush } from '../push.ts';
 import type { Repo } from '../store.ts';
 import { actor, body, gitOf, repoOf, resolveCommitish } from './util.ts';
-import { defaultBranchHead, refuseWorkflowChangesByApi } from './workflow-files.ts';
+import { defaultBranchHead, refUpdateBase, refuseWorkflowChangesByApi } from './workflow-files.ts';
 
 interface TreeInput {
   path?: string;
@@ -249,9 +249,7 @@ export function registerGitRoutes(emulator: Emulator): void {
       if (input.force !== true && current.sha !== input.sha && !(await git.isAncestor(current.sha, input.sha))) {
         throw unprocessable('Update is not a fast forward');
       }
-      // Compared with the ref's own commit, or with the default branch's tip as for a new ref: unknown (readings.ts).
-      const against = ctx.emulator.readings.refUpdateWorkflows === 'default-branch' ? await defaultBranchHead(git, repo) : current.sha;
-      await refuseWorkflowChangesByApi(ctx, git, against, input.sha);
+      await refuseWorkflowChangesByApi(ctx, git, await refUpdateBase(ctx, git, repo, current.sha), input.sha);
       try {
         // Compare-and-swap: a concurrent update between our check and the write loses.
         await git.updateRef(current.ref, input.sha, current.sha);

@@ -4,7 +4,7 @@ import { HttpError, notFound } from '../http/router.ts';
 import { onPush } from '../push.ts';
 import type { Role } from '../store.ts';
 import { actor, body, gitOf, repoOf, resolveCommitish } from './util.ts';
-import { refuseWorkflowChangesByCommit } from './workflow-files.ts';
+import { refUpdateBase, refuseWorkflowChangesByCommit } from './workflow-files.ts';
 
 /** The permission GitHub reports for each role (maintain shows as write, triage as read). */
 const PERMISSION: Record<Role, 'admin' | 'write' | 'read' | 'none'> = {
@@ -127,7 +127,7 @@ export function registerRepoRoutes(emulator: Emulator): void {
       if (await git.isAncestor(head, base)) return { status: 204 };
       const merged = await git.mergeTree(base, head);
       if ('conflicts' in merged) throw new HttpError(409, 'Merge conflict');
-      await refuseWorkflowChangesByCommit(ctx, git, base, merged.tree);
+      await refuseWorkflowChangesByCommit(ctx, git, await refUpdateBase(ctx, git, repo, base), merged.tree);
       const message = request.commit_message ?? `Merge ${request.head} into ${request.base}`;
       const sha = await git.commitTree(merged.tree, [base, head], message);
       await git.updateRef(baseRef, sha, base);

@@ -62,6 +62,11 @@ export function body<T>(ctx: RouteContext): T {
 export async function resolveCommitish(git: GitRepo, ref: string): Promise<string | null> {
   if (/^[0-9a-f]{40}$/.test(ref)) return (await git.type(ref)) === 'commit' ? ref : null;
   if (ref.startsWith('refs/')) return git.resolveRef(ref);
+  // REST "Get a commit": "a commit SHA, branch name (heads/BRANCH_NAME), or tag name (tags/TAG_NAME)".
+  if (/^(heads|tags)\//.test(ref)) {
+    const sha = await git.resolveRef(`refs/${ref}`);
+    if (sha !== null) return sha;
+  }
   for (const candidate of [`refs/heads/${ref}`, `refs/tags/${ref}`]) {
     const sha = await git.resolveRef(candidate);
     if (sha !== null) return sha;

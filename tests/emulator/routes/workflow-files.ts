@@ -55,6 +55,15 @@ export async function refuseWorkflowChangesByCommit(ctx: RouteContext, git: GitR
   if (first !== undefined) throw new HttpError(403, `refusing to allow a GitHub App to create or update workflow \`${first}\` without \`workflows\` permission`);
 }
 
+/**
+ * What a ref update's workflow files are compared with: the ref's own commit, or the default
+ * branch's tip as for a new ref — unknown, one reading each (readings.ts `refUpdateWorkflows`).
+ * Every write that moves a ref takes it: `PATCH git/refs`, merges, the contents API.
+ */
+export async function refUpdateBase(ctx: RouteContext, git: GitRepo, repo: Repo, before: string): Promise<string | null> {
+  return ctx.emulator.readings.refUpdateWorkflows === 'default-branch' ? defaultBranchHead(git, repo) : before;
+}
+
 /** The default branch's commit: what a new ref's workflow files are compared with. */
 export async function defaultBranchHead(git: GitRepo, repo: Repo): Promise<string | null> {
   return git.resolveRef(`refs/heads/${repo.defaultBranch}`);
