@@ -9,6 +9,7 @@ import type { MergeStepBranch, RunEvent } from '../../engine/index.ts';
 import { setBranch } from './apply.ts';
 import { messageOf, refusedForGood, statusOf, type RepoContext } from './client.ts';
 import type { CommitCache } from './memory.ts';
+import { mergeWorkflowRefusal } from './workflow-files.ts';
 
 /** GitHub's answer to a ref update that is not a fast-forward (`force: false`): 422 "Update is not a fast forward". */
 export function notFastForward(err: unknown): boolean {
@@ -21,10 +22,11 @@ export async function mergeStepBranch(gh: RepoContext, commits: CommitCache, cmd
   const done = (sha: string): RunEvent[] => [{ type: 'merge.completed', key: `${cmd.key}/merged`, at, ...ref, head: sha }];
   if (!cmd.into.startsWith('baton/')) throw new Error(`refusing to merge into ${cmd.into}: baton writes only branches under baton/`);
   if (cmd.commit === head) return done(head);
-  // A write GitHub refuses for good (a ruleset, a protected branch) fails the attempt, saying why.
-  const refused = (err: unknown): RunEvent[] => {
+  // A write GitHub refuses for good (workflow files, a ruleset, a protected branch) fails the attempt, saying why.
+  const refused = async (err: unknown): Promise<RunEvent[]> => {
     if (!refusedForGood(err)) throw err;
-    return [{ type: 'merge.refused', key: `${cmd.key}/refused`, at, ...ref, error: `GitHub refused to merge the step's commit into ${cmd.into} (${statusOf(err)} ${messageOf(err)})` }];
+    const error = (await mergeWorkflowRefusal(gh, head, cmd.commit, err)) ?? `GitHub refused to merge the step's commit into ${cmd.into} (${statusOf(err)} ${messageOf(err)})`;
+    return [{ type: 'merge.refused', key: `${cmd.key}/refused`, at, ...ref, error }];
   };
   try {
     // Not forced: GitHub refuses unless it is a fast-forward, which is exactly the question.
