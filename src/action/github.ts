@@ -7,6 +7,7 @@ import type { GitHubClient, RepoContext } from '../hosts/github/client.ts';
 import type { Log } from '../app/runs.ts';
 import * as core from '@actions/core';
 import { retryDelayMs } from './rate-limit.ts';
+import { GITHUB_TOKEN_LOGIN } from '../hosts/github/workflow-files.ts';
 
 /** The App's RepoContext, with a token and API URL in place of an authenticated client. */
 export interface GitHubSetup extends Omit<RepoContext, 'octokit'> {
@@ -48,6 +49,8 @@ export function repoContextOf(s: GitHubSetup, octokit: GitHubClient = makeOctoki
     repo: s.repo,
     defaultBranch: s.defaultBranch,
     botLogin: s.botLogin,
+    // No `bot-login` given: the token is the job's GITHUB_TOKEN (inputs.ts); with one, an App's token.
+    writesAs: s.botLogin === GITHUB_TOKEN_LOGIN ? 'github-token' : 'app-token',
     workerWorkflow: s.workerWorkflow,
     ...(s.stateSecret ? { stateSecret: s.stateSecret } : {}),
   };

@@ -1,6 +1,7 @@
 // The Action's inputs, as the runner passes them (INPUT_<NAME> variables), checked once.
 import * as core from '@actions/core';
 import { join } from 'node:path';
+import { GITHUB_TOKEN_LOGIN } from '../hosts/github/workflow-files.ts';
 
 export interface Inputs {
   mode: string;
@@ -43,7 +44,7 @@ export function readInputs(env: NodeJS.ProcessEnv, modes: string[]): Inputs {
     resultDir: core.getInput('result-dir') || join(temp, 'baton-result'),
     path: core.getInput('path') || '.agents/workflows',
     workspace,
-    botLogin: core.getInput('bot-login') || 'github-actions[bot]',
+    botLogin: core.getInput('bot-login') || GITHUB_TOKEN_LOGIN,
     stateSecret,
     workerWorkflow: core.getInput('worker-workflow') || 'baton-worker.yml',
     conclusion: core.getInput('conclusion'),

@@ -10,9 +10,11 @@ import { comparableName } from './git-path.ts';
 /** The manifest key (on a step) that lets its results change protected paths. */
 export const PROTECTED_PATHS_KEY = 'protected-paths';
 
+const WORKFLOW = 'a GitHub Actions workflow';
+
 /** Directories at the repository root: workflow files and baton's own manifests. */
 const ROOT_DIRS: ReadonlyArray<{ dirs: string[]; what: string }> = [
-  { dirs: ['.github', 'workflows'], what: 'a GitHub Actions workflow' },
+  { dirs: ['.github', 'workflows'], what: WORKFLOW },
   { dirs: ['.github', 'actions'], what: 'a local action run by workflows' },
   { dirs: ['.agents'], what: "baton's manifests" },
   { dirs: ['.github', 'instructions'], what: 'agent configuration' },
@@ -47,8 +49,13 @@ export function protectedPaths(paths: readonly string[]): { path: string; what: 
   });
 }
 
-/** The message of a result refused for the protected paths it changes. */
-export function protectedPathsMessage(found: readonly { path: string; what: string }[]): string {
+/**
+ * The message of a result refused for the protected paths it changes. `workflows`: what it
+ * takes beyond the key for GitHub to accept workflow files in this run's mode, said when some
+ * of the paths are workflow files (the key alone would not do for them).
+ */
+export function protectedPathsMessage(found: readonly { path: string; what: string }[], workflows?: string): string {
   const list = found.map((f) => `${f.path} (${f.what})`).join(', ');
-  return `the worker's result changes protected paths: ${list}. These steer later workflows and agents, so baton does not write them unless the step sets \`${PROTECTED_PATHS_KEY}: allow\``;
+  const more = workflows && found.some((f) => f.what === WORKFLOW) ? `; for the workflow files that is not enough: ${workflows}` : '';
+  return `the worker's result changes protected paths: ${list}. These steer later workflows and agents, so baton does not write them unless the step sets \`${PROTECTED_PATHS_KEY}: allow\`${more}`;
 }

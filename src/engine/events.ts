@@ -73,10 +73,15 @@ export interface WorkerFinished extends EventBase, JobRef {
 export type InfrastructureCause = 'authentication' | 'quota' | 'network' | 'unavailable' | 'cli-missing' | 'cli-crashed';
 export const INFRASTRUCTURE_CAUSES: readonly InfrastructureCause[] = ['authentication', 'quota', 'network', 'unavailable', 'cli-missing', 'cli-crashed'];
 
-/** A worker crashed, timed out in its runner, was cancelled outside baton, its run is gone (deleted or expired), or it could not be dispatched. */
+/**
+ * A worker crashed, timed out in its runner, was cancelled outside baton, its run is gone
+ * (deleted or expired), or it could not be dispatched; or its result was `refused`: written
+ * by no one, because baton's rules (protected paths, symlinks leaving the repository) or
+ * GitHub's (workflow files need the `workflows` permission) forbid it. `error` says what and why.
+ */
 export interface WorkerFailed extends EventBase, JobRef {
   type: 'worker.failed';
-  reason: 'crashed' | 'timed-out' | 'cancelled' | 'gone' | 'dispatch-failed';
+  reason: 'crashed' | 'timed-out' | 'cancelled' | 'gone' | 'dispatch-failed' | 'refused';
   error?: string;
   /** Partial work the worker uploaded, kept as a commit on the step branch. */
   checkpoint?: string | null;

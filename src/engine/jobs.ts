@@ -134,7 +134,7 @@ export function dispatchJob(d: Draft, stepId: string, slot: string): boolean {
   if (checkPerAttempt(d, stepId)) {
     // A plain step gets one check run per attempt, like a re-run job in Actions, written
     // when the attempt ends (checks-runs.ts): the previous one's now, this one's later.
-    if (st.check && st.check.attempt !== attempt) closeStepCheck(d, stepId, 'failure', `attempt ${st.check.attempt} failed`, job.lastError ?? '');
+    if (st.check && st.check.attempt !== attempt) closeStepCheck(d, stepId, 'failure', `attempt ${st.check.attempt} ${job.refused ? 'refused' : 'failed'}`, job.lastError ?? '');
     beginStepCheck(d, stepId, attempt);
   }
   d.emit(command);
@@ -250,7 +250,9 @@ export function onWorkerFinished(d: Draft, ev: WorkerFinished): void {
   jobDone(d, ev.step, ev.slot, ev.outputs ?? null);
 }
 
-const FAILURE_TEXT: Record<WorkerFailed['reason'], string> = {
+/** How each reason reads before the host's error; a refusal's error says it all (who refused what, and why). */
+const FAILURE_TEXT: Record<WorkerFailed['reason'], string | null> = {
+  refused: null,
   crashed: 'the worker crashed',
   'timed-out': 'the worker ran out of time',
   cancelled: 'the worker job was cancelled outside baton',
@@ -264,9 +266,10 @@ export function onWorkerFailed(d: Draft, ev: WorkerFailed): void {
   const job = currentJob(d, ev, 'running');
   if (!job) return;
   d.setJob(ev.step, ev.slot, { costUsd: job.costUsd + (ev.usage?.costUsd ?? 0) });
-  const text = FAILURE_TEXT[ev.reason] + (ev.error ? `: ${ev.error}` : '');
+  const lead = FAILURE_TEXT[ev.reason];
+  const text = lead === null ? (ev.error ?? 'the worker\'s result was refused') : lead + (ev.error ? `: ${ev.error}` : '');
   const counts = agentFailed(d, attemptAgent(d, d.stepDef(ev.step)!, job), ev, ev.infrastructure);
-  attemptFailed(d, ev.step, ev.slot, text, ev.checkpoint ?? job.checkpoint, counts);
+  attemptFailed(d, ev.step, ev.slot, text, ev.checkpoint ?? job.checkpoint, counts, ev.reason === 'refused');
 }
 
 /** The agent that ran a job's current attempt: its fallback, or the agent its step names (null for commands). */
@@ -279,7 +282,7 @@ function attemptAgent(d: Draft, step: Step, job: JobState): string | null {
 
 /** A job's result is in (and merged when it writes): the step kind decides what follows. */
 function jobDone(d: Draft, stepId: string, slot: string, outputs: Json): void {
-  const job = d.setJob(stepId, slot, { status: 'succeeded', outputs, deadline: null, checkpoint: null, lastError: null });
+  const job = d.setJob(stepId, slot, { status: 'succeeded', outputs, deadline: null, checkpoint: null, lastError: null, refused: false });
   const step = d.stepDef(stepId)!;
   if (d.step(stepId).status === 'running') handlerFor(step).jobSucceeded(d, step, job);
 }
@@ -288,13 +291,18 @@ function jobDone(d: Draft, stepId: string, slot: string, outputs: Json): void {
  * One attempt failed. Within `retries` the job is dispatched again at once (from the
  * checkpoint if the worker left one, with the error for the re-prompt); else the step
  * kind decides (usually the step fails).
+ *
+ * A `refused` attempt (its result was refused: protected paths, GitHub's workflow-file rule)
+ * is retried the same way. The refusal is certain for that result, but not for the next one:
+ * the re-prompt names what was refused, and the agent may well do the work without it. The
+ * step's `retries` bound what that costs.
  */
-export function attemptFailed(d: Draft, stepId: string, slot: string, error: string, checkpoint: string | null, counts = true): void {
+export function attemptFailed(d: Draft, stepId: string, slot: string, error: string, checkpoint: string | null, counts = true, refused = false): void {
   const step = d.stepDef(stepId)!;
   const before = d.job(stepId, slot)!;
   // `counts` false: the backend failed before any work and a fallback stands by (breaker.ts).
   const failures = before.failures + (counts ? 1 : 0);
-  const job = d.setJob(stepId, slot, { status: 'queued', failures, lastError: error, checkpoint, deadline: null });
+  const job = d.setJob(stepId, slot, { status: 'queued', failures, lastError: error, refused, checkpoint, deadline: null });
   if (failures <= retriesFor(d, step, job)) {
     dispatchJob(d, stepId, slot);
     return;
@@ -375,12 +383,12 @@ export function onMergeFailed(d: Draft, ev: MergeConflicted | MergeRefused): voi
   if (!job) return;
   const conflict = ev.type === 'merge.conflicted';
   if (d.state.status !== 'running') {
-    d.setJob(ev.step, ev.slot, { status: 'failed', lastError: conflict ? 'merge conflict' : ev.error });
+    d.setJob(ev.step, ev.slot, { status: 'failed', lastError: conflict ? 'merge conflict' : ev.error, refused: !conflict });
     return;
   }
   // The retry starts from the new head, not from the conflicting commit.
   const why = conflict
     ? `merge conflict with the run branch in ${ev.files.join(', ') || 'unknown files'}${ev.branch ? ` (the attempt's commit is on ${ev.branch})` : ''}`
     : ev.error;
-  attemptFailed(d, ev.step, ev.slot, why, null);
+  attemptFailed(d, ev.step, ev.slot, why, null, true, !conflict);
 }

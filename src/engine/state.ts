@@ -124,6 +124,7 @@ export function copyJob(j: JobState): JobState {
     checkpoint: j.checkpoint,
     outputs: j.outputs,
     lastError: j.lastError,
+    refused: j.refused,
     costUsd: j.costUsd,
     feedback: j.feedback,
     fallback: j.fallback,

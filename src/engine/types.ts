@@ -62,6 +62,8 @@ export interface JobState {
   outputs: Json;
   /** Why the last attempt failed (validation error, crash, conflict); sent with the retry. */
   lastError: string | null;
+  /** The last attempt's result was refused (WorkerFailed `refused`, MergeRefused), not failed: the record says "refused". */
+  refused?: boolean;
   costUsd: number;
   /** Review comments or failing check output given to a fix round. */
   feedback: Feedback | null;

@@ -95,24 +95,32 @@ describe('Actions-only mode on the emulator', () => {
     h.emu.assertNoViolations();
   }, 60_000);
 
-  it('fails the attempt of an agent that writes a workflow file (GITHUB_TOKEN has no workflows permission), saying why; every job succeeds', async () => {
+  it.each([
+    ['with `protected-paths: allow`, GitHub refuses it', true, "GitHub refused to write .github/workflows/x.yml (403 Resource not accessible by integration): "],
+    ['without it, baton refuses it', false, "the worker's result changes protected paths: .github/workflows/x.yml (a GitHub Actions workflow). These steer later workflows and agents, so baton does not write them unless the step sets `protected-paths: allow`; for the workflow files that is not enough: "],
+  ])('records an agent writing a workflow file as refused, not crashed (%s), with the one remedy a GITHUB_TOKEN run has; every job succeeds', async (_, allow, why) => {
     const CI = `name: ci-edit
 on: { labels: ["baton:ci"] }
 agents: { coder: { uses: claude-code } }
 steps:
   # Opted in to protected paths: what is tested is GitHub's own refusal of workflow files.
-  - { id: edit, agent: coder, prompt: "add a workflow", retries: 0, protected-paths: allow }
+  - { id: edit, agent: coder, prompt: "add a workflow", retries: 0${allow ? ', protected-paths: allow' : ''} }
   - id: pr
     pull-request: { title: "CI" }
 `;
-    h = await startActionsOnly({ init: ['--mode', 'actions', '--workflows', 'fix-issue'], files: { '.agents/workflows/ci-edit.yml': CI }, agentScript: [{ write: { '.github/workflows/x.yml': 'on: push\njobs: {}\n' } }] });
+    // Where GitHub refuses the change is pinned: the App tests go through every reading.
+    h = await startActionsOnly({ init: ['--mode', 'actions', '--workflows', 'fix-issue'], files: { '.agents/workflows/ci-edit.yml': CI }, agentScript: [{ write: { '.github/workflows/x.yml': 'on: push\njobs: {}\n' } }], readings: { workflowRefusalAt: 'trees' } });
     const alice = h.as('alice');
     const issue = (await alice.rest.issues.create({ ...o, title: 'Add CI', body: 'Please.' })).data;
     await alice.rest.issues.addLabels({ ...o, issue_number: issue.number, labels: ['baton:ci'] });
     await h.settle();
     const record = (await alice.rest.issues.listComments({ ...o, issue_number: issue.number })).data.find((c) => c.user?.login === 'github-actions[bot]' && c.body?.includes('baton:record'))?.body ?? '';
     expect(record).toContain(`run \`ci-edit-${issue.number}-1\` — failed`);
-    expect(record).toContain('GitHub refused to write .github/workflows/x.yml: the App has no `workflows` permission');
+    expect(record).toContain(
+      `refused after 1 attempt: ${why}baton writes with this repository's GITHUB_TOKEN, which can never write workflow files: let baton act as a GitHub App that has the \`workflows\` permission (\`baton init --mode actions --app-token\`), or commit the workflow change yourself`,
+    );
+    expect(record).not.toContain('crashed');
+    expect(record).not.toContain('grant it to the baton App');
     // The refusal is an attempt failure, not a crash: the apply job and baton.yml end well.
     for (const r of h.runner.store.runs.values()) expect(r.conclusion, `${r.path}\n${h.runner.logs(r.id)}`).toBe('success');
     expect((await alice.rest.pulls.list({ ...o, state: 'all' })).data).toEqual([]);

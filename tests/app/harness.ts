@@ -161,7 +161,7 @@ export interface HarnessOptions {
   triggerOnWebhooks?: boolean;
   /** Repository secrets replacing the default agent keys (`''`: the secret is not set). */
   secrets?: Record<string, string>;
-  /** Where GitHub is silent, which behaviour the emulator shows (tests/emulator/readings.ts). */
+  /** Where GitHub is silent, which behaviour the emulator shows (readings.ts; default: the environment's, else the defaults). */
   readings?: Partial<Readings>;
 }
 
@@ -191,7 +191,7 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
     ...(o.minuteMs ? { minuteMs: o.minuteMs } : {}),
     ...(o.triggerOnWebhooks ? { triggerOnWebhooks: true } : {}),
   });
-  const emu = await startEmulator({ webhookSecret: SECRET, appPublicKey: publicKey, plugins: [actions.plugin], ...(o.readings ? { readings: o.readings } : {}) });
+  const emu = await startEmulator({ webhookSecret: SECRET, appPublicKey: publicKey, plugins: [actions.plugin], ...(o.readings && { readings: o.readings }) });
   await emu.createRepo('acme', 'widgets', { 'README.md': '# widgets\n', '.github/workflows/baton-worker.yml': await initWorkerWorkflow(), ...o.files }, o.repo);
   for (const [login, role] of Object.entries(o.roles ?? { alice: "admin" as const })) emu.store.setRole('acme', 'widgets', login, role);
 

@@ -7,6 +7,7 @@ import { Octokit } from '@octokit/rest';
 import { parse } from 'yaml';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from './emulator.ts';
+import { READING_VALUES, type Readings } from './readings.ts';
 
 let emu: Emulator;
 let installation: Octokit;
@@ -17,7 +18,8 @@ const repo = 'widgets';
 const o = { owner, repo };
 
 beforeAll(async () => {
-  emu = await startEmulator();
+  // The tests below of trees and refs hold for the `trees` reading; each reading has its own test further down.
+  emu = await startEmulator({ readings: { workflowRefusalAt: 'trees' } });
   await emu.createRepo(owner, repo, { 'README.md': '# widgets\n', '.github/workflows/ci.yml': 'on: push\n' });
   const inst = emu.store.installation(owner);
   installation = new Octokit({ baseUrl: emu.apiUrl, auth: emu.auth.issue(inst.id, inst.permissions, undefined).token });
@@ -95,6 +97,61 @@ describe('workflow files need the workflows permission', () => {
     const current = (await installation.request('GET /repos/{owner}/{repo}/contents/{path}', { ...o, path: '.github/workflows/ci.yml' })).data as { sha: string };
     const put = installation.request('PUT /repos/{owner}/{repo}/contents/{path}', { ...o, path: '.github/workflows/ci.yml', message: 'ci', content, sha: current.sha, branch: 'baton/into' });
     expect(await refusal(put)).toMatchObject({ status: 403, message: named });
+  });
+});
+
+describe.each(READING_VALUES.workflowRefusalAt)('where a workflow-file change is refused: %s (readings.ts)', (at: Readings['workflowRefusalAt']) => {
+  let e: Emulator;
+  let app: Octokit;
+  let granted: Octokit;
+  beforeAll(async () => {
+    e = await startEmulator({ readings: { workflowRefusalAt: at } });
+    await e.createRepo(owner, repo, { 'README.md': '# widgets\n', '.github/workflows/ci.yml': 'on: push\n' });
+    const inst = e.store.installation(owner);
+    app = new Octokit({ baseUrl: e.apiUrl, auth: e.auth.issue(inst.id, inst.permissions, undefined).token });
+    granted = new Octokit({ baseUrl: e.apiUrl, auth: e.auth.issue(inst.id, { ...inst.permissions, workflows: 'write' }, undefined).token });
+  });
+  afterEach(() => {
+    expect(e.violations.splice(0)).toEqual([]);
+  });
+  afterAll(async () => e.close());
+
+  const main = async () => (await app.request('GET /repos/{owner}/{repo}/git/ref/{ref}', { ...o, ref: 'heads/main' })).data.object.sha;
+  const tree = (as: Octokit, base: string, path: string) =>
+    as.request('POST /repos/{owner}/{repo}/git/trees', { ...o, base_tree: base, tree: [{ path, mode: '100644' as const, type: 'blob' as const, content: 'on: push\n' }] });
+  const commit = (as: Octokit, treeSha: string, parents: string[]) => as.request('POST /repos/{owner}/{repo}/git/commits', { ...o, message: 'm', tree: treeSha, parents });
+
+  it('refuses a token without `workflows` at that place, with that answer, and nothing earlier', async () => {
+    const base = await main();
+    const added = tree(app, base, '.github/workflows/x.yml');
+    if (at === 'trees') {
+      expect(await refusal(added)).toMatchObject({ status: 403, message: 'Resource not accessible by integration' });
+      return;
+    }
+    const t = (await added).data.sha;
+    if (at === 'commits') {
+      expect(await refusal(commit(app, t, [base]))).toMatchObject({ status: 404, message: 'Not Found' });
+      // No parent: compared with the default branch's workflow files.
+      expect(await refusal(commit(app, t, []))).toMatchObject({ status: 404 });
+      const mainTree = (await app.request('GET /repos/{owner}/{repo}/git/commits/{commit_sha}', { ...o, commit_sha: base })).data.tree.sha;
+      expect(await refusal(commit(app, mainTree, []))).toBe('ok');
+      return;
+    }
+    const c = (await commit(app, t, [base])).data.sha;
+    const created = app.request('POST /repos/{owner}/{repo}/git/refs', { ...o, ref: 'refs/heads/baton/wf-new', sha: c });
+    expect(await refusal(created)).toMatchObject({ status: 422, message: 'Reference update failed' });
+    await app.request('POST /repos/{owner}/{repo}/git/refs', { ...o, ref: 'refs/heads/baton/wf', sha: base });
+    const moved = app.request('PATCH /repos/{owner}/{repo}/git/refs/{ref}', { ...o, ref: 'heads/baton/wf', sha: c });
+    expect(await refusal(moved)).toMatchObject({ status: 422, message: 'Reference update failed' });
+  });
+
+  it('lets a token with `workflows` through every step, and a change that leaves workflow files alone through any token', async () => {
+    const base = await main();
+    for (const [as, path] of [[granted, '.github/workflows/y.yml'], [app, 'docs/workflows.md']] as const) {
+      const c = (await commit(as, (await tree(as, base, path)).data.sha, [base])).data.sha;
+      const branch = `baton/ok-${as === app ? 'app' : 'granted'}`;
+      expect(await refusal(as.request('POST /repos/{owner}/{repo}/git/refs', { ...o, ref: `refs/heads/${branch}`, sha: c }))).toBe('ok');
+    }
   });
 });
 

@@ -85,7 +85,7 @@ export class Run {
     });
   }
 
-  fail(step: string, o: { slot?: string; reason?: 'crashed' | 'timed-out' | 'cancelled' | 'dispatch-failed'; error?: string; checkpoint?: string } = {}): Command[] {
+  fail(step: string, o: { slot?: string; reason?: 'crashed' | 'timed-out' | 'cancelled' | 'dispatch-failed' | 'refused'; error?: string; checkpoint?: string } = {}): Command[] {
     const d = this.dispatch(step, o.slot);
     return this.send({
       type: 'worker.failed',

@@ -157,7 +157,7 @@ function produce(w: World, kind: number, n: number, flag: boolean): RunEvent | u
     }
     case 3: {
       if (!d) return undefined;
-      const reason = (['crashed', 'timed-out', 'cancelled', 'dispatch-failed'] as const)[n % 4]!;
+      const reason = (['crashed', 'timed-out', 'cancelled', 'dispatch-failed', 'refused'] as const)[n % 5]!;
       return { type: 'worker.failed', key, at, step: d.step, slot: d.slot, attempt: d.attempt, reason, checkpoint: flag ? `cp${key}` : null, ...cost };
     }
     case 4: {

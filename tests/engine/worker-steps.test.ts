@@ -253,8 +253,33 @@ describe('retries, validation, timeouts', () => {
     r.finish('a');
     r.merge({ refused: 'GitHub refused to merge the step\'s commit into baton/r1 (422 Repository rule violations found)' });
     expect(r.state.status).toBe('failed');
-    expect(r.state.reason).toBe("step `a` failed: failed after 1 attempt: GitHub refused to merge the step's commit into baton/r1 (422 Repository rule violations found)");
+    expect(r.state.reason).toBe("step `a` failed: refused after 1 attempt: GitHub refused to merge the step's commit into baton/r1 (422 Repository rule violations found)");
     expect(r.state.merging).toBeNull();
+  });
+
+  it('records a refused result as refused, not crashed: retried with the refusal in the re-prompt, each check titled so', () => {
+    const r = new Run(workflow([agent('a', { retries: 1 })]));
+    r.start();
+    const why = "the worker's result changes protected paths: .github/workflows/evil.yml (a GitHub Actions workflow)";
+    r.fail('a', { reason: 'refused', error: why });
+    // Refused for that result, not for the next: the agent is told what was refused and tries again.
+    expect(r.dispatch('a')).toMatchObject({ attempt: 2, previousError: why });
+    expect(r.state.steps[0]!.jobs[0]).toMatchObject({ lastError: why, refused: true });
+    const checks = () => r.of('check-run', r.all).filter((c) => c.name === 'baton / wf / a' && c.status === 'completed').map((c) => c.title);
+    expect(checks()).toEqual(['attempt 1 refused']);
+    r.fail('a', { reason: 'refused', error: why });
+    expect(r.state.status).toBe('failed');
+    expect(r.state.reason).toBe(`step \`a\` failed: refused after 2 attempts: ${why}`);
+    expect(r.state.reason).not.toContain('crashed');
+    expect(checks()).toEqual(['attempt 1 refused', `refused after 2 attempts: ${why}`]);
+  });
+
+  it('says "failed", not "refused", once a refused attempt is followed by one that crashed', () => {
+    const r = new Run(workflow([agent('a', { retries: 1 })]));
+    r.start();
+    r.fail('a', { reason: 'refused', error: 'no' });
+    r.fail('a', { reason: 'crashed', error: 'boom' });
+    expect(r.state.reason).toBe('step `a` failed: failed after 2 attempts: the worker crashed: boom');
   });
 
   it('ignores results of attempts that are no longer current', () => {

@@ -44,17 +44,31 @@ const cmd: MergeStepBranch = {
 const PATCH = 'PATCH /repos/{owner}/{repo}/git/refs/{ref}';
 const MERGES = 'POST /repos/{owner}/{repo}/merges';
 const CREATE_REF = 'POST /repos/{owner}/{repo}/git/refs';
+const COMPARE = 'GET /repos/{owner}/{repo}/compare/{basehead}';
 
 describe('merging a step\'s commit', () => {
   it('turns a ruleset refusal of the ref update into merge.refused with GitHub’s answer', async () => {
-    const gh = client({ [PATCH]: () => { throw httpError(422, 'Repository rule violations found'); } });
+    const compare = () => ({ data: { files: [{ filename: 'src/x.ts' }] } });
+    const gh = client({ [PATCH]: () => { throw httpError(422, 'Repository rule violations found'); }, [COMPARE]: compare });
     const events = await mergeStepBranch(gh, new CommitCache(), cmd, 'h'.repeat(40), 1);
     expect(events).toMatchObject([{ type: 'merge.refused', step: 'a', attempt: 1, error: "GitHub refused to merge the step's commit into baton/r1 (422 Repository rule violations found)" }]);
   });
 
+  it("names the workflow files of a commit whose ref update GitHub refused, with the remedy of the run's mode", async () => {
+    // Where GitHub refuses a workflow-file change may be the ref (readings.ts `workflowRefusalAt: ref`), answered 422.
+    const answers = { [PATCH]: () => { throw httpError(422, 'Reference update failed'); }, [COMPARE]: () => ({ data: { files: [{ filename: '.github/workflows/x.yml' }, { filename: 'src/x.ts' }] } }) };
+    const [app] = await mergeStepBranch(client(answers), new CommitCache(), cmd, 'h'.repeat(40), 1);
+    expect(app).toMatchObject({ type: 'merge.refused', error: expect.stringMatching(/^GitHub refused to write \.github\/workflows\/x\.yml \(422 Reference update failed\): .*grant it to the baton App/) });
+    const [token] = await mergeStepBranch({ ...client(answers), writesAs: 'github-token' }, new CommitCache(), cmd, 'h'.repeat(40), 1);
+    expect((token as { error: string }).error).toContain('GITHUB_TOKEN, which can never write workflow files');
+    expect((token as { error: string }).error).toContain('--app-token');
+  });
+
   it('turns a 403 from the merges API into merge.refused; a 409 is still a conflict', async () => {
     const notFastForward = () => { throw httpError(422, 'Update is not a fast forward'); };
-    const refused = client({ [PATCH]: notFastForward, [MERGES]: () => { throw httpError(403, 'Resource not accessible by integration'); } });
+    // Not the commit's own workflow files: the branch is taken to lag main's, and merging main in is refused too.
+    const tip = () => ({ data: { sha: 'd'.repeat(40), commit: { tree: { sha: 't'.repeat(40) } } } });
+    const refused = client({ [PATCH]: notFastForward, [MERGES]: () => { throw httpError(403, 'Resource not accessible by integration'); }, [COMPARE]: () => ({ data: { files: [] } }), 'GET /repos/{owner}/{repo}/commits/{ref}': tip });
     expect(await mergeStepBranch(refused, new CommitCache(), cmd, 'h'.repeat(40), 1)).toMatchObject([{ type: 'merge.refused', error: expect.stringContaining('403 Resource not accessible by integration') }]);
     const compare = () => ({ data: { files: [{ filename: 'src/x.ts' }] } });
     const conflicted = client({ [PATCH]: notFastForward, [MERGES]: () => { throw httpError(409, 'Merge conflict'); }, 'GET /repos/{owner}/{repo}/compare/{basehead}': compare, [CREATE_REF]: () => ({ status: 201 }) });

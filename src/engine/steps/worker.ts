@@ -67,7 +67,9 @@ function jobSucceeded(d: Draft, step: WorkerStep): void {
 
 function jobFailed(d: Draft, step: WorkerStep, job: JobState): void {
   const attempts = job.failures === 1 ? '1 attempt' : `${job.failures} attempts`;
-  const which = d.step(step.id).fanOut ? `item ${job.index} failed` : 'failed';
+  // A result refused (not a crash or a bad answer) reads as such: what fixes it is different.
+  const verdict = job.refused ? 'refused' : 'failed';
+  const which = d.step(step.id).fanOut ? `item ${job.index} ${verdict}` : verdict;
   failStep(d, step.id, `${which} after ${attempts}: ${job.lastError ?? 'unknown error'}`);
 }
 

@@ -17,9 +17,7 @@ import { foreignWorkerRun, type WorkerRunFacts } from './worker-provenance.ts';
 import { protectedPathKind, protectedPathsMessage } from '../../agents/protected-paths.ts';
 import { resolveLink, symlinkProblem } from '../../agents/symlink-target.ts';
 import type { Workflow } from '../../manifest/types.ts';
-
-/** GitHub guards this directory: writing it needs the `workflows` permission. */
-const WORKFLOWS_DIR = '.github/workflows';
+import { workflowFilesRemedy, workflowRefusal, writesAsOf, type WritesAs } from './workflow-files.ts';
 
 /** A finished run of the worker workflow: who started it, where, and how it ended. */
 export interface CompletedWorkerRun extends WorkerRunFacts {
@@ -31,6 +29,11 @@ type AttemptKey = Pick<WorkerFailed, 'key' | 'at' | 'step' | 'slot' | 'attempt'>
 
 /** Everything that fails the attempt without being a bug of baton. */
 class AttemptError extends Error {}
+
+/** A result that is not written because baton's rules or GitHub's forbid it: the attempt is `refused`. */
+class RefusedError extends AttemptError {}
+
+const reasonOf = (err: AttemptError): WorkerFailed['reason'] => (err instanceof RefusedError ? 'refused' : 'crashed');
 
 export async function collectWorkerResult(
   gh: RepoContext,
@@ -57,7 +60,7 @@ export async function collectWorkerResult(
     } catch (err) {
       if (!(err instanceof AttemptError)) throw err;
       const cause = await causeOf(gh, run);
-      return failed(cause?.reason ?? 'crashed', err.message);
+      return failed(cause?.reason ?? reasonOf(err), err.message);
     }
     if (!bundle) {
       const cause = await causeOf(gh, run);
@@ -103,8 +106,8 @@ async function applyBundle(
     return failed('crashed', `the result artifact is for ${r.run} ${r.step}[${r.slot}] #${r.attempt}, not for this attempt`);
   }
   // Nothing of a refused result is written: not even as a checkpoint for the next attempt.
-  const refused = refusedChanges(bundle, allowProtected);
-  if (refused) return [{ type: 'worker.failed', ...base, reason: 'crashed', error: refused, checkpoint: null, usage: r.usage }];
+  const refused = refusedChanges(bundle, allowProtected, writesAsOf(gh));
+  if (refused) return [{ type: 'worker.failed', ...base, reason: 'refused', error: refused, checkpoint: null, usage: r.usage }];
   const branch = branchOf(state, ref, job);
   let commit: string | null = null;
   if (r.changes.length && branch) {
@@ -113,7 +116,7 @@ async function applyBundle(
       commit = await commitChanges(gh, commits, bundle, job.base ?? r.base, `baton ${state.runId}: ${ref.step}${ref.slot === '0' ? '' : `[${ref.slot}]`} attempt ${ref.attempt}\n\nBaton-Maker: ${commits.maker}`);
     } catch (err) {
       if (!(err instanceof AttemptError)) throw err;
-      return failed('crashed', err.message);
+      return [{ type: 'worker.failed', ...base, reason: reasonOf(err), error: err.message, checkpoint: null, usage: r.usage }];
     }
   }
   const outcome = await outcomeOf(gh, run, r, base, commit);
@@ -157,7 +160,7 @@ async function keepCheckpoint(gh: RepoContext, bundle: ResultBundle, branch: str
     await setBranch(gh, branch, failure.checkpoint!, true);
     return failure;
   } catch (err) {
-    const refusal = refusalOf(err, bundle, branch);
+    const refusal = refusalOf(gh, err, bundle, branch);
     if (!(refusal instanceof AttemptError)) throw refusal;
     return { ...failure, checkpoint: null, error: `${failure.error}; its partial work was not kept: ${refusal.message}` };
   }
@@ -166,8 +169,9 @@ async function keepCheckpoint(gh: RepoContext, bundle: ResultBundle, branch: str
 /**
  * Why the result's changes may not be written, if so: a symlink leaving the repository
  * (always), or changes to protected paths the step did not opt in to (protected-paths.ts).
+ * `writesAs` says what workflow files would take beyond opting in, in the run's mode.
  */
-export function refusedChanges(bundle: ResultBundle, allowProtected: boolean): string | undefined {
+export function refusedChanges(bundle: ResultBundle, allowProtected: boolean, writesAs: WritesAs = 'app'): string | undefined {
   const links: string[] = [];
   const guarded: { path: string; what: string }[] = [];
   for (const c of bundle.result.changes) {
@@ -183,7 +187,7 @@ export function refusedChanges(bundle: ResultBundle, allowProtected: boolean): s
     }
   }
   if (links.length) return `the worker's result holds symlinks that leave the repository, which baton never writes: ${links.join(', ')}`;
-  if (guarded.length && !allowProtected) return protectedPathsMessage(guarded);
+  if (guarded.length && !allowProtected) return protectedPathsMessage(guarded, workflowFilesRemedy(writesAs));
   return undefined;
 }
 
@@ -223,7 +227,7 @@ export async function downloadResult(gh: ResultSource, runId: number): Promise<R
   try {
     return readResultZip(new Uint8Array(zip.data as ArrayBuffer));
   } catch (err) {
-    if (err instanceof InvalidResultError) throw new AttemptError(`the worker's result was refused: ${err.message}`);
+    if (err instanceof InvalidResultError) throw new RefusedError(`the worker's result was refused: ${err.message}`);
     throw err;
   }
 }
@@ -257,35 +261,28 @@ async function commitChanges(gh: RepoContext, commits: CommitCache, bundle: Resu
     newTree = (await gh.octokit.request('POST /repos/{owner}/{repo}/git/trees', { ...o, base_tree: baseTree, tree })).data.sha;
   } catch (err) {
     if (statusOf(err) === 422) throw new AttemptError(`the worker's changes do not apply as a tree: ${messageOf(err)}`);
-    throw refusalOf(err, bundle);
+    throw refusalOf(gh, err, bundle);
   }
   try {
     const commit = (await gh.octokit.request('POST /repos/{owner}/{repo}/git/commits', { ...o, message, tree: newTree, parents: [base] })).data.sha;
     commits.remember(commit, newTree);
     return commit;
   } catch (err) {
-    throw refusalOf(err, bundle);
+    throw refusalOf(gh, err, bundle);
   }
 }
 
 /**
- * A write GitHub refused for good (a 4xx that waiting does not cure) becomes an attempt
- * failure saying what and why: workflow files without the `workflows` permission, a
- * protected branch, a ruleset. Anything else (5xx, rate limits, expired credentials) is
- * rethrown, so the event is retried.
+ * A write GitHub refused for good (a 4xx that waiting does not cure) becomes a refused
+ * attempt saying what and why: workflow files without the `workflows` permission (answered
+ * 403 at the tree or 404 at the commit: workflow-files.ts), a protected branch, a ruleset.
+ * Anything else (5xx, rate limits, expired credentials) is rethrown, so the event is retried.
  */
-function refusalOf(err: unknown, bundle: ResultBundle, branch?: string): unknown {
+function refusalOf(gh: RepoContext, err: unknown, bundle: ResultBundle, branch?: string): unknown {
   if (!refusedForGood(err)) return err;
-  const status = statusOf(err);
-  const why = messageOf(err);
-  const workflows = bundle.result.changes.map((c) => c.path).filter((p) => p.startsWith(`${WORKFLOWS_DIR}/`));
-  if (status === 403 && workflows.length) {
-    return new AttemptError(
-      `GitHub refused to write ${workflows.join(', ')}: the App has no \`workflows\` permission (${status} ${why}). ` +
-        'Workflow files cannot be written by baton (an App needs the `workflows` permission, which baton does not ask for; a GITHUB_TOKEN can never have it): ask the agent to leave .github/workflows alone, and make that change yourself',
-    );
-  }
-  return new AttemptError(`GitHub refused to write the worker's changes${branch ? ` to ${branch}` : ''} (${status} ${why})`);
+  const workflows = workflowRefusal(gh, bundle.result.changes.map((c) => c.path), err);
+  if (workflows) return new RefusedError(workflows);
+  return new RefusedError(`GitHub refused to write the worker's changes${branch ? ` to ${branch}` : ''} (${statusOf(err)} ${messageOf(err)})`);
 }
 
 /** Points `branch` (under baton/) at `sha`: create, or move when it exists. */

@@ -19,6 +19,12 @@ export interface RepoContext {
   stateSecret?: string;
   /** The manifests cache of the App this context belongs to (manifests.ts); none: the process's shared one. */
   manifests?: ManifestCache;
+  /**
+   * Who baton writes as, which decides what can ever write workflow files (workflow-files.ts):
+   * the baton App (absent: the App), an App's token in Actions (`--app-token`), or an Actions
+   * job's GITHUB_TOKEN.
+   */
+  writesAs?: 'app' | 'app-token' | 'github-token';
 }
 
 /** HTTP status of an Octokit error, or undefined for anything else. */

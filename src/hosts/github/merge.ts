@@ -10,6 +10,7 @@ import { setBranch } from './apply.ts';
 import { messageOf, refusedForGood, statusOf, type RepoContext } from './client.ts';
 import type { CommitCache } from './memory.ts';
 import { catchUpWithDefaultBranch, RunBranchRefused, workflowRuleRefusal } from './workflow-rule.ts';
+import { mergeWorkflowRefusal } from './workflow-files.ts';
 
 /** GitHub's answer to a ref update that is not a fast-forward (`force: false`): 422 "Update is not a fast forward". */
 export function notFastForward(err: unknown): boolean {
@@ -22,14 +23,18 @@ export async function mergeStepBranch(gh: RepoContext, commits: CommitCache, cmd
   const done = (sha: string): RunEvent[] => [{ type: 'merge.completed', key: `${cmd.key}/merged`, at, ...ref, head: sha }];
   if (!cmd.into.startsWith('baton/')) throw new Error(`refusing to merge into ${cmd.into}: baton writes only branches under baton/`);
   if (cmd.commit === head) return done(head);
-  // A write GitHub refuses for good (a ruleset, a protected branch) fails the attempt, saying why.
-  const refused = (err: unknown): RunEvent[] => {
+  // A write GitHub refuses for good (workflow files, a ruleset, a protected branch) fails the attempt, saying why.
+  const refused = async (err: unknown): Promise<RunEvent[]> => {
     if (!refusedForGood(err)) throw err;
-    return [{ type: 'merge.refused', key: `${cmd.key}/refused`, at, ...ref, error: `GitHub refused to merge the step's commit into ${cmd.into} (${statusOf(err)} ${messageOf(err)})` }];
+    const error = (await mergeWorkflowRefusal(gh, head, cmd.commit, err)) ?? `GitHub refused to merge the step's commit into ${cmd.into} (${statusOf(err)} ${messageOf(err)})`;
+    return [{ type: 'merge.refused', key: `${cmd.key}/refused`, at, ...ref, error }];
   };
-  // GitHub's workflow-file rule refuses the branch where it lags the default branch's workflow
-  // files (workflow-rule.ts): the branch catches up, and the commit is merged on top.
+  // GitHub's workflow-file rule: when the commit brings workflow files itself, the refusal is
+  // the step's; else the branch lags the default branch's workflow files (workflow-rule.ts): it
+  // catches up, and the commit is merged on top.
   const catchUp = async (why: unknown): Promise<RunEvent[]> => {
+    const own = await mergeWorkflowRefusal(gh, head, cmd.commit, why);
+    if (own) return [{ type: 'merge.refused', key: `${cmd.key}/refused`, at, ...ref, error: own }];
     try {
       return done(await catchUpWithDefaultBranch(gh, cmd.into, cmd.commit, why));
     } catch (err) {

@@ -16,16 +16,18 @@
 import { messageOf, statusOf, type RepoContext } from './client.ts';
 
 /**
- * Whether an error is GitHub's refusal of a workflow-file change: 403 "Resource not accessible by
- * integration" or "refusing to allow … workflow … without `workflows` permission" at a ref or a
- * merge (anthropics/claude-code-action#29, KeisukeYamashita/auto-pull-request-merge#481), or a 422
- * at the ref naming the workflow rule.
+ * Whether an error may be GitHub's refusal of a workflow-file change at a ref or a merge: 403
+ * "Resource not accessible by integration" or "refusing to allow … workflow … without `workflows`
+ * permission" (anthropics/claude-code-action#29, KeisukeYamashita/auto-pull-request-merge#481), or
+ * a 422 at the ref — naming the rule, or "Reference update failed", which is also what GitHub
+ * answers now and then with valid data (github/rest-api-description#4887). What follows such an
+ * answer (a new claim anchor; the run branch merged up to date) is harmless when it was not the rule.
  */
 export function workflowRuleRefusal(err: unknown): boolean {
   const status = statusOf(err);
   const message = messageOf(err);
   if (status === 403) return /not accessible by integration|workflow/i.test(message) && !/rate limit/i.test(message);
-  return status === 422 && /workflow/i.test(message);
+  return status === 422 && /workflow|update failed/i.test(message);
 }
 
 /** The default branch's tip: its commit and that commit's tree (one request). */

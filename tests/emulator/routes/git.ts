@@ -9,7 +9,7 @@ import { notFound, unprocessable, validationFailed, type RouteContext } from '..
 import { onPush } from '../push.ts';
 import type { Repo } from '../store.ts';
 import { actor, body, gitOf, repoOf, resolveCommitish } from './util.ts';
-import { defaultBranchHead, refUpdateBase, refuseWorkflowChangesByApi } from './workflow-files.ts';
+import { defaultBranchHead, refUpdateBase, refuseWorkflowChangesByApi, refuseWorkflowCommit, refuseWorkflowTree } from './workflow-files.ts';
 
 interface TreeInput {
   path?: string;
@@ -119,8 +119,8 @@ export function registerGitRoutes(emulator: Emulator): void {
         }
       }
       const sha = await git.writeTree(base, changes);
-      // A tree on a base that changes its workflow files is refused already here.
-      if (base !== undefined) await refuseWorkflowChangesByApi(ctx, git, base, sha);
+      // A tree on a base that changes its workflow files may be refused already here (readings.ts).
+      if (base !== undefined) await refuseWorkflowTree(ctx, git, base, sha);
       return { status: 201, body: await treeResponse(repo, git, sha, false) };
     },
     write,
@@ -151,6 +151,7 @@ export function registerGitRoutes(emulator: Emulator): void {
       for (const parent of input.parents ?? []) {
         if ((await git.type(parent)) !== 'commit') throw unprocessable('Parent SHA does not exist or is not a commit object');
       }
+      await refuseWorkflowCommit(ctx, git, repo, input.tree, input.parents ?? []);
       const sha = await git.commitTree(input.tree, input.parents ?? [], input.message, input.author, input.committer);
       return { status: 201, body: shapes.gitCommit(repo, await git.readCommit(sha)) };
     },
