@@ -120,7 +120,7 @@ export function registerGitRoutes(emulator: Emulator): void {
       }
       const sha = await git.writeTree(base, changes);
       // A tree on a base that changes its workflow files is refused already here.
-      if (base !== undefined) await refuseWorkflowChangesByApi(ctx, git, base, sha);
+      if (base !== undefined) await refuseWorkflowChangesByApi(ctx, git, base, sha, 'trees');
       return { status: 201, body: await treeResponse(repo, git, sha, false) };
     },
     write,
@@ -151,6 +151,8 @@ export function registerGitRoutes(emulator: Emulator): void {
       for (const parent of input.parents ?? []) {
         if ((await git.type(parent)) !== 'commit') throw unprocessable('Parent SHA does not exist or is not a commit object');
       }
+      // Or here, at the commit (readings.workflowRefusalAt): compared with its first parent.
+      await refuseWorkflowChangesByApi(ctx, git, input.parents?.[0] ?? null, input.tree, 'commits');
       const sha = await git.commitTree(input.tree, input.parents ?? [], input.message, input.author, input.committer);
       return { status: 201, body: shapes.gitCommit(repo, await git.readCommit(sha)) };
     },

@@ -42,10 +42,24 @@ export async function changedWorkflowFiles(git: GitRepo, before: string | null, 
   return [...changed].sort();
 }
 
-/** Throws GitHub's 403 when a Git Data write brings workflow changes the token may not make. */
-export async function refuseWorkflowChangesByApi(ctx: RouteContext, git: GitRepo, before: string | null, after: string): Promise<void> {
+/** The Git Data write that brings a workflow change: a tree, a commit, or a ref created or moved. */
+export type GitDataStage = 'trees' | 'commits' | 'ref';
+
+/**
+ * Throws GitHub's refusal when a Git Data write brings workflow changes the token may not make.
+ * Where it comes is a reading (readings.workflowRefusalAt): 403 at the tree, 404 at the commit,
+ * or only at the ref (422, the push wording); a ref onto a commit made elsewhere is refused
+ * whatever the reading (403, or 422 under `ref`).
+ */
+export async function refuseWorkflowChangesByApi(ctx: RouteContext, git: GitRepo, before: string | null, after: string, stage: GitDataStage = 'ref'): Promise<void> {
   if (mayWriteWorkflows(ctx)) return;
-  if ((await changedWorkflowFiles(git, before, after)).length > 0) throw new HttpError(403, 'Resource not accessible by integration');
+  const at = ctx.emulator.readings.workflowRefusalAt;
+  if (stage !== 'ref' && stage !== at) return;
+  const [first] = await changedWorkflowFiles(git, before, after);
+  if (first === undefined) return;
+  if (stage === 'commits') throw new HttpError(404, 'Not Found');
+  if (at === 'ref') throw new HttpError(422, `refusing to allow a GitHub App to create or update workflow \`${first}\` without \`workflows\` permission`);
+  throw new HttpError(403, 'Resource not accessible by integration');
 }
 
 /** Throws the push-style refusal naming the first workflow file, for endpoints that commit themselves. */
