@@ -66,7 +66,7 @@ export class Shapes {
       private: repo.visibility === 'private',
       owner: this.user(repo.owner),
       html_url: this.repoHtml(repo),
-      description: null,
+      description: repo.description ?? null,
       fork: false,
       url,
       forks_url: `${url}/forks`,

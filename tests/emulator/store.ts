@@ -179,6 +179,8 @@ export const REPO_DEFAULTS: { visibility: Visibility; plan: Plan } = { visibilit
 
 export interface Repo {
   id: number;
+  /** The repository's description (null unless a test sets one). */
+  description?: string;
   visibility: Visibility;
   plan: Plan;
   owner: string;

@@ -1,0 +1,39 @@
+/** FIDELITY.md: one check suite per app per commit; the suite's head_branch is shown, not compared. */
+import { must } from '../observe.ts';
+import type { Scenario } from '../types.ts';
+import { PREFIX, scratchCommit } from './support.ts';
+
+export const oneSuitePerApp: Scenario = {
+  name: 'check suites per app',
+  assumption: { row: 'One check suite per app per commit' },
+  claim: 'two check runs of the App on one commit: one suite, app is the App',
+  needs: ['app'],
+  routes: [
+    'GET /repos/{owner}/{repo}',
+    'GET /repos/{owner}/{repo}/git/ref/{ref}',
+    'POST /repos/{owner}/{repo}/git/trees',
+    'POST /repos/{owner}/{repo}/git/commits',
+    'POST /repos/{owner}/{repo}/git/refs',
+    'DELETE /repos/{owner}/{repo}/git/refs/{ref}',
+    'POST /repos/{owner}/{repo}/check-runs',
+    'GET /repos/{owner}/{repo}/check-suites/{check_suite_id}',
+  ],
+  requests: 10,
+  async run(ctx) {
+    const app = ctx.as('app');
+    const { owner, repo } = ctx.target;
+    const { sha } = await scratchCommit(ctx, app, 'suites');
+    const runs = [];
+    for (const name of ['one', 'two']) {
+      runs.push(await must(app.request('POST /repos/{owner}/{repo}/check-runs', { owner, repo, name: `${PREFIX} ${name}`, head_sha: sha, status: 'completed', conclusion: 'neutral' }), 'creating a check run'));
+    }
+    const suiteIds = [...new Set(runs.map((r) => r.check_suite?.id))];
+    const suite = await must(app.request('GET /repos/{owner}/{repo}/check-suites/{check_suite_id}', { owner, repo, check_suite_id: suiteIds[0]! }), 'reading the suite');
+    const ownApp = suite.app?.id === runs[0]!.app?.id;
+    return {
+      answer: `two check runs of the App on one commit: ${suiteIds.length === 1 ? 'one suite' : `${suiteIds.length} suites`}, app is ${ownApp ? 'the App' : (suite.app?.slug ?? 'none')}`,
+      // Which branch a suite names when its commit is on a scratch branch only: shown for checkSuiteHeadBranch.
+      detail: `head_branch ${JSON.stringify(suite.head_branch)}`,
+    };
+  },
+};

@@ -1,0 +1,26 @@
+/**
+ * Every scenario, in the order they run. Adding one: write it in a file of its kind, name its
+ * assumption (a FIDELITY.md row, or a key of readings.ts whose every value it can tell apart),
+ * and list it here; the emulator test runs it under each value of its reading.
+ */
+import type { Scenario } from '../types.ts';
+import { oneSuitePerApp } from './check-suites.ts';
+import { customRefDeliveries } from './deliveries.ts';
+import { checkSummaryBytes, commentCharacters } from './limits.ts';
+import { secondaryLimitShape } from './rate-limits.ts';
+import { customRefNamespace, refCreateRace } from './refs.ts';
+import { newRefAfterWorkflowChange, refUpdateWorkflows, workflowRefusalAt } from './workflow-files.ts';
+
+export const SCENARIOS: readonly Scenario[] = [
+  customRefNamespace,
+  refCreateRace,
+  workflowRefusalAt,
+  refUpdateWorkflows,
+  newRefAfterWorkflowChange,
+  checkSummaryBytes,
+  commentCharacters,
+  oneSuitePerApp,
+  customRefDeliveries,
+  // Last: it reports what every other scenario's requests met.
+  secondaryLimitShape,
+];

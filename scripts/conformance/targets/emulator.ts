@@ -1,0 +1,40 @@
+/**
+ * The emulator as a target: started in-process on 127.0.0.1 with the given readings, one
+ * repository like a fresh sandbox (a README and one workflow), and the same four identities a
+ * maintainer gives the kit for GitHub.
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import { signAppJwt } from '../../../tests/emulator/app-jwt.ts';
+import { startEmulator } from '../../../tests/emulator/emulator.ts';
+import { OPERATIONS } from '../../../tests/emulator/openapi/operations.ts';
+import type { Readings } from '../../../tests/emulator/readings.ts';
+import type { LimitMet, Target } from '../types.ts';
+import { kitOctokit } from './octokit.ts';
+
+const OWNER = 'conformance';
+const REPO = 'sandbox';
+
+export async function emulatorTarget(readings: Partial<Readings> = {}): Promise<Target> {
+  const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
+  const emu = await startEmulator({ readings, appPublicKey: publicKey });
+  await emu.createRepo(OWNER, REPO, { 'README.md': '# sandbox\n', '.github/workflows/ci.yml': 'on: push\njobs: {}\n' });
+  const installation = emu.store.installation(OWNER);
+  const limitsMet: LimitMet[] = [];
+  const octokit = (auth: string) => kitOctokit(emu.apiUrl, auth, limitsMet);
+  const app = octokit(emu.auth.issue(installation.id, installation.permissions, [`${OWNER}/${REPO}`]).token);
+  const served = new Set(OPERATIONS);
+  return {
+    kind: 'emulator',
+    owner: OWNER,
+    repo: REPO,
+    identities: { app, actor: app, appJwt: octokit(signAppJwt(emu.store.app.id, privateKey)), maintainer: octokit(emu.auth.userToken(OWNER)) },
+    missing: {},
+    appPermissions: { ...installation.permissions },
+    serves: (route) => served.has(route),
+    limitsMet,
+    readings: emu.readings,
+    async close() {
+      await emu.close();
+    },
+  };
+}

@@ -1,0 +1,140 @@
+// The conformance kit (scripts/conformance) against the emulator only: every scenario answers
+// as FIDELITY.md and readings.ts say, under every value of its reading, and the kit's `--repo`
+// path (App JWT → installation token, the sandbox guard) runs against an emulator posing as
+// GitHub on 127.0.0.1. Nothing here reaches the network.
+import { execFile } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compare, type Row } from '../../scripts/conformance/compare.ts';
+import { SCENARIOS } from '../../scripts/conformance/scenarios/index.ts';
+import { githubTarget, SANDBOX_MARKER } from '../../scripts/conformance/targets/github.ts';
+import { startEmulator, type Emulator } from './emulator.ts';
+import { DEFAULT_READINGS, READING_VALUES, type Readings } from './readings.ts';
+
+const run = promisify(execFile);
+const fidelity = await readFile(new URL('./FIDELITY.md', import.meta.url), 'utf8');
+/** The "behaviour" cell of every table row of FIDELITY.md. */
+const fidelityRows = new Set([...fidelity.matchAll(/^\| ([^|]+?) \|/gm)].map((m) => m[1]!).filter((b) => b !== 'behaviour' && !b.startsWith('---')));
+/** Scenarios whose routes the emulator does not serve: they are skipped there, and only there. */
+const UNSERVED = ['deliveries for custom refs'];
+
+describe('the conformance scenarios against the emulator', () => {
+  let rows: Row[];
+  beforeAll(async () => {
+    rows = await compare(SCENARIOS, null, (line) => {
+      throw new Error(`unexpected log: ${line}`);
+    });
+  }, 120_000);
+
+  it('observe, for each reading, the value the emulator was started with, under every value', () => {
+    for (const scenario of SCENARIOS.filter((s) => 'reading' in s.assumption)) {
+      const key = (scenario.assumption as { reading: keyof Readings }).reading;
+      const row = rows.find((r) => r.scenario === scenario.name)!;
+      expect(row.github).toBeNull();
+      expect(row.readings!.map((r) => r.value)).toEqual(READING_VALUES[key]);
+      for (const { value, outcome } of row.readings!) expect({ value, outcome }).toEqual({ value, outcome: expect.objectContaining({ reading: value }) });
+      expect(row.emulator).toMatchObject({ reading: DEFAULT_READINGS[key] });
+      expect(row.verdict).toBe('agree');
+    }
+  });
+
+  it('answer as the FIDELITY.md row each names says', () => {
+    for (const scenario of SCENARIOS.filter((s) => 'row' in s.assumption)) {
+      const row = rows.find((r) => r.scenario === scenario.name)!;
+      expect(fidelityRows, `FIDELITY.md has no row for ${scenario.name}`).toContain((scenario.assumption as { row: string }).row);
+      if (UNSERVED.includes(scenario.name)) {
+        expect(row.emulator).toEqual({ skipped: expect.stringMatching(/^the emulator does not serve /) });
+        continue;
+      }
+      expect({ scenario: scenario.name, answer: row.emulator }).toEqual({ scenario: scenario.name, answer: expect.objectContaining({ answer: scenario.claim }) });
+      expect(row.verdict).toBe('agree');
+    }
+  });
+
+  it('cover every reading of readings.ts', () => {
+    const covered = new Set(SCENARIOS.flatMap((s) => ('reading' in s.assumption ? [s.assumption.reading] : [])));
+    expect([...covered].sort()).toEqual(Object.keys(READING_VALUES).sort());
+  });
+});
+
+describe('npm run conformance', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'baton-conformance-'));
+  });
+  afterAll(async () => rm(dir, { recursive: true, force: true }));
+  const kit = (args: string[]) => run(process.execPath, ['--import', 'tsx', 'scripts/conformance/main.ts', ...args], { cwd: new URL('../..', import.meta.url).pathname, env: { ...process.env, GITHUB_TOKEN: '' } });
+
+  it('--emulator prints the table and writes JSON that makes no claim about GitHub', async () => {
+    const out = join(dir, 'conformance.json');
+    const { stdout } = await kit(['--emulator', '--only', 'two concurrent creates of one ref', '--out', out]);
+    expect(stdout).toContain('| scenario | assumption | github | emulator | verdict |');
+    expect(stdout).toMatch(/\| two concurrent creates of one ref \| reading refCreateRace \(default already-exists\) \| no claim \(emulator only\) \| .*update-failed → loser: 422 Reference update failed \[update-failed\] \| agree \|/);
+    const json = JSON.parse(await readFile(out, 'utf8')) as Record<string, unknown>;
+    expect(json).toEqual({
+      claimAboutGitHub: false,
+      note: expect.stringContaining('no claim about GitHub'),
+      repo: null,
+      apiUrl: null,
+      madeAt: expect.any(String),
+      rows: [
+        {
+          scenario: 'two concurrent creates of one ref',
+          assumption: { reading: 'refCreateRace' },
+          claim: 'already-exists',
+          github: null,
+          emulator: { answer: 'loser: 422 Reference already exists', reading: 'already-exists' },
+          readings: [
+            { value: 'already-exists', outcome: { answer: 'loser: 422 Reference already exists', reading: 'already-exists' } },
+            { value: 'update-failed', outcome: { answer: 'loser: 422 Reference update failed', reading: 'update-failed' } },
+          ],
+          verdict: 'agree',
+        },
+      ],
+    });
+  }, 60_000);
+
+  it('asks for exactly one of --repo and --emulator', async () => {
+    await expect(kit([])).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('give exactly one of --repo and --emulator') });
+  });
+});
+
+describe('--repo against an emulator posing as GitHub', () => {
+  let emu: Emulator;
+  let env: NodeJS.ProcessEnv;
+  beforeAll(async () => {
+    const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
+    emu = await startEmulator({ appPublicKey: publicKey, readings: DEFAULT_READINGS });
+    await emu.createRepo('acme', 'sandbox', { 'README.md': '# sandbox\n' });
+    await emu.createRepo('acme', 'production', { 'README.md': '# production\n' });
+    emu.repo('acme', 'sandbox').description = `scratch repository for ${SANDBOX_MARKER}`;
+    env = { BATON_CONFORMANCE_APP_ID: String(emu.store.app.id), BATON_CONFORMANCE_PRIVATE_KEY: privateKey, GITHUB_TOKEN: emu.auth.userToken('acme') };
+  });
+  afterAll(async () => emu.close());
+
+  it('refuses a repository whose description does not mark it as a sandbox', async () => {
+    await expect(githubTarget({ owner: 'acme', repo: 'production', apiUrl: emu.apiUrl, env })).rejects.toThrow(`acme/production is not marked as a sandbox`);
+  });
+
+  it('acts as the App through its JWT and installation token, and agrees with the emulator it poses as', async () => {
+    const target = await githubTarget({ owner: 'acme', repo: 'sandbox', apiUrl: emu.apiUrl, env });
+    expect(target.appPermissions.workflows).toBeUndefined();
+    const rows = await compare(SCENARIOS.filter((s) => !UNSERVED.includes(s.name)), target, (line) => {
+      throw new Error(`unexpected log: ${line}`);
+    });
+    expect(rows.map((r) => [r.scenario, r.verdict])).toEqual(
+      SCENARIOS.filter((s) => !UNSERVED.includes(s.name)).map((s) => [s.name, s.name.startsWith('secondary rate limit') ? 'unobserved' : 'agree']),
+    );
+    // Everything the scenarios made is gone again: no scratch ref, the default branch without the scratch workflow.
+    const refs = (await emu.git('acme', 'sandbox').listRefs('refs/')).map((r) => r.ref);
+    expect(refs).toEqual(['refs/heads/main']);
+    const workflows = await emu.git('acme', 'sandbox').lsTree('refs/heads/main', true, '.github/workflows');
+    expect(workflows).toEqual([]);
+    expect([...emu.store.repo('acme', 'sandbox')!.issues.values()].map((i) => i.state)).toEqual(['closed']);
+    emu.assertNoViolations();
+  }, 120_000);
+});
