@@ -53,5 +53,15 @@ export async function onCheckSuite(
   const all = await gh.octokit.paginate('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', { owner: gh.owner, repo: gh.repo, ref: ev.sha, per_page: 100 });
   const theirs = all.filter((c) => !ours(c.name));
   const checks = theirs.map((c) => checkRunResult(c.name, c.status, c.conclusion, c.output?.summary, c.html_url));
-  await report(runs, gh, runIdOfBranch(ev.branch)!, ev.key, ev.sha, checks, theirs.every((c) => c.status === 'completed'), log, ev.suite ? [ev.suite] : []);
+  await report(runs, gh, runIdOfBranch(ev.branch)!, ev.key, ev.sha, checks, theirs.every((c) => c.status === 'completed'), log, suiteReport(ev.suite, all));
+}
+
+/**
+ * The suite as the engine should see it: one held for approval counts as such only while it
+ * has no check runs (with check runs, they carry its state: `action_required` ones wait too).
+ */
+function suiteReport(suite: SuiteResult | null, all: { check_suite?: { id: number } | null }[]): SuiteResult[] {
+  if (!suite) return [];
+  const hasRuns = all.some((c) => String(c.check_suite?.id) === suite.id);
+  return [hasRuns && suite.conclusion === 'action_required' ? { ...suite, conclusion: null } : suite];
 }
