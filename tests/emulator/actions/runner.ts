@@ -282,7 +282,9 @@ export class ActionsRunner {
    * `refs/pull/<n>/merge` for pull_request, the base branch for pull_request_target),
    * with `payload` as the event (GITHUB_EVENT_PATH, `github.event`). An event caused by a
    * job's GITHUB_TOKEN (sender `github-actions[bot]`) starts nothing and is recorded in
-   * `skippedTriggers`. Resolves with the runs started, once they run in the background.
+   * `skippedTriggers` — except a `pull_request` one under the reading `tokenPullRequestRuns:
+   * 'action-required'`, whose runs are created waiting for approval (`hold`, `approve`).
+   * Resolves with the runs started, once they run in the background.
    */
   async trigger(owner: string, repo: string, event: string, payload: Record<string, unknown>): Promise<RunRecord[]> {
     if (event === 'workflow_dispatch') throw new Error('workflow_dispatch runs start through dispatch()');
