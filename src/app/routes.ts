@@ -1,6 +1,7 @@
 // Webhook payload → handler input, once for both entry points: the App (Probot
 // webhooks) and Actions-only mode (the event that started the job). Each route unpacks
 // only what its handler needs; the handlers decide.
+import type { SuiteResult } from '../engine/index.ts';
 import type { RepoContext } from '../hosts/github/client.ts';
 import { runIdOfPullBody } from '../hosts/github/run-id.ts';
 import { factsOfRun } from '../hosts/github/worker-provenance.ts';
@@ -103,21 +104,30 @@ export const ROUTES: Record<string, Route> = {
         url: c.html_url ?? null,
         appId: c.app?.id ?? null,
         ourAppId: env.ourAppId,
+        suiteId: c.check_suite?.id ?? null,
         key,
       },
       env.log,
     );
   },
   'check_suite.completed': (runs, gh, p, key, env) =>
-    onCheckSuite(runs, gh, { sha: p.check_suite.head_sha, branch: p.check_suite.head_branch ?? null, appId: p.check_suite.app?.id ?? null, ourAppId: env.ourAppId, key }, env.log),
+    onCheckSuite(runs, gh, { sha: p.check_suite.head_sha, branch: p.check_suite.head_branch ?? null, appId: p.check_suite.app?.id ?? null, ourAppId: env.ourAppId, suite: suiteOf(p.check_suite), key }, env.log),
   'workflow_run.completed': async (runs, gh, p, key, env) => {
     const r = p.workflow_run;
     if (r.path === gh.workerWorkflow || String(r.path).endsWith(`/${gh.workerWorkflow}`)) {
       return onWorkerRunCompleted(runs, gh, { ...factsOfRun(r), path: r.path, displayTitle: r.display_title ?? '', conclusion: r.conclusion ?? null }, env.log);
     }
-    if (env.workflowRunAsChecks) return onCheckSuite(runs, gh, { sha: r.head_sha, branch: r.head_branch ?? null, appId: null, ourAppId: null, key }, env.log);
+    if (env.workflowRunAsChecks) {
+      const suite = r.check_suite_id ? { id: String(r.check_suite_id), label: `workflow ${r.name ?? r.path}`, conclusion: r.conclusion ?? null } : null;
+      return onCheckSuite(runs, gh, { sha: r.head_sha, branch: r.head_branch ?? null, appId: null, ourAppId: null, suite, key }, env.log);
+    }
   },
 };
+
+/** A completed check suite as the engine keeps it, named by its app. */
+function suiteOf(s: { id?: number; conclusion?: string | null; app?: { name?: string } | null }): SuiteResult | null {
+  return s.id ? { id: String(s.id), label: `${s.app?.name ?? 'an app'} (check suite ${s.id})`, conclusion: s.conclusion ?? null } : null;
+}
 
 export function routeFor(event: string, payload: { action?: unknown }): Route | undefined {
   const action = typeof payload.action === 'string' ? payload.action : undefined;

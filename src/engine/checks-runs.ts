@@ -37,6 +37,15 @@ export function openStepCheck(d: Draft, stepId: string, attempt: number, title: 
   emitStepCheck(d, stepId, 'in_progress', null, title, summary);
 }
 
+/**
+ * Shows the step's open check run with a new text (a waiting step whose reason to wait
+ * changed). The key carries the time: each change is a write of its own.
+ */
+export function retitleStepCheck(d: Draft, stepId: string, title: string, summary = ''): void {
+  if (!d.step(stepId).check) return;
+  emitStepCheck(d, stepId, 'in_progress', null, title, summary, `@${d.now}`);
+}
+
 /** Completes the step's current check run (creating one if the step never had one). */
 export function closeStepCheck(d: Draft, stepId: string, conclusion: CheckConclusion, title: string, summary = ''): void {
   const st = d.step(stepId);
@@ -51,12 +60,13 @@ function emitStepCheck(
   conclusion: CheckConclusion | null,
   title: string,
   summary: string,
+  keySuffix = '',
 ): void {
   const check = d.step(stepId).check!;
   emitCheck(d, {
     type: 'check-run',
     runId: d.state.runId,
-    key: `${check.externalId}/${status}`,
+    key: `${check.externalId}/${status}${keySuffix}`,
     name: stepCheckName(d.workflow.name, stepId),
     externalId: check.externalId,
     headSha: d.state.head,

@@ -20,7 +20,8 @@ import { approve } from './steps/approve.ts';
 import { answer } from './steps/ask.ts';
 import { pullRequestEnsured, pullRequestFailed } from './steps/pull-request.ts';
 import { humanReview } from './steps/review.ts';
-import type { CheckResult, ChecksSeen } from './types.ts';
+import { AWAITING_APPROVAL } from './steps/checks-approval.ts';
+import type { CheckResult, ChecksSeen, SuiteResult } from './types.ts';
 
 function reply(d: Draft, key: string, body: string, refused?: string): void {
   d.emit({ type: 'reply', runId: d.state.runId, key: `${key}/reply`, thread: d.state.thread, body, ...(refused !== undefined && { refused }) });
@@ -112,13 +113,30 @@ export function onHumanReview(d: Draft, ev: ReviewSubmitted): void {
 /** Results are kept per commit (a few recent ones) so that reports arriving early are not lost. */
 const CHECK_SHAS_KEPT = 8;
 
+/**
+ * A suite's new state. A running report (conclusion null, from one of its check runs) only
+ * matters to a suite held for approval, now approved; it must not undo a conclusion that
+ * was handled first (deliveries are handled concurrently), nor record suites never held.
+ */
+function mergeSuites(prev: ChecksSeen['suites'], reported: SuiteResult[] | undefined): ChecksSeen['suites'] {
+  if (!reported?.length) return prev;
+  const out = { ...prev };
+  for (const s of reported) {
+    const was = out[s.id];
+    if (s.conclusion === null && was?.conclusion !== AWAITING_APPROVAL) continue;
+    out[s.id] = { ...s, label: s.label || (was?.label ?? s.id) };
+  }
+  return out;
+}
+
 export function onChecks(d: Draft, ev: ChecksReported): void {
   const prev: ChecksSeen = d.state.checks[ev.sha] ?? { results: {}, complete: false };
   const results: Record<string, CheckResult> = { ...prev.results };
   for (const c of ev.checks) results[c.name] = c;
   const checks = { ...d.state.checks };
   delete checks[ev.sha];
-  checks[ev.sha] = { results, complete: prev.complete || ev.complete === true };
+  const suites = mergeSuites(prev.suites, ev.suites);
+  checks[ev.sha] = { results, complete: prev.complete || ev.complete === true, ...(suites ? { suites } : {}) };
   const shas = Object.keys(checks);
   for (const sha of shas.slice(0, Math.max(0, shas.length - CHECK_SHAS_KEPT))) {
     if (sha !== d.state.head) delete checks[sha];

@@ -2,7 +2,7 @@
 // host-derived `key` (delivery id, workflow run id + attempt, comment id…) so that a
 // redelivery is recognised, and `at` (epoch ms), the only clock the engine has.
 import type { Role } from '../manifest/types.ts';
-import type { CheckResult, Json, ReviewComment, Thread } from './types.ts';
+import type { CheckResult, Json, ReviewComment, SuiteResult, Thread } from './types.ts';
 
 interface EventBase {
   key: string;
@@ -150,6 +150,8 @@ export interface ChecksReported extends EventBase {
   checks: CheckResult[];
   /** Every check suite on this commit has completed (lets `names: ["*"]` decide). */
   complete?: boolean;
+  /** Check suites whose state changed (one waiting for approval has no check runs to tell it). */
+  suites?: SuiteResult[];
 }
 
 /** `/baton approve`. */

@@ -153,11 +153,26 @@ export interface BudgetUsed {
   costEstimated?: boolean;
 }
 
+/**
+ * A check suite (or, in Actions-only mode, a workflow run) on a commit: `conclusion` is null
+ * while it runs. A suite that concluded `action_required` with no check runs is how GitHub
+ * shows workflow runs waiting for a person's approval.
+ */
+export interface SuiteResult {
+  /** The host's id of the suite (stable across its re-runs). */
+  id: string;
+  /** What to call it in messages (`workflow CI`, `GitHub Actions`). */
+  label: string;
+  conclusion: string | null;
+}
+
 /** Check results seen for one commit. */
 export interface ChecksSeen {
   results: Record<string, CheckResult>;
   /** The host saw every check suite on this commit complete (needed for `names: ["*"]`). */
   complete: boolean;
+  /** Check suites seen on this commit, by id (absent in records written before they were kept). */
+  suites?: Record<string, SuiteResult>;
 }
 
 export interface Thread {

@@ -30,12 +30,24 @@ export interface Readings {
    * octokit/rest.js#368) or `ref` (422 at the ref write, the tree and commit accepted).
    */
   workflowRefusalAt: 'trees' | 'commits' | 'ref';
+  /**
+   * What a `pull_request` event (`opened`, `synchronize`, `reopened`) caused by a job's
+   * GITHUB_TOKEN starts. `action-required`: GitHub's "GITHUB_TOKEN" page as quoted in 2026
+   * (web-platform-tests/wpt#60613, github/docs#44419): the workflow runs are created waiting
+   * for approval — completed with conclusion `action_required`, no jobs run, so no check runs,
+   * their check suite completed `action_required` (pytorch/test-infra#8029 saw such runs
+   * arrive completed/action_required; platonai/Browser4#579: "zero jobs") — until a person
+   * approves them ("Approve workflows to run"). `none`: no run at all, as the older wording
+   * said and as wpt#60613 still observed.
+   */
+  tokenPullRequestRuns: 'none' | 'action-required';
 }
 
 export const DEFAULT_READINGS: Readings = {
   refUpdateWorkflows: 'old-value',
   refCreateRace: 'already-exists',
   workflowRefusalAt: 'trees',
+  tokenPullRequestRuns: 'action-required',
 };
 
 /** Every value of every switch: what the conformance kit and the reading matrix iterate over. */
@@ -43,6 +55,7 @@ export const READING_VALUES: { [K in keyof Readings]: readonly Readings[K][] } =
   refUpdateWorkflows: ['old-value', 'default-branch'],
   refCreateRace: ['already-exists', 'update-failed'],
   workflowRefusalAt: ['trees', 'commits', 'ref'],
+  tokenPullRequestRuns: ['none', 'action-required'],
 };
 
 /** The readings of one emulator: defaults, then the environment's, then the test's own. */

@@ -1,11 +1,13 @@
 // `checks` gates: wait until the named check runs / statuses on the run branch head
 // have all completed; all green passes, any red starts a fix round with the failing
-// output, and the gate then waits for the checks of the new head.
+// output, and the gate then waits for the checks of the new head. A check or suite
+// waiting for a person's approval (`action_required`) is waited for, never "fixed".
 import type { ChecksStep } from '../../manifest/types.ts';
-import { openStepCheck } from '../checks-runs.ts';
+import { openStepCheck, retitleStepCheck } from '../checks-runs.ts';
 import type { Draft } from '../draft.ts';
 import { failStep, succeedStep } from '../lifecycle.ts';
 import type { CheckResult, JobState } from '../types.ts';
+import { AWAITING_APPROVAL, APPROVAL_HELP, approvalNote, AVOID_APPROVAL } from './checks-approval.ts';
 import { fixOrFail } from './fix-round.ts';
 import type { StepKindHandler } from './kind.ts';
 
@@ -13,9 +15,13 @@ import type { StepKindHandler } from './kind.ts';
 const PASSING = new Set(['success', 'neutral', 'skipped']);
 
 function start(d: Draft, step: ChecksStep): void {
-  d.setStep(step.id, { gate: { phase: 'waiting-checks', round: 0, deadline: null, pendingFeedback: null } });
-  openStepCheck(d, step.id, d.step(step.id).opening, `waiting for ${step.names.join(', ')}`);
+  d.setStep(step.id, { gate: { phase: 'waiting-checks', round: 0, deadline: null, pendingFeedback: null }, note: null });
+  openStepCheck(d, step.id, d.step(step.id).opening, waitingTitle(step));
   wait(d, step);
+}
+
+function waitingTitle(step: ChecksStep): string {
+  return `waiting for ${step.names.join(', ')}`;
 }
 
 /** Starts waiting for the checks of the current head (dispatching the CI workflow if asked). */
@@ -37,28 +43,64 @@ function wait(d: Draft, step: ChecksStep): void {
   update(d, step);
 }
 
-/** The checks that matter on the current head, and whether all of them have completed. */
-function relevant(d: Draft, step: ChecksStep): { results: CheckResult[]; done: boolean; missing: string[] } {
+interface Relevant {
+  results: CheckResult[];
+  done: boolean;
+  /** What is still awaited (for the timeout message). */
+  missing: string[];
+  /** Checks and suites among those awaited that wait for a person's approval. */
+  approval: string[];
+}
+
+/** The checks that matter on the current head, and whether all of them have settled. */
+function relevant(d: Draft, step: ChecksStep): Relevant {
   const seen = d.state.checks[d.state.head];
+  const suites = Object.values(seen?.suites ?? {});
+  const held = suites.filter((s) => s.conclusion === AWAITING_APPROVAL).map((s) => s.label);
+  const settled = (r: CheckResult): boolean => r.conclusion !== null && r.conclusion !== AWAITING_APPROVAL;
+  const heldChecks = (rs: CheckResult[]): string[] => rs.filter((r) => r.conclusion === AWAITING_APPROVAL).map((r) => r.name);
   if (step.names.includes('*')) {
-    // baton's own check runs are not CI.
+    // baton's own check runs are not CI; and no check at all is not "all green".
     const results = Object.values(seen?.results ?? {}).filter((r) => !r.name.startsWith('baton / '));
-    const pending = results.filter((r) => r.conclusion === null).map((r) => r.name);
-    return { results, done: (seen?.complete ?? false) && pending.length === 0, missing: pending.length ? pending : ['(all checks)'] };
+    const pending = results.filter((r) => !settled(r));
+    const running = suites.some((s) => s.conclusion === null);
+    const done = (seen?.complete ?? false) && results.length > 0 && pending.length === 0 && held.length === 0 && !running;
+    const missing = pending.length ? pending.map((r) => r.name) : [results.length ? '(all checks)' : '(any check)'];
+    return { results, done, missing, approval: [...heldChecks(pending), ...held] };
   }
   const results = step.names.map((name) => seen?.results[name] ?? { name, conclusion: null });
-  const missing = results.filter((r) => r.conclusion === null).map((r) => r.name);
-  return { results, done: missing.length === 0, missing };
+  const pending = results.filter((r) => !settled(r));
+  // A held suite may be the one that would run a missing check: name it while anything is missing.
+  return { results, done: pending.length === 0, missing: pending.map((r) => r.name), approval: pending.length ? [...heldChecks(pending), ...held] : [] };
+}
+
+/** Says in the step's status and check run what it waits for, when that changes. */
+function showWaiting(d: Draft, step: ChecksStep, approval: string[]): void {
+  const note = approvalNote(approval);
+  if (note === d.step(step.id).note) return;
+  d.setStep(step.id, { note });
+  d.visible = true; // the status comment shows the note
+  retitleStepCheck(d, step.id, note ?? waitingTitle(step), note ? APPROVAL_HELP : '');
+}
+
+function timedOut(d: Draft, step: ChecksStep, { results, missing, approval }: Relevant): string {
+  const within = `within ${step.timeoutMinutes} minutes`;
+  if (approval.length) {
+    const others = missing.filter((m) => !approval.includes(m));
+    return `checks did not complete ${within} (${others.length ? `still waiting for ${others.join(', ')}; ` : ''}waiting for approval: ${approval.join(', ')} — ${AVOID_APPROVAL})`;
+  }
+  if (step.names.includes('*') && results.length === 0) return `no check reported on ${d.state.head} ${within} (\`names: ["*"]\` needs at least one check besides baton's own)`;
+  return `checks did not complete ${within} (still waiting for ${missing.join(', ')})`;
 }
 
 function update(d: Draft, step: ChecksStep): void {
   const g = d.step(step.id).gate;
   if (!g || g.phase !== 'waiting-checks') return;
-  const { results, done, missing } = relevant(d, step);
+  const seen = relevant(d, step);
+  showWaiting(d, step, seen.approval);
+  const { results, done } = seen;
   if (!done) {
-    if (g.deadline !== null && d.now >= g.deadline) {
-      failStep(d, step.id, `checks did not complete within ${step.timeoutMinutes} minutes (still waiting for ${missing.join(', ')})`);
-    }
+    if (g.deadline !== null && d.now >= g.deadline) failStep(d, step.id, timedOut(d, step, seen));
     return;
   }
   const failing = results.filter((r) => !PASSING.has(r.conclusion!));

@@ -36,4 +36,9 @@ export interface ActionsHost {
   jobChanged?(run: RunRecord, job: JobRecord): Promise<void>;
   /** The run (attempt) finished: its check suite completes with the run's conclusion. */
   runChanged?(run: RunRecord): Promise<void>;
+  /**
+   * What a `pull_request` event a job's GITHUB_TOKEN caused starts (readings.ts,
+   * `tokenPullRequestRuns`); without it, nothing.
+   */
+  tokenPullRequestRuns?(): 'none' | 'action-required';
 }

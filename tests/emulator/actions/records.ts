@@ -3,7 +3,7 @@
 // render.ts and behaviour in runner.ts.
 
 export type RunStatus = 'queued' | 'in_progress' | 'completed';
-export type RunConclusion = 'success' | 'failure' | 'cancelled' | 'timed_out' | 'skipped';
+export type RunConclusion = 'success' | 'failure' | 'cancelled' | 'timed_out' | 'skipped' | 'action_required';
 export type JobConclusion = 'success' | 'failure' | 'cancelled' | 'skipped';
 export type StepConclusion = 'success' | 'failure' | 'cancelled' | 'skipped';
 

@@ -24,6 +24,7 @@ import {
   cronsOf,
   startedByActions,
   TOKEN_EXEMPT,
+  tokenRunsAwaitApproval,
   TRIGGER_EVENTS,
   workflowListens,
 } from './triggers.ts';
@@ -47,6 +48,8 @@ export interface TriggeredRun {
   action?: string;
   runId: number;
   path: string;
+  /** Created waiting for a person's approval (`approve()` starts it). */
+  awaitingApproval?: boolean;
 }
 
 /** An event that started nothing although it might have: who caused it, why, which workflows listen to it. */
@@ -96,6 +99,8 @@ export class ActionsRunner {
   readonly skippedTriggers: SkippedTrigger[] = [];
   /** Webhook triggers run one after the other, in the order the events happened. */
   private triggerChain: Promise<void> = Promise.resolve();
+  /** Runs created waiting for approval, not approved yet. */
+  private readonly awaitingApproval = new Set<number>();
   /** How deep in a workflow_run chain each run is (1: started by anything else). */
   private readonly chainDepth = new Map<number, number>();
 
@@ -277,7 +282,9 @@ export class ActionsRunner {
    * `refs/pull/<n>/merge` for pull_request, the base branch for pull_request_target),
    * with `payload` as the event (GITHUB_EVENT_PATH, `github.event`). An event caused by a
    * job's GITHUB_TOKEN (sender `github-actions[bot]`) starts nothing and is recorded in
-   * `skippedTriggers`. Resolves with the runs started, once they run in the background.
+   * `skippedTriggers` — except a `pull_request` one under the reading `tokenPullRequestRuns:
+   * 'action-required'`, whose runs are created waiting for approval (`hold`, `approve`).
+   * Resolves with the runs started, once they run in the background.
    */
   async trigger(owner: string, repo: string, event: string, payload: Record<string, unknown>): Promise<RunRecord[]> {
     if (event === 'workflow_dispatch') throw new Error('workflow_dispatch runs start through dispatch()');
@@ -320,9 +327,13 @@ export class ActionsRunner {
       this.skippedTriggers.push({ ...tag, sender: login, reason: byActions, workflows: paths });
       return [];
     }
+    let held = false;
     if (login === GITHUB_TOKEN_LOGIN && !TOKEN_EXEMPT.has(event)) {
-      this.skippedTriggers.push({ ...tag, sender: login, reason: 'caused by a GITHUB_TOKEN: GitHub starts no workflow for it', workflows: paths });
-      return [];
+      held = tokenRunsAwaitApproval(event, action) && this.host.tokenPullRequestRuns?.() === 'action-required';
+      if (!held) {
+        this.skippedTriggers.push({ ...tag, sender: login, reason: 'caused by a GITHUB_TOKEN: GitHub starts no workflow for it', workflows: paths });
+        return [];
+      }
     }
     let depth = 1;
     if (event === 'workflow_run') {
@@ -351,8 +362,9 @@ export class ActionsRunner {
       this.store.runs.set(run.id, run);
       this.sources.set(run.id, { workflow, contexts, eventPayload, headCommit: headCommitOf(commit) });
       this.chainDepth.set(run.id, depth);
-      await this.start(run);
-      this.triggered.push({ ...tag, runId: run.id, path: workflow.path });
+      if (held) await this.hold(run);
+      else await this.start(run);
+      this.triggered.push({ ...tag, runId: run.id, path: workflow.path, ...(held ? { awaitingApproval: true } : {}) });
       started.push(run);
     }
     return started;
@@ -473,6 +485,41 @@ export class ActionsRunner {
       if (!this.options.keepWorkspaces) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
     });
     this.active.add(done);
+  }
+
+  /**
+   * A run created waiting for approval (a GITHUB_TOKEN's pull_request event): completed,
+   * conclusion `action_required`, no jobs, so no check runs; its check suite completes the
+   * same way. GitHub's webhooks for it arrive already completed (pytorch/test-infra#8029).
+   */
+  private async hold(run: RunRecord): Promise<void> {
+    Object.assign(run, { status: 'completed', conclusion: 'action_required' });
+    this.awaitingApproval.add(run.id);
+    const headCommit = this.headCommit(run.id);
+    const wf = this.store.workflowById(run.owner, run.repo, run.workflowId)!;
+    const workflow = this.shapes.workflow(wf, String(this.host.repository(run.owner, run.repo).default_branch ?? 'main'));
+    for (const action of ['requested', 'completed']) {
+      this.emit('workflow_run', () => ({ action, workflow_run: this.shapes.run(run, headCommit), workflow, sender: userLite(run.actor) }), run.owner, run.repo);
+    }
+    await this.host.runChanged?.(run);
+  }
+
+  /** Runs waiting for a person's approval. */
+  get awaiting(): RunRecord[] {
+    return [...this.awaitingApproval].map((id) => this.store.runs.get(id)!).filter(Boolean);
+  }
+
+  /**
+   * A person with write access selects "Approve workflows to run" on the pull request: the
+   * held run starts (same run, first attempt). False when the run does not wait for approval.
+   */
+  async approve(runId: number): Promise<boolean> {
+    const run = this.store.runs.get(runId);
+    if (!run || !this.awaitingApproval.delete(runId)) return false;
+    const now = new Date().toISOString();
+    Object.assign(run, { status: 'queued', conclusion: null, updatedAt: now, runStartedAt: now });
+    await this.start(run);
+    return true;
   }
 
   /** An unguessable key for a download link (`log:<job id>`), stable for this runner. */

@@ -46,6 +46,16 @@ export const GITHUB_TOKEN_LOGIN = 'github-actions[bot]';
 export const TOKEN_EXEMPT = new Set(['workflow_dispatch', 'repository_dispatch', 'workflow_run']);
 
 /**
+ * Whether a GITHUB_TOKEN's event creates workflow runs waiting for approval instead of none:
+ * `pull_request` `opened`, `synchronize` and `reopened` do, other activity types do not
+ * (docs "GITHUB_TOKEN", "When GITHUB_TOKEN triggers workflow runs"; readings.ts
+ * `tokenPullRequestRuns` for whether GitHub does it at all).
+ */
+export function tokenRunsAwaitApproval(event: string, action: string | undefined): boolean {
+  return event === 'pull_request' && (action === 'opened' || action === 'synchronize' || action === 'reopened');
+}
+
+/**
  * Why a `check_run`/`check_suite` event starts no workflow, or undefined when it may: GitHub
  * prevents recursion by not starting workflows for check events of a suite GitHub Actions
  * created, nor for a `check_suite` whose head commit Actions ran on (docs "Events that

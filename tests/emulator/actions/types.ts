@@ -35,7 +35,8 @@ export interface RunnerOptions {
   /**
    * Start event-triggered runs for every webhook the emulator emits (`runner.trigger`),
    * except events caused by a job's GITHUB_TOKEN, which are recorded in
-   * `runner.skippedTriggers` instead, as GitHub starts no workflow for them.
+   * `runner.skippedTriggers` instead, as GitHub starts no workflow for them (a `pull_request`
+   * one may create runs waiting for approval: readings.ts `tokenPullRequestRuns`).
    */
   triggerOnWebhooks?: boolean;
 }
