@@ -50,6 +50,7 @@ export function repoContextOf(s: GitHubSetup, octokit: GitHubClient = makeOctoki
     botLogin: s.botLogin,
     workerWorkflow: s.workerWorkflow,
     ...(s.stateSecret ? { stateSecret: s.stateSecret } : {}),
+    ...(s.keepBranches ? { keepBranches: true } : {}),
   };
 }
 

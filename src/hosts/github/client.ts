@@ -19,6 +19,8 @@ export interface RepoContext {
   stateSecret?: string;
   /** The manifests cache of the App this context belongs to (manifests.ts); none: the process's shared one. */
   manifests?: ManifestCache;
+  /** Keep the branches of finished runs (BATON_KEEP_BRANCHES, the Action's `keep-branches`): none is deleted. */
+  keepBranches?: boolean;
 }
 
 /** HTTP status of an Octokit error, or undefined for anything else. */

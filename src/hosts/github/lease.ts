@@ -21,6 +21,18 @@
 // margin, by claiming the next generation itself; it can only lose that claim to a taker, and
 // then stops (`LeaseExpired`). Since the holder's clock started before any waiter's, two
 // processes never act at once as long as clocks run at the same rate (no two clocks are compared).
+//
+// Claims are deleted again (prune.ts, from the sweep), which would let a process holding an old
+// view win a generation it should lose. Two rules keep that from happening, each measured on one
+// process's own clock: (1) a process never claims from a view confirmed longer ago than the grace
+// period G (`StaleView`: loaded from GitHub, or its own claim won; runs.ts reloads), and a holder
+// never renews a claim older than G; (2) the sweep deletes the claims of generations ≤ n only once
+// it has itself seen a record of generation ≥ n for longer than G. Any view below n was confirmed
+// before record n was written, so before the pruner saw it: more than G ago, and it is reloaded
+// instead of claiming. A takeover stays correct as long as TTL ≤ G: the claim a taker skips is
+// above every record, so never deleted, and a holder's renewal is refused past G, before a taker's
+// record could have been seen for G. Claims above the newest record (a claim whose process died)
+// are never deleted: the run's next event takes them over and moves its record past them.
 import type { RunState } from '../../engine/index.ts';
 import { messageOf, statusOf, type RepoContext } from './client.ts';
 
@@ -29,6 +41,9 @@ export const LEASE_PREFIX = 'refs/baton/leases/';
 
 /** How long a claim may go without its record before another process takes the run over. */
 export const DEFAULT_LEASE_TTL_MS = 5 * 60_000;
+
+/** How long a view of a run is trusted for a claim, and a record seen before older claims go (≥ the TTL). */
+export const DEFAULT_CLAIM_GRACE_MS = 15 * 60_000;
 
 /** A holder stops this long before its claim's time-to-live, leaving room for the last write. */
 export function leaseMargin(ttlMs: number): number {
@@ -46,6 +61,19 @@ export class LeaseTaken extends Error {
     readonly gen: number,
   ) {
     super(`run ${runId}: generation ${gen} was claimed by another App process first; its view is reloaded and the event applied again`);
+  }
+}
+
+/**
+ * What this process knows of a run was confirmed longer ago than the grace period: the claims it
+ * would be checked against may have been deleted since (prune.ts), so it is reloaded first.
+ */
+export class StaleView extends Error {
+  constructor(
+    readonly runId: string,
+    ageMs: number,
+  ) {
+    super(`run ${runId}: this process's view of the run was confirmed ${Math.round(ageMs / 1000)} s ago, longer than the claims' grace period; it is reloaded before the event is applied`);
   }
 }
 
@@ -103,13 +131,25 @@ export class EventClaim {
 
   constructor(
     private readonly gh: RepoContext,
-    /** The generation of the record this process holds; the claim is the next one. */
-    private readonly memory: { gen: number },
+    /**
+     * The generation of the record this process holds (the claim is the next one), and when that
+     * view was last confirmed current on `clock` (loaded from GitHub, or a claim won).
+     */
+    private readonly memory: { gen: number; confirmedAt?: number },
     private readonly clock: () => number,
     private readonly ttlMs: number,
     /** Called with each claim's time (ms spent in the request), for the lease metrics. */
     private readonly onClaim?: (ms: number) => void,
+    /** The claims' grace period (see the top of this file): an older view is reloaded before it claims. */
+    private readonly graceMs: number = DEFAULT_CLAIM_GRACE_MS,
   ) {}
+
+  /** Throws StaleView when the view this process holds is older than the grace period (runs.ts always dates it). */
+  private checkFresh(runId: string): void {
+    if (this.memory.confirmedAt === undefined) return;
+    const age = this.clock() - this.memory.confirmedAt;
+    if (age > this.graceMs) throw new StaleView(runId, age);
+  }
 
   get claimed(): boolean {
     return this.claimedAt !== null;
@@ -123,6 +163,7 @@ export class EventClaim {
    */
   async ensureCurrent(runId: string): Promise<void> {
     if (this.claimedAt !== null) return;
+    this.checkFresh(runId);
     const gen = this.memory.gen + 1;
     if (await generationClaimed(this.gh, runId, gen)) throw new LeaseTaken(runId, gen);
   }
@@ -137,7 +178,9 @@ export class EventClaim {
     if (this.claimedAt !== null) {
       age = this.clock() - this.claimedAt;
       if (age <= this.ttlMs - leaseMargin(this.ttlMs)) return;
-    }
+      // Past the grace period the next claim may have been taken over and deleted since: stop.
+      if (age >= this.graceMs) throw new LeaseExpired(state.runId, this.memory.gen, age);
+    } else this.checkFresh(state.runId);
     const gen = this.memory.gen + 1;
     // Measured from before the request: GitHub may have created the ref the moment it was sent.
     const start = this.clock();
@@ -146,5 +189,6 @@ export class EventClaim {
     if (!won) throw this.claimedAt === null ? new LeaseTaken(state.runId, gen) : new LeaseExpired(state.runId, this.memory.gen, age);
     this.claimedAt = start;
     this.memory.gen = gen;
+    this.memory.confirmedAt = start;
   }
 }
