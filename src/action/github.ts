@@ -53,6 +53,7 @@ export function repoContextOf(s: GitHubSetup, octokit: GitHubClient = makeOctoki
     writesAs: s.botLogin === GITHUB_TOKEN_LOGIN ? 'github-token' : 'app-token',
     workerWorkflow: s.workerWorkflow,
     ...(s.stateSecret ? { stateSecret: s.stateSecret } : {}),
+    ...(s.keepBranches ? { keepBranches: true } : {}),
   };
 }
 

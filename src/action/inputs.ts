@@ -21,6 +21,8 @@ export interface Inputs {
   stateSecret: string;
   /** modes run/apply: file name of the worker workflow in .github/workflows. */
   workerWorkflow: string;
+  /** modes run/apply: keep the branches of finished runs (never delete them). */
+  keepBranches: boolean;
   /** mode apply: how the agent job ended (`needs.agent.result`). */
   conclusion: string;
 }
@@ -48,5 +50,14 @@ export function readInputs(env: NodeJS.ProcessEnv, modes: string[]): Inputs {
     stateSecret,
     workerWorkflow: core.getInput('worker-workflow') || 'baton-worker.yml',
     conclusion: core.getInput('conclusion'),
+    keepBranches: flag('keep-branches'),
   };
+}
+
+/** A true/false input (empty: false); anything else is refused with its name. */
+function flag(name: string): boolean {
+  const v = core.getInput(name).trim().toLowerCase();
+  if (v === '' || v === 'false') return false;
+  if (v === 'true') return true;
+  throw new InputError(`the \`${name}\` input must be "true" or "false", got ${JSON.stringify(core.getInput(name))}`);
 }

@@ -6,6 +6,7 @@ import type { GitHubClient } from '../hosts/github/client.ts';
 import { deliveryKey, repoContext, type AppConfig, type RepositoryPayload } from './context.ts';
 import { ROUTES, routeFor } from './routes.ts';
 import { RunService, type LeaseOptions } from './runs.ts';
+import { DEFAULT_LEASE_TTL_MS } from '../hosts/github/lease.ts';
 import { resolveStateSecret } from './state-key.ts';
 import { Metrics } from './metrics.ts';
 import { Sweeper, sweepIntervalFromEnv } from './sweeper.ts';
@@ -24,12 +25,28 @@ export interface BatonAppOptions extends Partial<AppConfig> {
   onWorkDone?: (deliveryId: string, outcome: 'handled' | 'failed') => void;
 }
 
-/** The claim time-to-live from BATON_LEASE_TTL (seconds), when set. */
-function leaseFromEnv(value: string | undefined): Partial<LeaseOptions> {
-  if (value === undefined || value === '') return {};
-  const seconds = Number(value);
-  if (!Number.isFinite(seconds) || seconds < 30) throw new Error(`BATON_LEASE_TTL must be a number of seconds ≥ 30, got ${JSON.stringify(value)}`);
-  return { ttlMs: seconds * 1000 };
+/** The claim time-to-live from BATON_LEASE_TTL and grace period from BATON_CLAIM_GRACE (seconds), when set. */
+function leaseFromEnv(ttl: string | undefined, grace: string | undefined): Partial<LeaseOptions> {
+  const out: Partial<LeaseOptions> = {};
+  if (ttl !== undefined && ttl !== '') {
+    const seconds = Number(ttl);
+    if (!Number.isFinite(seconds) || seconds < 30) throw new Error(`BATON_LEASE_TTL must be a number of seconds ≥ 30, got ${JSON.stringify(ttl)}`);
+    out.ttlMs = seconds * 1000;
+  }
+  if (grace !== undefined && grace !== '') {
+    const seconds = Number(grace);
+    if (!Number.isFinite(seconds) || seconds * 1000 < (out.ttlMs ?? DEFAULT_LEASE_TTL_MS)) throw new Error(`BATON_CLAIM_GRACE must be a number of seconds no shorter than the claim time-to-live (BATON_LEASE_TTL, default ${DEFAULT_LEASE_TTL_MS / 1000}), got ${JSON.stringify(grace)}`);
+    out.graceMs = seconds * 1000;
+  }
+  return out;
+}
+
+/** A yes/no setting: `true`/`1`/`yes` or `false`/`0`/`no`/unset. */
+export function flagFromEnv(name: string, value: string | undefined): boolean {
+  const v = (value ?? '').trim().toLowerCase();
+  if (['', 'false', '0', 'no'].includes(v)) return false;
+  if (['true', '1', 'yes'].includes(v)) return true;
+  throw new Error(`${name} must be true or false, got ${JSON.stringify(value)}`);
 }
 
 /** The metrics' installation label of a delivery: its installation id, or `app` for App-level events. */
@@ -53,8 +70,9 @@ export function batonApp(options: BatonAppOptions = {}): ApplicationFunction {
       now: options.now ?? Date.now,
       stateSecret: resolveStateSecret(options),
       manifests: registerTriggerLabels(app),
+      keepBranches: options.keepBranches ?? flagFromEnv('BATON_KEEP_BRANCHES', process.env.BATON_KEEP_BRANCHES),
     };
-    const runs = new RunService(config.now, { ...leaseFromEnv(process.env.BATON_LEASE_TTL), ...options.lease });
+    const runs = new RunService(config.now, { ...leaseFromEnv(process.env.BATON_LEASE_TTL, process.env.BATON_CLAIM_GRACE), ...options.lease });
 
     // Prometheus metrics at GET /metrics on Probot's port (metrics.ts; docs/operations.md).
     const metrics = new Metrics();

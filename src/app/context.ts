@@ -9,6 +9,8 @@ export interface AppConfig {
   now: () => number;
   /** This App's manifests cache (trigger-labels.ts creates it with its label reader). */
   manifests?: ManifestCache;
+  /** BATON_KEEP_BRANCHES: the branches of finished runs are never deleted. */
+  keepBranches?: boolean;
 }
 
 export interface RepositoryPayload {
@@ -27,6 +29,7 @@ export function repoContext(octokit: GitHubClient, repository: RepositoryPayload
     workerWorkflow: config.workerWorkflow,
     ...(config.stateSecret ? { stateSecret: config.stateSecret } : {}),
     ...(config.manifests ? { manifests: config.manifests } : {}),
+    ...(config.keepBranches ? { keepBranches: true } : {}),
   };
 }
 

@@ -8,6 +8,7 @@ import { factsOfRun } from '../hosts/github/worker-provenance.ts';
 import { onCheckRun, onCheckSuite, onStatus } from './handlers/checks.ts';
 import { onComment } from './handlers/comment.ts';
 import { onLabeled } from './handlers/label.ts';
+import { onPullClosed } from './handlers/pull-closed.ts';
 import { onReview } from './handlers/review.ts';
 import { onWorkerRunCompleted } from './handlers/worker.ts';
 import type { Log, RunService } from './runs.ts';
@@ -65,6 +66,8 @@ export const ROUTES: Record<string, Route> = {
       env.log,
     );
   },
+  'pull_request.closed': (runs, gh, p, _key, env) =>
+    onPullClosed(runs, gh, { prNumber: p.pull_request.number, body: p.pull_request.body ?? null, headRepo: p.pull_request.head?.repo?.full_name ?? null, merged: Boolean(p.pull_request.merged) }, env.log),
   'pull_request_review.submitted': (runs, gh, p, key, env) =>
     onReview(
       runs,

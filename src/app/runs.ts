@@ -20,7 +20,7 @@ import { postOnce, readThread, type ThreadRead } from '../hosts/github/thread.ts
 import { orGone, WorkerRunGone } from '../hosts/github/worker-run.ts';
 import { factsOfRun, type WorkerRunFacts } from '../hosts/github/worker-provenance.ts';
 import { KeyedQueue } from './queue.ts';
-import { ClaimAnchors, DEFAULT_LEASE_TTL_MS, EventClaim, LeaseTaken } from '../hosts/github/lease.ts';
+import { ClaimAnchors, DEFAULT_CLAIM_GRACE_MS, DEFAULT_LEASE_TTL_MS, EventClaim, LeaseTaken, StaleView } from '../hosts/github/lease.ts';
 
 export interface Log {
   info(msg: string): void;
@@ -42,6 +42,8 @@ export interface LeaseOptions {
   claims: boolean;
   /** How long a claim may go without its record before another process takes the run over. */
   ttlMs: number;
+  /** The claims' grace period (lease.ts): a view older than this is reloaded before it claims; ≥ ttlMs. */
+  graceMs: number;
   /** How soon a process waiting on another's claim first reads the record again (then less often, up to 16×). */
   pollMs: number;
   /** A clock that only measures durations (never compared between machines). */
@@ -63,6 +65,7 @@ export interface LeaseReport {
 const DEFAULT_LEASE: LeaseOptions = {
   claims: true,
   ttlMs: DEFAULT_LEASE_TTL_MS,
+  graceMs: DEFAULT_CLAIM_GRACE_MS,
   pollMs: 1000,
   clock: () => performance.now(),
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
@@ -89,6 +92,14 @@ export class RunService {
     lease: Partial<LeaseOptions> = {},
   ) {
     this.lease = { ...DEFAULT_LEASE, ...lease };
+    // A longer time-to-live given alone lengthens the grace period with it.
+    if (lease.graceMs === undefined) this.lease.graceMs = Math.max(DEFAULT_CLAIM_GRACE_MS, this.lease.ttlMs);
+    if (this.lease.graceMs < this.lease.ttlMs) throw new Error(`the claims' grace period (${this.lease.graceMs} ms) must be at least their time-to-live (${this.lease.ttlMs} ms)`);
+  }
+
+  /** The claim settings: the sweep's pruner (prune.ts) measures the grace period on the same clock. */
+  get leaseOptions(): Readonly<LeaseOptions> {
+    return this.lease;
   }
 
   /** Runs `work` after the caller returns, tracked so that `idle()` (tests, shutdown) waits for it. */
@@ -149,6 +160,8 @@ export class RunService {
         try {
           return await this.process(gh, memory, source, undefined, opts.looksOnly);
         } catch (err) {
+          // A view too old to claim from: read again, nobody to wait for.
+          if (err instanceof StaleView && round < MAX_CLAIM_ROUNDS) continue;
           if (!(err instanceof LeaseTaken) || round >= MAX_CLAIM_ROUNDS) throw err;
           const waited = await this.waitForRecord(gh, runId, err.gen, memory.commentId, log);
           if (waited.outcome === 'taken-over') skipTo = err.gen;
@@ -204,6 +217,7 @@ export class RunService {
   start(gh: RepoContext, workflow: Workflow, request: Omit<RunRequested, 'runId'>, log: Log, skipTo = 0, round = 0): Promise<RunState | undefined> {
     const number = request.thread!.number;
     return this.queue.run(`start:${this.threadKey(gh, number)}`, async () => {
+      const readAt = this.lease.clock();
       const read = await readThread(gh, number);
       const again = read.records.find((r) => r.state.appliedKeys.includes(request.key));
       if (again) return this.onRun(gh, again.state.runId, () => [], log);
@@ -213,7 +227,7 @@ export class RunService {
       this.threads.set(key, read.records.map((r) => r.state.runId));
       const started = await this.queue.run(this.memories.key(gh.owner, gh.repo, runId), async () => {
         // After a start whose process died, its claim is skipped and what it did is looked up (warm: false).
-        const memory: RunMemory = { state: emptyState(), commentId: null, body: '', warm: skipTo === 0, checksKnown: skipTo === 0, checkRuns: new Map(), markers: read.markers, gen: skipTo };
+        const memory: RunMemory = { state: emptyState(), commentId: null, body: '', warm: skipTo === 0, checksKnown: skipTo === 0, checkRuns: new Map(), markers: read.markers, gen: skipTo, confirmedAt: readAt };
         try {
           const state = await this.process(gh, memory, () => [{ ...request, runId }], workflow);
           // A refused start makes no run: the thread's commands and answers stay with its last real one.
@@ -238,6 +252,8 @@ export class RunService {
     if (hit) return hit;
     const parsed = parseRunId(runId);
     if (!parsed) return undefined;
+    // The view is as fresh as the read (a read handed over by a wait was made just before).
+    const readAt = this.lease.clock();
     const read = known ?? (await readThread(gh, parsed.thread));
     await reportIgnored(gh, parsed.thread, read, log);
     const found = read.records.find((r) => r.state.runId === runId);
@@ -248,7 +264,7 @@ export class RunService {
     // Outputs kept in check runs come back whole: the engine always sees full outputs. The run's
     // manifests (read next, by process) do not depend on them: both reads go out together.
     const [state] = await Promise.all([loadOutputs(gh, this.memories.outputs, found.state), loadManifests(gh, found.state.manifestCommit).catch(() => undefined)]);
-    return { state, commentId: found.commentId, body: found.body, warm: false, checksKnown: false, checkRuns: new Map(), markers: read.markers, gen: found.gen };
+    return { state, commentId: found.commentId, body: found.body, warm: false, checksKnown: false, checkRuns: new Map(), markers: read.markers, gen: found.gen, confirmedAt: readAt };
   }
 
   private async workflowOf(gh: RepoContext, state: RunState): Promise<Workflow> {
@@ -266,8 +282,8 @@ export class RunService {
     try {
       const workflow = known ?? (await this.workflowOf(gh, memory.state));
       const claimMs = { total: 0 };
-      const { clock, ttlMs, sleep, pollMs } = this.lease;
-      const claim = this.lease.claims ? new EventClaim(gh, memory, clock, ttlMs, (ms) => (claimMs.total += ms), this.anchors, (attempt) => sleep(pollMs * attempt)) : null;
+      const { clock, ttlMs, sleep, pollMs, graceMs } = this.lease;
+      const claim = this.lease.claims ? new EventClaim(gh, memory, clock, ttlMs, (ms) => (claimMs.total += ms), graceMs, this.anchors, (attempt) => sleep(pollMs * attempt)) : null;
       const host = new GitHubHost(gh, memory, this.memories.commits, this.now, this.memories.outputs, claim);
       const events = await source(memory, workflow);
       if (events.length) await drive(host, workflow, memory.state, events);

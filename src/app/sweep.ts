@@ -6,9 +6,14 @@
 // through the RunService like an event: first checked against Actions (a worker run that
 // finished while nobody listened is collected), then given `time.passed` once one of its
 // deadlines has come. Shared by the App's timer (sweeper.ts) and Actions-only's schedule.
+// It also removes what finished runs leave: the branches of a run whose pull request is closed
+// (a backstop for the `pull_request.closed` event) and the claims nobody needs (prune.ts).
 import { isTerminal, nextDeadline, type RunState } from '../engine/index.ts';
 import type { RepoContext } from '../hosts/github/client.ts';
+import { RecordsSeen } from '../hosts/github/refs.ts';
 import { isRunBranch, runIdOfBranch } from '../hosts/github/run-id.ts';
+import { branchesNeeded, pullClosed, removeRunBranches } from '../hosts/github/run-branches.ts';
+import { pruneClaims } from './prune.ts';
 import type { Log, RunService } from './runs.ts';
 
 /** What one sweep of one repository found and did. */
@@ -21,6 +26,10 @@ export interface RepoSweep {
   failed: number;
   /** The swept runs by the state the sweep left them in (the metrics' runs by state). */
   states: Record<string, number>;
+  /** Branches of finished runs deleted (their pull request closed). */
+  branchesRemoved: number;
+  /** Claims deleted (prune.ts). */
+  claimsPruned: number;
 }
 
 /**
@@ -85,9 +94,9 @@ export async function sweepRun(runs: RunService, gh: RepoContext, runId: string,
 }
 
 /** Sweeps every run of one repository; a run that fails is logged and left for the next sweep. */
-export async function sweepRepository(runs: RunService, gh: RepoContext, now: () => number, log: Log, finished: FinishedRuns = new FinishedRuns()): Promise<RepoSweep> {
+export async function sweepRepository(runs: RunService, gh: RepoContext, now: () => number, log: Log, finished: FinishedRuns = new FinishedRuns(), seen: RecordsSeen = new RecordsSeen()): Promise<RepoSweep> {
   const ids = await runIdsOnGitHub(gh);
-  const out: RepoSweep = { runs: ids.length, swept: 0, failed: 0, states: {} };
+  const out: RepoSweep = { runs: ids.length, swept: 0, failed: 0, states: {}, branchesRemoved: 0, claimsPruned: 0 };
   for (const runId of ids) {
     const key = `${gh.owner}/${gh.repo}#${runId}`.toLowerCase();
     // A run this process reopened since (`/baton retry`) is in its memory, going again.
@@ -97,11 +106,19 @@ export async function sweepRepository(runs: RunService, gh: RepoContext, now: ()
     try {
       const state = await sweepRun(runs, gh, runId, now, log);
       if (state) out.states[state.status] = (out.states[state.status] ?? 0) + 1;
+      // A finished run whose PR was closed while nobody listened (or before it finished): its branches go.
+      if (state && !branchesNeeded(gh, state) && (await pullClosed(gh, state.pr!.number))) out.branchesRemoved += await removeRunBranches(gh, state);
       if (!state || isTerminal(state.status)) finished.add(key, now());
     } catch (err) {
       out.failed++;
       log.warn(`sweep: run ${runId} in ${gh.owner}/${gh.repo} failed: ${(err as Error).message}`);
     }
+  }
+  try {
+    out.claimsPruned = (await pruneClaims(runs, gh, seen, log)).pruned;
+  } catch (err) {
+    out.failed++;
+    log.warn(`sweep: pruning the claims of ${gh.owner}/${gh.repo} failed: ${(err as Error).message}`);
   }
   return out;
 }

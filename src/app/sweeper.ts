@@ -4,10 +4,12 @@
 // Requests per sweep: 1 (installations) + per installation 1 (its repositories; the
 // installation token is cached by Probot's auth) + per repository 1 (its run branches) +
 // per unfinished run 1 per running worker attempt (its Actions run); a run loaded for the
-// first time by this process also reads its thread and manifest once.
+// first time by this process also reads its thread and manifest once. Then per repository 1
+// (its claims) + 1 per thread holding claims, and a DELETE per claim or branch that can go.
 import type { GitHubClient, RepoContext } from '../hosts/github/client.ts';
 import type { RepositoryPayload } from './context.ts';
 import type { Log, RunService } from './runs.ts';
+import { RecordsSeen } from '../hosts/github/refs.ts';
 import { FinishedRuns, sweepRepository, type RepoSweep } from './sweep.ts';
 
 /** Default interval: well inside the minutes-scale deadlines baton has (timeouts, budgets). */
@@ -37,6 +39,8 @@ interface RepositoryListed extends RepositoryPayload {
 
 export class Sweeper {
   private readonly finished = new FinishedRuns();
+  /** Records seen, kept across sweeps: claims go once a newer record has been seen for the grace period. */
+  private readonly seen = new RecordsSeen();
   private current: Promise<SweepReport> | undefined;
   /** Told of every finished sweep (the metrics). */
   onReport: ((report: SweepReport) => void) | undefined;
@@ -75,7 +79,7 @@ export class Sweeper {
 
   private async sweepAll(): Promise<SweepReport> {
     const started = Date.now();
-    const report: SweepReport = { installations: 0, repositories: 0, runs: 0, swept: 0, failed: 0, states: {}, durationMs: 0 };
+    const report: SweepReport = { installations: 0, repositories: 0, runs: 0, swept: 0, failed: 0, states: {}, branchesRemoved: 0, claimsPruned: 0, durationMs: 0 };
     const appOctokit = (await this.app.auth()) as GitHubClient;
     const installations = (await appOctokit.paginate('GET /app/installations', { per_page: 100 })) as Array<{ id: number; suspended_at?: string | null }>;
     for (const inst of installations) {
@@ -88,10 +92,12 @@ export class Sweeper {
           if (repository.archived) continue; // read-only: nothing a run could do there
           report.repositories++;
           try {
-            const r = await sweepRepository(this.runs, await this.contextOf(octokit, repository), this.now, this.log, this.finished);
+            const r = await sweepRepository(this.runs, await this.contextOf(octokit, repository), this.now, this.log, this.finished, this.seen);
             report.runs += r.runs;
             report.swept += r.swept;
             report.failed += r.failed;
+            report.branchesRemoved += r.branchesRemoved;
+            report.claimsPruned += r.claimsPruned;
             for (const [state, n] of Object.entries(r.states)) report.states[state] = (report.states[state] ?? 0) + n;
           } catch (err) {
             report.failed++;

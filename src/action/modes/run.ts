@@ -25,7 +25,7 @@ export async function runMode(inputs: Inputs): Promise<void> {
     return;
   }
   if (!inputs.token) throw new Error(`mode \`run\` needs the \`token\` input (the default, github.token, is fine when the job has the permissions in ${docsUrl('actions-only.md')})`);
-  const gh = repoContextOf({ token: inputs.token, apiUrl: apiUrl(), ...repositoryOf(ev, process.env), botLogin: inputs.botLogin, workerWorkflow: inputs.workerWorkflow, ...(inputs.stateSecret ? { stateSecret: inputs.stateSecret } : {}) });
+  const gh = repoContextOf({ token: inputs.token, apiUrl: apiUrl(), ...repositoryOf(ev, process.env), botLogin: inputs.botLogin, workerWorkflow: inputs.workerWorkflow, keepBranches: inputs.keepBranches, ...(inputs.stateSecret ? { stateSecret: inputs.stateSecret } : {}) });
   if (!inputs.stateSecret) {
     // Without a key, anyone whose workflow can comment could hand a run a state of their choosing.
     const number = threadOf(ev.payload);

@@ -25,6 +25,8 @@ export interface RepoContext {
    * job's GITHUB_TOKEN.
    */
   writesAs?: 'app' | 'app-token' | 'github-token';
+  /** Keep the branches of finished runs (BATON_KEEP_BRANCHES, the Action's `keep-branches`): none is deleted. */
+  keepBranches?: boolean;
 }
 
 /** HTTP status of an Octokit error, or undefined for anything else. */

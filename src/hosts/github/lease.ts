@@ -21,6 +21,27 @@
 // margin, by claiming the next generation itself; it can only lose that claim to a taker, and
 // then stops (`LeaseExpired`). Since the holder's clock started before any waiter's, two
 // processes never act at once as long as clocks run at the same rate (no two clocks are compared).
+//
+// Claims are deleted again (prune.ts, from the sweep), which would let a process holding an old
+// view win a generation it should lose. Two rules keep that from happening, each measured on one
+// process's own clock: (1) a process never claims from a view confirmed longer ago than the grace
+// period G (`StaleView`: loaded from GitHub, or its own claim won; runs.ts reloads), and a holder
+// never renews a claim older than G; (2) the sweep deletes the claims of generations ≤ n only once
+// it has itself seen a record of generation ≥ n for longer than G. Any view below n was confirmed
+// before record n was written, so before the pruner saw it: more than G ago, and it is reloaded
+// instead of claiming. A takeover stays correct as long as TTL ≤ G: the claim a taker skips is
+// above every record, so never deleted, and a holder's renewal is refused past G, before a taker's
+// record could have been seen for G. Claims above the newest record (a claim whose process died)
+// are never deleted: the run's next event takes them over and moves its record past them.
+//
+// What a claim points at: the process's claim anchor (ClaimAnchors), a commit made from the
+// default branch's tip that names its maker — so GitHub's workflow-file rule, which compares a
+// new ref with the default branch's current workflow files, accepts it however long the run has
+// been open, and a claim read back after a lost answer tells whose it is — or a step's commit
+// this process made (which names its maker too), when the claim also keeps that commit (host.ts).
+// GitHub's answers are read for what they say (claimGeneration): "Reference update failed" and
+// an unanswered create settle nothing and are sent again; "already exists" after an unanswered
+// try is checked against the ref's commit, so a process never waits a time-to-live for itself.
 import type { RunState } from '../../engine/index.ts';
 import { messageOf, statusOf, type RepoContext } from './client.ts';
 import { defaultBranchTip, workflowRuleRefusal } from './workflow-rule.ts';
@@ -30,6 +51,9 @@ export const LEASE_PREFIX = 'refs/baton/leases/';
 
 /** How long a claim may go without its record before another process takes the run over. */
 export const DEFAULT_LEASE_TTL_MS = 5 * 60_000;
+
+/** How long a view of a run is trusted for a claim, and a record seen before older claims go (≥ the TTL). */
+export const DEFAULT_CLAIM_GRACE_MS = 15 * 60_000;
 
 /** A holder stops this long before its claim's time-to-live, leaving room for the last write. */
 export function leaseMargin(ttlMs: number): number {
@@ -47,6 +71,19 @@ export class LeaseTaken extends Error {
     readonly gen: number,
   ) {
     super(`run ${runId}: generation ${gen} was claimed by another App process first; its view is reloaded and the event applied again`);
+  }
+}
+
+/**
+ * What this process knows of a run was confirmed longer ago than the grace period: the claims it
+ * would be checked against may have been deleted since (prune.ts), so it is reloaded first.
+ */
+export class StaleView extends Error {
+  constructor(
+    readonly runId: string,
+    ageMs: number,
+  ) {
+    super(`run ${runId}: this process's view of the run was confirmed ${Math.round(ageMs / 1000)} s ago, longer than the claims' grace period; it is reloaded before the event is applied`);
   }
 }
 
@@ -172,17 +209,29 @@ export class EventClaim {
 
   constructor(
     private readonly gh: RepoContext,
-    /** The generation of the record this process holds; the claim is the next one. */
-    private readonly memory: { gen: number },
+    /**
+     * The generation of the record this process holds (the claim is the next one), and when that
+     * view was last confirmed current on `clock` (loaded from GitHub, or a claim won).
+     */
+    private readonly memory: { gen: number; confirmedAt?: number },
     private readonly clock: () => number,
     private readonly ttlMs: number,
     /** Called with each claim's time (ms spent in the request), for the lease metrics. */
     private readonly onClaim?: (ms: number) => void,
+    /** The claims' grace period (see the top of this file): an older view is reloaded before it claims. */
+    private readonly graceMs: number = DEFAULT_CLAIM_GRACE_MS,
     /** What claims point at; none: the run's head (tests of the claim protocol alone). */
     private readonly anchors?: ClaimAnchors,
     /** Waits between tries of a claim whose answer settled nothing (attempt 1, 2, …). */
     private readonly pause?: (attempt: number) => Promise<void>,
   ) {}
+
+  /** Throws StaleView when the view this process holds is older than the grace period (runs.ts always dates it). */
+  private checkFresh(runId: string): void {
+    if (this.memory.confirmedAt === undefined) return;
+    const age = this.clock() - this.memory.confirmedAt;
+    if (age > this.graceMs) throw new StaleView(runId, age);
+  }
 
   get claimed(): boolean {
     return this.claimedAt !== null;
@@ -196,6 +245,7 @@ export class EventClaim {
    */
   async ensureCurrent(runId: string): Promise<void> {
     if (this.claimedAt !== null) return;
+    this.checkFresh(runId);
     const gen = this.memory.gen + 1;
     if (await generationClaimed(this.gh, runId, gen)) throw new LeaseTaken(runId, gen);
   }
@@ -212,7 +262,9 @@ export class EventClaim {
     if (this.claimedAt !== null) {
       age = this.clock() - this.claimedAt;
       if (age <= this.ttlMs - leaseMargin(this.ttlMs)) return;
-    }
+      // Past the grace period the next claim may have been taken over and deleted since: stop.
+      if (age >= this.graceMs) throw new LeaseExpired(state.runId, this.memory.gen, age);
+    } else this.checkFresh(state.runId);
     const gen = this.memory.gen + 1;
     // Measured from before the request: GitHub may have created the ref the moment it was sent.
     const start = this.clock();
@@ -221,6 +273,7 @@ export class EventClaim {
     if (!won) throw this.claimedAt === null ? new LeaseTaken(state.runId, gen) : new LeaseExpired(state.runId, this.memory.gen, age);
     this.claimedAt = start;
     this.memory.gen = gen;
+    this.memory.confirmedAt = start;
   }
 
   private async claim(state: RunState, gen: number, sha?: string): Promise<boolean> {
@@ -232,8 +285,9 @@ export class EventClaim {
     try {
       return await send(anchor);
     } catch (err) {
-      // The default branch's workflow files changed since the anchor was made: a new anchor, once.
-      if (!workflowRuleRefusal(err)) throw err;
+      // The default branch's workflow files changed since the anchor was made, or the anchor is
+      // gone (its last claim was pruned and GitHub collected it): a new anchor, once.
+      if (!workflowRuleRefusal(err) && !(statusOf(err) === 422 && /object does not exist/i.test(messageOf(err)))) throw err;
       return send(await this.anchors.renew(this.gh));
     }
   }

@@ -25,6 +25,11 @@ export interface RunMemory {
   /** The lease generation of the record this process holds (lease.ts); 0 before the first claim. */
   gen: number;
   /**
+   * When (on the lease clock) this view was last confirmed current: loaded from GitHub, or a claim
+   * won. A claim from an older view is refused (lease.ts, StaleView) and the run reloaded.
+   */
+  confirmedAt?: number;
+  /**
    * Where the run branch points, as far as this process knows (undefined: not known). Before the
    * run's pull request, a step's commit is merged without moving the branch (host.ts): the
    * branch is brought to the run's head when something reads it.
