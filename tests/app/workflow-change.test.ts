@@ -4,6 +4,9 @@
 // compared with the default branch's tip; a moved ref, by one reading, too). The run must still
 // go on when the question is answered, and end in a pull request — under each reading of what
 // a ref update is compared with (tests/emulator/readings.ts).
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { READING_VALUES } from '../emulator/readings.ts';
 import { openLabelled, startHarness, type Harness } from './harness.ts';
@@ -51,6 +54,48 @@ describe('app: the default branch changes its workflow files while a run waits',
     const diff = await alice.rest.repos.compareCommitsWithBasehead({ ...o, basehead: `main...${pr!.head.ref}` });
     const files = (diff.data.files ?? []).map((f) => f.filename).sort();
     expect(files).toEqual(['a.txt', 'b.txt']);
+    h.emu.assertNoViolations();
+  }, 90_000);
+});
+
+/** Two items at once: the first is merged (fast-forward, the branch left where it was) while the second still works. */
+const PAIR = `name: pair
+on: { labels: ["baton:pair"] }
+agents: { coder: { uses: claude-code } }
+steps:
+  - id: plan
+    run: echo '{"items":["x","y"]}' > "$BATON_OUTPUT"
+    outputs: { type: object, required: [items], properties: { items: { type: array, items: { type: string } } } }
+  - id: work
+    agent: coder
+    for-each: \${{ steps.plan.outputs.items }}
+    max-parallel: 2
+    prompt: "Do \${{ item }}"
+  - id: pr
+    pull-request: { title: "Pair for #\${{ issue.number }}" }
+`;
+
+describe('app: the default branch changes its workflow files while a run works', () => {
+  it.each(READING_VALUES.refUpdateWorkflows)('merges the slot that finishes after the change onto a run branch brought up to date (ref updates compared with: %s)', async (reading) => {
+    const gate = join(mkdtempSync(join(tmpdir(), 'baton-gate-')), 'go');
+    h = await startHarness({
+      files: { '.agents/workflows/pair.yml': PAIR },
+      agents: { 'work/0': [{ write: { 'x.txt': 'x\n' } }], 'work/1': [{ waitForFile: gate, write: { 'y.txt': 'y\n' } }] },
+      readings: { refUpdateWorkflows: reading },
+    });
+    const alice = h.as('alice');
+    const n = await openLabelled(h, 'baton:pair');
+    const runId = `pair-${n}-1`;
+    // The first item merged: the second still at work.
+    await h.waitFor('the first item merged', async () => (await h!.record(n).catch(() => '')).includes('1 of 2'));
+    const lint = Buffer.from('name: lint\non: push\njobs: { lint: { runs-on: ubuntu-latest, steps: [ { run: "true" } ] } }\n').toString('base64');
+    await alice.rest.repos.createOrUpdateFileContents({ ...o, path: '.github/workflows/lint.yml', message: 'Add lint', content: lint });
+    writeFileSync(gate, '');
+    await h.settle();
+    expect(existsSync(gate)).toBe(true);
+    expect(await h.record(n)).toContain(`run \`${runId}\` — succeeded`);
+    const diff = await alice.rest.repos.compareCommitsWithBasehead({ ...o, basehead: `main...baton/${runId}` });
+    expect((diff.data.files ?? []).map((f) => f.filename).sort()).toEqual(['x.txt', 'y.txt']);
     h.emu.assertNoViolations();
   }, 90_000);
 });
