@@ -20,7 +20,7 @@ import { postOnce, readThread, type ThreadRead } from '../hosts/github/thread.ts
 import { orGone, WorkerRunGone } from '../hosts/github/worker-run.ts';
 import { factsOfRun, type WorkerRunFacts } from '../hosts/github/worker-provenance.ts';
 import { KeyedQueue } from './queue.ts';
-import { ClaimAnchors, DEFAULT_CLAIM_GRACE_MS, DEFAULT_LEASE_TTL_MS, EventClaim, LeaseTaken, StaleView } from '../hosts/github/lease.ts';
+import { claimMaker, ClaimAnchors, DEFAULT_CLAIM_GRACE_MS, leaseRef, DEFAULT_LEASE_TTL_MS, EventClaim, LeaseTaken, StaleView } from '../hosts/github/lease.ts';
 
 export interface Log {
   info(msg: string): void;
@@ -186,6 +186,12 @@ export class RunService {
       for (let poll = 0; ; poll++) {
         const { gen: written, read } = await this.recordGen(gh, runId, commentId);
         if (written >= gen) return { outcome: 'written', read };
+        // Not written after a first wait: is it a baton process's claim at all? One nobody of
+        // baton's made (or one that is gone) would be waited on for a whole time-to-live for nothing.
+        if (poll === 1 && (await this.foreignClaim(gh, runId, gen, read, log))) {
+          report.takenOver = 1;
+          return { outcome: 'taken-over', read };
+        }
         if (clock() - start >= ttlMs) {
           log.warn(`run ${runId}: generation ${gen} was claimed but its record never came within ${Math.round(ttlMs / 1000)} s (its App process died mid-event?); this process takes the run over`);
           report.takenOver = 1;
@@ -197,6 +203,25 @@ export class RunService {
       report.waitMs = clock() - start;
       this.onLease?.(report);
     }
+  }
+
+  /**
+   * True when the claim of generation `gen` is no baton process's (or is gone): the run goes on
+   * past it, and the thread is told once what was found (the commit it points at; nothing of its
+   * message, which anyone who can push may have written).
+   */
+  private async foreignClaim(gh: RepoContext, runId: string, gen: number, read: ThreadRead | undefined, log: Log): Promise<boolean> {
+    const maker = await claimMaker(gh, runId, gen);
+    if (maker?.baton) return false;
+    const ref = leaseRef(runId, gen);
+    const what = maker ? `points at ${maker.sha.slice(0, 7)}, a commit no baton process made for its claims` : 'is gone';
+    log.warn(`run ${runId}: the claim ${ref} ${what}; the run goes on past it`);
+    const thread = parseRunId(runId)?.thread;
+    if (maker && thread !== undefined) {
+      const text = `⚠️ baton found \`${ref}\`, which baton did not make: it ${what}. It is not the claim of any baton process, so run \`${runId}\` goes on past it. Anyone who can create refs in this repository can make one; if you do not know where it comes from, delete it (\`git push origin :${ref}\`).`;
+      await postOnce(gh, thread, `baton:reply foreign-claim/${runId}/${gen}`, text, read?.markers ?? new Set());
+    }
+    return true;
   }
 
   /** The generation of a run's record on GitHub (0 when it has none yet), with the thread read for it. */

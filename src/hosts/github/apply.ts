@@ -8,6 +8,8 @@ import { InvalidResultError, RESULT_ARTIFACT, readResultZip, type ResultBundle }
 import type { JobState, RunEvent, RunState, WorkerFailed, WorkerFinished } from '../../engine/index.ts';
 import { fixBranch, stepBranch, stepState } from '../../engine/index.ts';
 import { messageOf, refusedForGood, statusOf, type GitHubClient, type RepoContext } from './client.ts';
+import { MAKER_TRAILER } from './lease.ts';
+import { createRef } from './create-ref.ts';
 import type { CommitCache } from './memory.ts';
 import { checkTextBytes, MAX_CHECK_TEXT_BYTES } from './limits.ts';
 import { tooLargeMessage } from './outputs.ts';
@@ -113,7 +115,7 @@ async function applyBundle(
   if (r.changes.length && branch) {
     try {
       // The trailer names the process that made the commit: a claim pointing at it is that process's (lease.ts).
-      commit = await commitChanges(gh, commits, bundle, job.base ?? r.base, `baton ${state.runId}: ${ref.step}${ref.slot === '0' ? '' : `[${ref.slot}]`} attempt ${ref.attempt}\n\nBaton-Maker: ${commits.maker}`);
+      commit = await commitChanges(gh, commits, bundle, job.base ?? r.base, `baton ${state.runId}: ${ref.step}${ref.slot === '0' ? '' : `[${ref.slot}]`} attempt ${ref.attempt}\n\n${MAKER_TRAILER}${commits.maker}`);
     } catch (err) {
       if (!(err instanceof AttemptError)) throw err;
       return [{ type: 'worker.failed', ...base, reason: reasonOf(err), error: err.message, checkpoint: null, usage: r.usage }];
@@ -288,11 +290,7 @@ function refusalOf(gh: RepoContext, err: unknown, bundle: ResultBundle, branch?:
 /** Points `branch` (under baton/) at `sha`: create, or move when it exists. */
 export async function setBranch(gh: RepoContext, branch: string, sha: string, force: boolean): Promise<void> {
   if (!branch.startsWith('baton/')) throw new Error(`refusing to write ${branch}: baton writes only branches under baton/`);
-  try {
-    await gh.octokit.request('POST /repos/{owner}/{repo}/git/refs', { owner: gh.owner, repo: gh.repo, ref: `refs/heads/${branch}`, sha });
-  } catch (err) {
-    // 422 "Reference already exists": an earlier attempt made it. Other 422s (rulesets) are refusals.
-    if (statusOf(err) !== 422 || !/already exists/i.test(messageOf(err))) throw err;
-    await gh.octokit.request('PATCH /repos/{owner}/{repo}/git/refs/{ref}', { owner: gh.owner, repo: gh.repo, ref: `heads/${branch}`, sha, force });
-  }
+  // An earlier attempt made it (or another process): moved where it belongs now.
+  if ((await createRef(gh, `refs/heads/${branch}`, sha)).created) return;
+  await gh.octokit.request('PATCH /repos/{owner}/{repo}/git/refs/{ref}', { owner: gh.owner, repo: gh.repo, ref: `heads/${branch}`, sha, force });
 }

@@ -12,7 +12,7 @@ import type { Workflow } from '../../manifest/types.ts';
 import { relabel } from '../../record/externalize.ts';
 import { fitRecord, RecordTooLargeError, renderRecord, type RenderOptions } from '../../record/render.ts';
 import { setBranch } from './apply.ts';
-import { messageOf, refusedForGood, statusOf, type RepoContext } from './client.ts';
+import { refusedForGood, type RepoContext } from './client.ts';
 import { cancelWorker, dispatchWorker } from './dispatch.ts';
 import { upsertCheckRun } from './checks.ts';
 import type { CommitCache, RunMemory } from './memory.ts';
@@ -22,6 +22,7 @@ import { ensurePullRequest, postReview } from './pull-request.ts';
 import { overReplyLimit } from './reply-limit.ts';
 import { postOnce, readThread, writeRecord } from './thread.ts';
 import { LeaseTaken, type EventClaim } from './lease.ts';
+import { createRef } from './create-ref.ts';
 import { catchUpWithDefaultBranch, RunBranchRefused, workflowRuleRefusal } from './workflow-rule.ts';
 import { drive } from '../driver.ts';
 import { stepState } from '../../engine/index.ts';
@@ -233,16 +234,10 @@ function onHead(state: RunState, command: Extract<Command, { type: 'merge-step-b
   return job !== undefined && job.base === state.head;
 }
 
-/** False when the branch already existed. */
+/** False when the branch already existed (an earlier delivery made it); true when this process did, even if its answer was lost. */
 async function createBranch(gh: RepoContext, branch: string, sha: string): Promise<boolean> {
-  try {
-    await gh.octokit.request('POST /repos/{owner}/{repo}/git/refs', { owner: gh.owner, repo: gh.repo, ref: `refs/heads/${branch}`, sha });
-    return true;
-  } catch (err) {
-    // Only "Reference already exists" means an earlier attempt made it; any other 422 is a refusal.
-    if (statusOf(err) !== 422 || !/already exists/i.test(messageOf(err))) throw err;
-    return false;
-  }
+  const made = await createRef(gh, `refs/heads/${branch}`, sha);
+  return made.created || (made.unanswered && (await made.pointsAt()) === sha);
 }
 
 /** Questions as a numbered list people answer in kind ("1. …"), in the issue or on the PR. */

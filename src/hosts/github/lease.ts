@@ -44,6 +44,7 @@
 // try is checked against the ref's commit, so a process never waits a time-to-live for itself.
 import type { RunState } from '../../engine/index.ts';
 import { messageOf, statusOf, type RepoContext } from './client.ts';
+import { createRef } from './create-ref.ts';
 import { defaultBranchTip, workflowRuleRefusal } from './workflow-rule.ts';
 
 /** Refs under this prefix are baton's claims; no branch or tag, so no workflow runs on them. */
@@ -98,50 +99,46 @@ export class LeaseExpired extends Error {
   }
 }
 
-/** How often a claim is sent again after an answer that does not settle it (a 5xx, a lost answer, "Reference update failed"). */
-export const CLAIM_ATTEMPTS = 4;
-
 /**
  * Claims generation `gen` of a run: true when this process holds the claim, false when another
- * does. GitHub's answers, read for what they say (github/rest-api-description#4887,
- * renovatebot/renovate#20281):
- * - 201: this process's claim;
- * - 422 "Reference already exists": another's — unless an earlier try of this very claim went
- *   unanswered (a 5xx or a timeout does not undo a write): then the ref is read back, and it is
- *   this process's when it points at `sha`, which names its maker (no other process points a
- *   claim at it: the claim anchor, or a step commit this process made);
- * - 422 "Reference update failed", a 5xx, no answer: nothing is settled; sent again (the
- *   client's own retries are off for this request, so that every try is seen here);
- * - anything else (a refusal for good) is thrown.
+ * does. Made through createRef (create-ref.ts), which reads GitHub's answers; a claim that
+ * exists after an unanswered try is this process's own when it points at `sha`, which names its
+ * maker (the claim anchor, or a step commit this process made): no other process points a claim
+ * at it, so a process never takes its own claim for another's and waits a time-to-live for itself.
  */
-export async function claimGeneration(gh: RepoContext, runId: string, gen: number, sha: string, pause: (ms: number) => Promise<void> = async () => {}): Promise<boolean> {
-  const ref = leaseRef(runId, gen);
-  let unanswered = false;
-  let last: unknown;
-  for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
-    if (attempt > 0) await pause(attempt);
-    try {
-      await gh.octokit.request('POST /repos/{owner}/{repo}/git/refs', { owner: gh.owner, repo: gh.repo, ref, sha, request: { retries: 0 } });
-      return true;
-    } catch (err) {
-      last = err;
-      const status = statusOf(err);
-      if (status === 422 && /already exists/i.test(messageOf(err))) return unanswered && (await claimPointsAt(gh, ref, sha));
-      if (status === 422 && /update failed/i.test(messageOf(err))) continue;
-      if (status === undefined || status >= 500) {
-        unanswered = true;
-        continue;
-      }
-      throw err;
-    }
-  }
-  throw last;
+export async function claimGeneration(gh: RepoContext, runId: string, gen: number, sha: string, pause?: (attempt: number) => Promise<void>): Promise<boolean> {
+  const made = await createRef(gh, leaseRef(runId, gen), sha, pause);
+  if (made.created) return true;
+  return made.unanswered && (await made.pointsAt()) === sha;
 }
 
-/** Whether a claim ref points at `sha` (read back after an unanswered create). */
-async function claimPointsAt(gh: RepoContext, ref: string, sha: string): Promise<boolean> {
-  const res = await gh.octokit.request('GET /repos/{owner}/{repo}/git/ref/{ref}', { owner: gh.owner, repo: gh.repo, ref: ref.slice('refs/'.length) });
-  return res.data.object.sha === sha;
+/** The first line of a claim anchor's message, and the trailer of a step commit: how a commit names the baton process that made it. */
+export const ANCHOR_SUBJECT = 'baton claims of process ';
+export const MAKER_TRAILER = 'Baton-Maker: ';
+
+/**
+ * Who made the claim of generation `gen`: `baton` when it points at a commit a baton process made
+ * for its claims (an anchor, a step commit naming its maker), `foreign` with the commit when not
+ * (someone who can create refs made it, or a baton older than claim anchors), null when there is
+ * no such claim. Two reads; asked once per wait on a claim whose record has not come.
+ */
+export async function claimMaker(gh: RepoContext, runId: string, gen: number): Promise<{ baton: boolean; sha: string } | null> {
+  let sha: string;
+  try {
+    const ref = await gh.octokit.request('GET /repos/{owner}/{repo}/git/ref/{ref}', { owner: gh.owner, repo: gh.repo, ref: leaseRef(runId, gen).slice('refs/'.length) });
+    sha = ref.data.object.sha;
+  } catch (err) {
+    if (statusOf(err) === 404) return null;
+    throw err;
+  }
+  const commit = await gh.octokit.request('GET /repos/{owner}/{repo}/git/commits/{commit_sha}', { owner: gh.owner, repo: gh.repo, commit_sha: sha }).catch((err: unknown) => {
+    // A ref onto a tree or a blob is no commit of baton's.
+    if (statusOf(err) === 404) return null;
+    throw err;
+  });
+  const message = commit?.data.message ?? '';
+  const baton = new RegExp(`^${ANCHOR_SUBJECT}[0-9a-f]+\\b`).test(message) || new RegExp(`(^|\\n)${MAKER_TRAILER}[0-9a-f]+\\s*$`).test(message);
+  return { baton, sha };
 }
 
 /**
@@ -197,7 +194,7 @@ export class ClaimAnchors {
 
   private async make(gh: RepoContext): Promise<string> {
     const tip = await defaultBranchTip(gh);
-    const message = `baton claims of process ${this.maker}\n\nbaton's claim refs (${LEASE_PREFIX}) point at this commit: it has ${gh.defaultBranch}'s files, and names the App process that made it.`;
+    const message = `${ANCHOR_SUBJECT}${this.maker}\n\nbaton's claim refs (${LEASE_PREFIX}) point at this commit: it has ${gh.defaultBranch}'s files, and names the App process that made it.`;
     const res = await gh.octokit.request('POST /repos/{owner}/{repo}/git/commits', { owner: gh.owner, repo: gh.repo, message, tree: tip.tree, parents: [tip.sha] });
     return res.data.sha;
   }

@@ -32,6 +32,8 @@ export interface RouteContext {
   method: string;
   /** The path template that matched. */
   route: string;
+  /** When the request arrived (ms since the epoch): what tells racing requests apart. */
+  arrivedAt: number;
 }
 
 export interface RouteResult {

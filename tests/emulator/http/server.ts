@@ -138,6 +138,7 @@ async function serve(
   req: IncomingMessage,
   log: RequestLogEntry,
 ): Promise<RouteResult> {
+  const arrivedAt = Date.now();
   let found = emulator.router.match(method, path);
   // Octokit drops the trailing slash of `/contents/` (the root directory): match it with one.
   if (!('route' in found) && !path.endsWith('/')) found = emulator.router.match(method, `${path}/`);
@@ -198,7 +199,7 @@ async function serve(
 
   let result: RouteResult;
   try {
-    result = await route.handler({ params, query, body: body ?? {}, auth: identity, emulator, headers: req.headers, method, route: route.template });
+    result = await route.handler({ params, query, body: body ?? {}, auth: identity, emulator, headers: req.headers, method, route: route.template, arrivedAt });
   } catch (error) {
     if (error instanceof HttpError) result = { status: error.status, body: { ...error.body, documentation_url: op.documentationUrl }, headers: error.headers };
     else throw error;

@@ -35,13 +35,13 @@ function fullRef(ref: string): string {
   return ref.startsWith('refs/') ? ref : `refs/${ref}`;
 }
 
-/** Creates closer together than this count as a race for `readings.refCreateRace`. */
-const RACE_WINDOW_MS = 1000;
+/** A create arriving this soon after another of the same ref was done still counts as its racer (`readings.refCreateRace`). */
+const RACE_WINDOW_MS = 5;
 
 export function registerGitRoutes(emulator: Emulator): void {
   const { router, shapes } = emulator;
-  /** When each ref was created through the API (repository directory and ref name). */
-  const createdAt = new Map<string, number>();
+  /** When each ref's create through the API arrived and was done (repository directory and ref name). */
+  const createdAt = new Map<string, { arrived: number; done: number }>();
 
   const treeResponse = async (repo: Repo, git: GitRepo, sha: string, recursive: boolean) => {
     const entries = await git.lsTree(sha, recursive);
@@ -211,11 +211,12 @@ export function registerGitRoutes(emulator: Emulator): void {
         throw unprocessable(`${input.ref} is not a valid ref name.`);
       }
       await checkObject(git, input.sha);
-      const created = createdAt.get(`${repo.gitDir}\0${input.ref}`);
+      const key = `${repo.gitDir}\0${input.ref}`;
+      const created = createdAt.get(key);
       if ((await git.listRefs(input.ref)).some((r) => r.ref === input.ref)) {
-        // What the loser of a race gets is undocumented (readings.ts): a create within a second
-        // of the winner's is taken for a racer.
-        const racer = created !== undefined && Date.now() - created < RACE_WINDOW_MS;
+        // What the loser of a race gets is undocumented (readings.ts): a create that arrived while
+        // the winner's was under way, or right after it, is taken for a racer.
+        const racer = created !== undefined && (created.arrived >= ctx.arrivedAt || ctx.arrivedAt - created.done < RACE_WINDOW_MS);
         throw unprocessable(racer && ctx.emulator.readings.refCreateRace === 'update-failed' ? 'Reference update failed' : 'Reference already exists');
       }
       await refuseWorkflowChangesByApi(ctx, git, await defaultBranchHead(git, repo), input.sha);
@@ -224,7 +225,7 @@ export function registerGitRoutes(emulator: Emulator): void {
       } catch {
         throw unprocessable(ctx.emulator.readings.refCreateRace === 'update-failed' ? 'Reference update failed' : 'Reference already exists');
       }
-      createdAt.set(`${repo.gitDir}\0${input.ref}`, Date.now());
+      createdAt.set(key, { arrived: ctx.arrivedAt, done: Date.now() });
       await onPush(emulator, repo, [{ before: ZERO_SHA, after: input.sha, ref: input.ref }], actor(ctx));
       return { status: 201, body: shapes.gitRef(repo, input.ref, input.sha), headers: { location: `${shapes.repoUrl(repo)}/git/${input.ref}` } };
     },
