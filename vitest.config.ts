@@ -3,7 +3,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 // Two projects, two commands (README "Set up"):
 //   npm test               → `main`: everything but the contract tests; offline, nothing to install.
 //   npm run test:contract  → `contract`: tests/agents/contract/ against the real agent CLIs, which
-//                            its global setup installs first (npm registry, ~1.2 GB, once).
+//                            its global setup installs first (npm registry, ~1.5 GB, once).
 // `npx vitest run <file>` picks the project the file belongs to.
 const CONTRACT = 'tests/agents/contract/**/*.test.ts';
 
