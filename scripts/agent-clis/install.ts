@@ -1,5 +1,6 @@
 // Installs every npm agent CLI at the version its backend pins into .cache/agent-clis/
-// (see cache.ts), for the contract tests in tests/agents/contract/. Already installed
+// (see cache.ts), for the contract tests in tests/agents/contract/ (`npm run test:contract`
+// runs this first, from tests/setup/agent-clis.ts). Already installed
 // versions are skipped; a failed install is retried (three tries, 15 s apart, as the worker
 // workflow `baton init` writes does). Prints the time and size of each install.
 //
@@ -35,6 +36,20 @@ function sizeOf(path: string, seen = new Set<string>()): number {
   return total;
 }
 
+/**
+ * What went wrong, from npm's stderr, in one line: its error lines without the stack, the
+ * blank ones and the advice it prints after every failure (where its log is, proxies).
+ */
+function npmFailure(stderr: string): string {
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.replace(/^npm (error|ERR!)\s*/, '').trim())
+    .filter((l) => l && !/^at |^\{|^\}|^\w+: ['\d]|A complete log of this run|If you are behind a proxy/.test(l));
+  // The line that names the cause (FetchError: request to … failed, reason: …; 404 Not Found …), when there is one.
+  const cause = lines.filter((l) => /^\w*Error: |\b404\b|No matching version/.test(l));
+  return (cause.length ? cause : lines.length ? lines : [stderr.trim()]).slice(0, 3).join(' / ');
+}
+
 export interface InstallReport {
   name: string;
   spec: string;
@@ -58,7 +73,7 @@ async function installOne(cli: NpmCli): Promise<InstallReport> {
       await run('npm', ['install', '--prefix', scratch, '--no-audit', '--no-fund', '--no-save', '--loglevel=error', spec], { maxBuffer: 64 * 1024 * 1024 });
       break;
     } catch (err) {
-      const why = String((err as { stderr?: string }).stderr || (err as Error).message).trim().split('\n').slice(-3).join(' / ');
+      const why = npmFailure(String((err as { stderr?: string }).stderr || (err as Error).message));
       if (attempt >= TRIES) throw new Error(`npm install ${spec} failed ${TRIES} times; last: ${why}`, { cause: err });
       console.error(`${spec}: install failed (try ${attempt} of ${TRIES}), retrying in ${PAUSE_MS / 1000}s: ${why}`);
       await new Promise((r) => setTimeout(r, PAUSE_MS));
@@ -82,17 +97,18 @@ export async function installAgentClis(names: string[] = []): Promise<InstallRep
   return Promise.all(chosen.map(installOne));
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+/** Installs (see installAgentClis) and prints one line per CLI and the total: what it cost, or that it was there. */
+export async function installAgentClisReporting(names: string[] = []): Promise<void> {
   const started = Date.now();
-  installAgentClis(process.argv.slice(2)).then(
-    (reports) => {
-      for (const r of reports) console.log(`${r.spec.padEnd(36)} ${r.skipped ? 'already installed' : `installed in ${r.seconds}s`}, ${r.megabytes} MB`);
-      const mb = reports.reduce((s, r) => s + r.megabytes, 0);
-      console.log(`agent CLIs ready in ${Math.round((Date.now() - started) / 1000)}s, ${mb} MB in total`);
-    },
-    (err) => {
-      console.error(String(err instanceof Error ? err.message : err));
-      process.exit(1);
-    },
-  );
+  const reports = await installAgentClis(names);
+  for (const r of reports) console.log(`${r.spec.padEnd(36)} ${r.skipped ? 'already installed' : `installed in ${r.seconds}s`}, ${r.megabytes} MB`);
+  const mb = reports.reduce((s, r) => s + r.megabytes, 0);
+  console.log(`agent CLIs ready in ${Math.round((Date.now() - started) / 1000)}s, ${mb} MB in total`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  installAgentClisReporting(process.argv.slice(2)).catch((err) => {
+    console.error(String(err instanceof Error ? err.message : err));
+    process.exit(1);
+  });
 }

@@ -45,6 +45,20 @@ describe('baton run local-demo --local', { timeout: 90_000 }, () => {
     expect(list.stdout).toMatch(/^local-demo-1 {2}succeeded/m);
   });
 
+  it('runs on a machine with no git identity (a fresh clone, a CI runner): baton authors its own commits', async () => {
+    repo = makeRepo();
+    // The user's history has an author; this machine names nobody: no GIT_AUTHOR_*/EMAIL, and
+    // no user.* in any config (makeRepo and tests/setup/git-config.ts give it none).
+    for (const name of ['GIT_AUTHOR_NAME', 'GIT_AUTHOR_EMAIL', 'GIT_COMMITTER_NAME', 'GIT_COMMITTER_EMAIL', 'EMAIL']) delete repo.env[name];
+    expect(repo.git('config', '--list')).not.toMatch(/^user\./m);
+    const r = await baton(repo, ['run', 'local-demo', '--local']);
+    expect(r.stderr).toBe('');
+    expect(r.code, r.stdout).toBe(0);
+    const people = repo.git('log', '--format=%an <%ae> / %cn <%ce>', 'main..baton/local-demo-1').split('\n');
+    expect(people.length).toBeGreaterThan(0);
+    expect(new Set(people)).toEqual(new Set(['baton <baton@localhost> / baton <baton@localhost>']));
+  });
+
   it('a failing check sends the step into a fix round, then passes', async () => {
     repo = makeRepo({}, { demoHooks: true });
     const log = join(repo.dir, '..', `${repo.dir.split('/').pop()}-demo.log`);

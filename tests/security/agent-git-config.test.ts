@@ -75,8 +75,12 @@ async function attack(plant: (m: ReturnType<typeof markers>, dir: string, home: 
 
 /** A plain `git add` in the checkout, as a naive collector would run it: proves the plant is live. */
 function naiveAdd(dir: string, home: string, env: NodeJS.ProcessEnv = {}): void {
+  // As on a runner, where git reads ~/.gitconfig: the suite's own setup points it at /dev/null
+  // (tests/setup/git-config.ts), which would hide the plant from this control.
+  const machine: NodeJS.ProcessEnv = { ...process.env, HOME: home, ...env };
+  delete machine.GIT_CONFIG_GLOBAL;
   try {
-    execFileSync('git', ['add', '--all'], { cwd: dir, env: { ...process.env, HOME: home, ...env }, stdio: 'ignore' });
+    execFileSync('git', ['add', '--all'], { cwd: dir, env: machine, stdio: 'ignore' });
   } catch {
     // a hostile config may make git fail; what it ran is what counts
   }

@@ -1,4 +1,5 @@
-// Runs a real agent CLI (installed by scripts/agent-clis/install.ts) and its fake from
+// Runs a real agent CLI (installed by scripts/agent-clis/install.ts, which `npm run
+// test:contract` runs first: tests/setup/agent-clis.ts) and its fake from
 // tests/fixtures/fake-agents the same way: the argv, stdin and environment baton's backend
 // builds, no credentials, HOME in a temp folder, every proxy pointed at a closed loopback
 // port, stdin a pipe (never a terminal), and a time limit — a CLI that waits for a
@@ -31,7 +32,7 @@ export interface Run {
 export function realBinary(name: Backend): string {
   const cli = npmCli(name);
   if (!installed(cli)) {
-    throw new Error(`${cli.pkg}@${cli.version} is not installed for the contract tests; run \`npx tsx scripts/agent-clis/install.ts ${name}\` (or without a name for all of them)`);
+    throw new Error(`${cli.pkg}@${cli.version} is not installed for the contract tests; run them with \`npm run test:contract\`, which installs it, or install it with \`npx tsx scripts/agent-clis/install.ts ${name}\``);
   }
   return cli.bin;
 }
