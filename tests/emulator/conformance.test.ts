@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compare, type Row } from '../../scripts/conformance/compare.ts';
+import { runScenario } from '../../scripts/conformance/runner.ts';
+import { tokenPullRequestRuns } from '../../scripts/conformance/scenarios/actions.ts';
 import { SCENARIOS } from '../../scripts/conformance/scenarios/index.ts';
 import { githubTarget, SANDBOX_MARKER } from '../../scripts/conformance/targets/github.ts';
 import { withActions, type ActionsRunner } from './actions/index.ts';
@@ -156,4 +158,25 @@ describe('--repo against an emulator posing as GitHub', () => {
     expect(runner.errors).toEqual([]);
     emu.assertNoViolations();
   }, 240_000);
+
+  it('skips the GITHUB_TOKEN pull request scenario, naming the setting, where Actions may not open pull requests, and leaves nothing behind', async () => {
+    emu.store.allowActionsToCreatePullRequests('acme', 'sandbox', false);
+    try {
+      const settle = async () => {
+        await runner.idle();
+        return true;
+      };
+      const target = await githubTarget({ owner: 'acme', repo: 'sandbox', apiUrl: emu.apiUrl, env, settle });
+      const outcome = await runScenario(tokenPullRequestRuns, target, (line) => {
+        throw new Error(`unexpected log: ${line}`);
+      });
+      expect(outcome).toEqual({ skipped: expect.stringContaining('"Allow GitHub Actions to create and approve pull requests"') });
+      const refs = (await emu.git('acme', 'sandbox').listRefs('refs/heads/')).map((r) => r.ref);
+      expect(refs).toEqual(['refs/heads/main']);
+      expect(await emu.git('acme', 'sandbox').lsTree('refs/heads/main', true, '.github/workflows')).toEqual([]);
+      expect([...runner.store.runs.values()]).toEqual([]);
+    } finally {
+      emu.store.allowActionsToCreatePullRequests('acme', 'sandbox', true);
+    }
+  }, 120_000);
 });

@@ -47,7 +47,8 @@ export const tokenPullRequestRuns: Scenario = {
     'GET /repos/{owner}/{repo}/check-suites/{check_suite_id}',
     'GET /repos/{owner}/{repo}/commits/{ref}/check-runs',
   ],
-  requests: 30,
+  // Setup 5, dispatch 1, ~6 polls while the job runs, the PR 1, ~3 polls, 3 reads, cleanup ~12; up to 12 polls more when no run comes.
+  requests: 31,
   async run(ctx) {
     const maintainer = ctx.as('maintainer');
     const { owner, repo } = ctx.target;
@@ -125,7 +126,8 @@ export const workflowRunAfterTokenDispatch: Scenario = {
   claim: 'fires',
   needs: ['maintainer'],
   routes: [...SETUP_ROUTES, ...RUN_ROUTES],
-  requests: 25,
+  // Setup 5, dispatch 1, ~6 + ~3 + ~3 polls, cleanup ~11; up to 12 polls more when the follower never starts.
+  requests: 29,
   async run(ctx) {
     const maintainer = ctx.as('maintainer');
     const dispatcher = `${PREFIX}-dispatcher-${ctx.id}.yml`;
@@ -177,7 +179,8 @@ export const artifactHiddenFiles: Scenario = {
   claim: 'default: visible.txt; include-hidden-files: .hidden, visible.txt',
   needs: ['maintainer'],
   routes: [...SETUP_ROUTES, ...RUN_ROUTES, 'GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts', 'GET /repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}'],
-  requests: 16,
+  // Setup 5, dispatch 1, ~6 polls, the list 1, two downloads, cleanup ~7.
+  requests: 22,
   async run(ctx) {
     const maintainer = ctx.as('maintainer');
     const { owner, repo } = ctx.target;

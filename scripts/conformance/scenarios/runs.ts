@@ -106,5 +106,5 @@ export function deleteRunsLater(ctx: ScenarioContext, octokit: Octokit, workflow
   });
 }
 
-/** A `run:` step's shell function calling the REST API with the job's token, printing GitHub's answer, failing on an error status. */
-export const API_FUNCTION = `api() { code=$(curl -sS -o response.json -w '%{http_code}' -H "authorization: token $TOKEN" -H 'accept: application/vnd.github+json' -H 'content-type: application/json' "$@"); cat response.json; echo; [ "$code" -lt 300 ]; }`;
+/** A `run:` step's shell function calling the REST API with the job's token; on an error status it prints GitHub's answer and fails. */
+export const API_FUNCTION = `api() { code=$(curl -sS -o response.json -w '%{http_code}' -H "authorization: token $TOKEN" -H 'accept: application/vnd.github+json' -H 'content-type: application/json' "$@"); if [ "$code" -ge 300 ]; then echo "$code $(cat response.json)"; return 1; fi; }`;
