@@ -37,6 +37,12 @@ export interface Target {
   limitsMet: LimitMet[];
   /** The readings an emulator target was started with; undefined for GitHub. */
   readings?: Readings;
+  /**
+   * Lets GitHub Actions move on between two looks at a run: the emulator waits until its runner
+   * is idle and answers true (nothing more happens on its own, so the next look is final);
+   * GitHub waits one poll interval and answers false.
+   */
+  settle(): Promise<boolean>;
   close(): Promise<void>;
 }
 

@@ -10,8 +10,11 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compare, type Row } from '../../scripts/conformance/compare.ts';
+import { runScenario } from '../../scripts/conformance/runner.ts';
+import { tokenPullRequestRuns } from '../../scripts/conformance/scenarios/actions.ts';
 import { SCENARIOS } from '../../scripts/conformance/scenarios/index.ts';
 import { githubTarget, SANDBOX_MARKER } from '../../scripts/conformance/targets/github.ts';
+import { withActions, type ActionsRunner } from './actions/index.ts';
 import { startEmulator, type Emulator } from './emulator.ts';
 import { DEFAULT_READINGS, READING_VALUES, type Readings } from './readings.ts';
 
@@ -28,7 +31,7 @@ describe('the conformance scenarios against the emulator', () => {
     rows = await compare(SCENARIOS, null, (line) => {
       throw new Error(`unexpected log: ${line}`);
     });
-  }, 120_000);
+  }, 240_000);
 
   it('observe, for each reading, the value the emulator was started with, under every value', () => {
     for (const scenario of SCENARIOS.filter((s) => 'reading' in s.assumption)) {
@@ -105,13 +108,18 @@ describe('npm run conformance', () => {
 
 describe('--repo against an emulator posing as GitHub', () => {
   let emu: Emulator;
+  let runner: ActionsRunner;
   let env: NodeJS.ProcessEnv;
   beforeAll(async () => {
     const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
-    emu = await startEmulator({ appPublicKey: publicKey, readings: DEFAULT_READINGS });
+    const actions = withActions({ triggerOnWebhooks: true });
+    emu = await startEmulator({ appPublicKey: publicKey, readings: DEFAULT_READINGS, plugins: [actions.plugin] });
+    runner = actions.runner;
     await emu.createRepo('acme', 'sandbox', { 'README.md': '# sandbox\n' });
     await emu.createRepo('acme', 'production', { 'README.md': '# production\n' });
     emu.repo('acme', 'sandbox').description = `scratch repository for ${SANDBOX_MARKER}`;
+    // docs/conformance.md asks this of the sandbox.
+    emu.store.allowActionsToCreatePullRequests('acme', 'sandbox');
     env = { BATON_CONFORMANCE_APP_ID: String(emu.store.app.id), BATON_CONFORMANCE_PRIVATE_KEY: privateKey, GITHUB_TOKEN: emu.auth.userToken('acme') };
   });
   afterAll(async () => emu.close());
@@ -121,7 +129,12 @@ describe('--repo against an emulator posing as GitHub', () => {
   });
 
   it('acts as the App through its JWT and installation token, and agrees with the emulator it poses as', async () => {
-    const target = await githubTarget({ owner: 'acme', repo: 'sandbox', apiUrl: emu.apiUrl, env });
+    // Between two looks at a workflow run: the runner's idleness, where GitHub needs a poll interval.
+    const settle = async () => {
+      await runner.idle();
+      return true;
+    };
+    const target = await githubTarget({ owner: 'acme', repo: 'sandbox', apiUrl: emu.apiUrl, env, settle });
     expect(target.appPermissions.workflows).toBeUndefined();
     const rows = await compare(SCENARIOS.filter((s) => !UNSERVED.includes(s.name)), target, (line) => {
       throw new Error(`unexpected log: ${line}`);
@@ -130,11 +143,40 @@ describe('--repo against an emulator posing as GitHub', () => {
       SCENARIOS.filter((s) => !UNSERVED.includes(s.name)).map((s) => [s.name, s.name.startsWith('secondary rate limit') ? 'unobserved' : 'agree']),
     );
     // Everything the scenarios made is gone again: no scratch ref, the default branch without the scratch workflow.
+    // A pull request stays (closed), and so do its refs/pull/N/*: GitHub deletes neither.
     const refs = (await emu.git('acme', 'sandbox').listRefs('refs/')).map((r) => r.ref);
-    expect(refs).toEqual(['refs/heads/main']);
+    expect(refs.filter((r) => !r.startsWith('refs/pull/'))).toEqual(['refs/heads/main']);
     const workflows = await emu.git('acme', 'sandbox').lsTree('refs/heads/main', true, '.github/workflows');
     expect(workflows).toEqual([]);
-    expect([...emu.store.repo('acme', 'sandbox')!.issues.values()].map((i) => i.state)).toEqual(['closed']);
+    expect([...emu.store.repo('acme', 'sandbox')!.issues.values()].map((i) => [i.pull === undefined ? 'issue' : 'pull request', i.state])).toEqual([
+      ['issue', 'closed'],
+      ['pull request', 'closed'],
+    ]);
+    // No workflow run is left: the scenarios deleted theirs (and their artifacts with them).
+    expect([...runner.store.runs.values()].map((r) => r.workflowName)).toEqual([]);
+    expect([...runner.store.artifacts.values()]).toEqual([]);
+    expect(runner.errors).toEqual([]);
     emu.assertNoViolations();
+  }, 240_000);
+
+  it('skips the GITHUB_TOKEN pull request scenario, naming the setting, where Actions may not open pull requests, and leaves nothing behind', async () => {
+    emu.store.allowActionsToCreatePullRequests('acme', 'sandbox', false);
+    try {
+      const settle = async () => {
+        await runner.idle();
+        return true;
+      };
+      const target = await githubTarget({ owner: 'acme', repo: 'sandbox', apiUrl: emu.apiUrl, env, settle });
+      const outcome = await runScenario(tokenPullRequestRuns, target, (line) => {
+        throw new Error(`unexpected log: ${line}`);
+      });
+      expect(outcome).toEqual({ skipped: expect.stringContaining('"Allow GitHub Actions to create and approve pull requests"') });
+      const refs = (await emu.git('acme', 'sandbox').listRefs('refs/heads/')).map((r) => r.ref);
+      expect(refs).toEqual(['refs/heads/main']);
+      expect(await emu.git('acme', 'sandbox').lsTree('refs/heads/main', true, '.github/workflows')).toEqual([]);
+      expect([...runner.store.runs.values()]).toEqual([]);
+    } finally {
+      emu.store.allowActionsToCreatePullRequests('acme', 'sandbox', true);
+    }
   }, 120_000);
 });

@@ -4,6 +4,7 @@
  * and list it here; the emulator test runs it under each value of its reading.
  */
 import type { Scenario } from '../types.ts';
+import { artifactHiddenFiles, tokenPullRequestRuns, workflowRunAfterTokenDispatch } from './actions.ts';
 import { oneSuitePerApp } from './check-suites.ts';
 import { customRefDeliveries } from './deliveries.ts';
 import { checkSummaryBytes, commentCharacters } from './limits.ts';
@@ -21,6 +22,9 @@ export const SCENARIOS: readonly Scenario[] = [
   commentCharacters,
   oneSuitePerApp,
   customRefDeliveries,
+  tokenPullRequestRuns,
+  workflowRunAfterTokenDispatch,
+  artifactHiddenFiles,
   // Last: it reports what every other scenario's requests met.
   secondaryLimitShape,
 ];

@@ -56,14 +56,24 @@ export async function scratchCommit(ctx: ScenarioContext, octokit: Octokit, what
  * the kit needs a dedicated sandbox repository.
  */
 export async function changeDefaultWorkflows(ctx: ScenarioContext, maintainer: Octokit): Promise<{ before: string; after: string; branch: string }> {
+  return addDefaultWorkflows(ctx, maintainer, { [`${PREFIX}-${ctx.id}.yml`]: 'on: workflow_dispatch\njobs:\n  noop:\n    runs-on: ubuntu-latest\n    steps:\n      - run: "true"\n' }, 'a workflow change on the default branch');
+}
+
+/**
+ * Commits `workflows` (file name → YAML, under `.github/workflows/`) to the default branch as the
+ * maintainer, and registers the forward commit that removes them again. `workflow_dispatch` and
+ * `workflow_run` only start workflows the default branch has.
+ */
+export async function addDefaultWorkflows(ctx: ScenarioContext, maintainer: Octokit, workflows: Record<string, string>, why: string): Promise<{ before: string; after: string; branch: string }> {
   const { owner, repo } = ctx.target;
   const base = await defaultBranch(ctx, maintainer);
-  const path = `.github/workflows/${PREFIX}-${ctx.id}.yml`;
-  const after = await commitOn(ctx, maintainer, base.sha, { [path]: 'on: workflow_dispatch\njobs:\n  noop:\n    runs-on: ubuntu-latest\n    steps:\n      - run: "true"\n' }, `${PREFIX}: a workflow change on the default branch`);
+  const files = Object.fromEntries(Object.entries(workflows).map(([file, yaml]) => [`.github/workflows/${file}`, yaml]));
+  const paths = Object.keys(files);
+  const after = await commitOn(ctx, maintainer, base.sha, files, `${PREFIX}: ${why}`);
   await must(maintainer.request('PATCH /repos/{owner}/{repo}/git/refs/{ref}', { owner, repo, ref: `heads/${base.name}`, sha: after }), 'moving the default branch');
-  ctx.cleanup(`${path} on ${base.name}`, async () => {
+  ctx.cleanup(`${paths.join(', ')} on ${base.name}`, async () => {
     const now = await defaultBranch(ctx, maintainer);
-    const revert = await commitOn(ctx, maintainer, now.sha, { [path]: null }, `${PREFIX}: remove ${path} again`);
+    const revert = await commitOn(ctx, maintainer, now.sha, Object.fromEntries(paths.map((path) => [path, null])), `${PREFIX}: remove ${paths.join(', ')} again`);
     await must(maintainer.request('PATCH /repos/{owner}/{repo}/git/refs/{ref}', { owner, repo, ref: `heads/${base.name}`, sha: revert }), 'moving the default branch back');
   });
   return { before: base.sha, after, branch: base.name };

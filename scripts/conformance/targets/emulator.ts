@@ -1,9 +1,12 @@
 /**
- * The emulator as a target: started in-process on 127.0.0.1 with the given readings, one
- * repository like a fresh sandbox (a README and one workflow), and the same four identities a
- * maintainer gives the kit for GitHub.
+ * The emulator as a target: started in-process on 127.0.0.1 with the given readings and its
+ * GitHub Actions runner (workflows run for real, and the events they cause start workflows, as
+ * on GitHub), one repository like a fresh sandbox (a README and one workflow, Actions allowed
+ * to create pull requests as docs/conformance.md asks of the sandbox), and the same four
+ * identities a maintainer gives the kit for GitHub.
  */
 import { generateKeyPairSync } from 'node:crypto';
+import { withActions } from '../../../tests/emulator/actions/index.ts';
 import { signAppJwt } from '../../../tests/emulator/app-jwt.ts';
 import { startEmulator } from '../../../tests/emulator/emulator.ts';
 import { OPERATIONS } from '../../../tests/emulator/openapi/operations.ts';
@@ -16,8 +19,10 @@ const REPO = 'sandbox';
 
 export async function emulatorTarget(readings: Partial<Readings> = {}): Promise<Target> {
   const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
-  const emu = await startEmulator({ readings, appPublicKey: publicKey });
+  const actions = withActions({ triggerOnWebhooks: true });
+  const emu = await startEmulator({ readings, appPublicKey: publicKey, plugins: [actions.plugin] });
   await emu.createRepo(OWNER, REPO, { 'README.md': '# sandbox\n', '.github/workflows/ci.yml': 'on: push\njobs: {}\n' });
+  emu.store.allowActionsToCreatePullRequests(OWNER, REPO);
   const installation = emu.store.installation(OWNER);
   const limitsMet: LimitMet[] = [];
   const octokit = (auth: string) => kitOctokit(emu.apiUrl, auth, limitsMet);
@@ -33,8 +38,15 @@ export async function emulatorTarget(readings: Partial<Readings> = {}): Promise<
     serves: (route) => served.has(route),
     limitsMet,
     readings: emu.readings,
+    async settle() {
+      await actions.runner.idle();
+      return true;
+    },
     async close() {
+      const bugs = [...actions.runner.errors];
       await emu.close();
+      // A runner crash or a refused webhook payload is the emulator's bug, never a GitHub answer.
+      if (bugs.length > 0) throw new Error(`the emulator's Actions runner failed: ${bugs.join('; ')}`);
     },
   };
 }

@@ -18,12 +18,22 @@ export interface GitHubOptions {
   repo: string;
   apiUrl: string;
   env: NodeJS.ProcessEnv;
+  /** What to wait between two looks at a workflow run (default: POLL_SECONDS). */
+  settle?: () => Promise<boolean>;
 }
+
+/** How long to wait between two looks at a workflow run on GitHub. */
+export const POLL_SECONDS = 10;
+
+const pollInterval = async (): Promise<boolean> => {
+  await new Promise((resolve) => setTimeout(resolve, POLL_SECONDS * 1000));
+  return false;
+};
 
 /** The marker a repository's description must carry before the kit writes to it (see docs/conformance.md). */
 export const SANDBOX_MARKER = 'baton-conformance';
 
-export async function githubTarget({ owner, repo, apiUrl, env }: GitHubOptions): Promise<Target> {
+export async function githubTarget({ owner, repo, apiUrl, env, settle = pollInterval }: GitHubOptions): Promise<Target> {
   const limitsMet: LimitMet[] = [];
   const identities: Partial<Identities> = {};
   const missing: Partial<Record<Role, string>> = {};
@@ -58,7 +68,7 @@ export async function githubTarget({ owner, repo, apiUrl, env }: GitHubOptions):
   if (!(repository.description ?? '').includes(SANDBOX_MARKER)) {
     throw new Error(`${owner}/${repo} is not marked as a sandbox: the kit writes to its default branch, so its description must contain "${SANDBOX_MARKER}"`);
   }
-  return { kind: 'github', owner, repo, identities, missing, appPermissions, serves: () => true, limitsMet, close: async () => {} };
+  return { kind: 'github', owner, repo, identities, missing, appPermissions, serves: () => true, limitsMet, settle, close: async () => {} };
 }
 
 function readKey(path: string): string {
