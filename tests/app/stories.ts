@@ -1,6 +1,7 @@
 // Workflows (and what their fake agents do) for stories of people acting on a running run:
 // a human review on the run's PR, a step that fails and is retried, an approval gate. Shared by
 // the one-process tests (controls.test.ts) and the same stories told to several App replicas.
+import type { Octokit } from '@octokit/rest';
 import { openLabelled, type AgentScript, type Harness } from './harness.ts';
 
 const o = { owner: 'acme', repo: 'widgets' };
@@ -75,3 +76,28 @@ steps:
   - id: ship
     run: echo shipped > shipped.txt
 `;
+
+/** Two agent steps with a question between them, then a PR: a run that waits on people mid-way. */
+export const WAIT = `name: wait
+on: { labels: ["baton:wait"] }
+agents: { coder: { uses: claude-code } }
+steps:
+  - { id: a, agent: coder, prompt: "a" }
+  - id: ask
+    ask: { questions: ["Go on?"] }
+  - { id: b, agent: coder, prompt: "b" }
+  - id: pr
+    pull-request: { title: "Wait for #\${{ issue.number }}" }
+`;
+
+/** A maintainer adds CI to the default branch (a person's write may change workflow files; the App's and a GITHUB_TOKEN's may not). */
+export async function addLintWorkflowToMain(maintainer: Octokit): Promise<void> {
+  const lint = 'name: lint\non: push\njobs:\n  lint:\n    runs-on: ubuntu-latest\n    steps:\n      - run: "true"\n';
+  await maintainer.rest.repos.createOrUpdateFileContents({ ...o, path: '.github/workflows/lint.yml', message: 'Add lint', content: Buffer.from(lint).toString('base64') });
+}
+
+/** The files a PR from `branch` shows (the three-dot compare with main, as GitHub's diff does). */
+export async function prFiles(reader: Octokit, branch: string): Promise<string[]> {
+  const diff = await reader.rest.repos.compareCommitsWithBasehead({ ...o, basehead: `main...${branch}` });
+  return (diff.data.files ?? []).map((f) => f.filename).sort();
+}

@@ -10,18 +10,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { READING_VALUES } from '../emulator/readings.ts';
 import { openLabelled, startHarness, type Harness } from './harness.ts';
+import { addLintWorkflowToMain, prFiles, WAIT } from './stories.ts';
 
-const WAIT = `name: wait
-on: { labels: ["baton:wait"] }
-agents: { coder: { uses: claude-code } }
-steps:
-  - { id: a, agent: coder, prompt: "a" }
-  - id: ask
-    ask: { questions: ["Go on?"] }
-  - { id: b, agent: coder, prompt: "b" }
-  - id: pr
-    pull-request: { title: "Wait for #\${{ issue.number }}" }
-`;
 const o = { owner: 'acme', repo: 'widgets' };
 
 let h: Harness | undefined;
@@ -41,9 +31,7 @@ describe('app: the default branch changes its workflow files while a run waits',
     const n = await openLabelled(h, 'baton:wait');
     await h.settle();
     expect(await h.record(n)).toContain('waiting for answers');
-    // A maintainer adds CI to main meanwhile (a person's push may write workflow files).
-    const lint = Buffer.from('name: lint\non: push\njobs: { lint: { runs-on: ubuntu-latest, steps: [ { run: "true" } ] } }\n').toString('base64');
-    await alice.rest.repos.createOrUpdateFileContents({ ...o, path: '.github/workflows/lint.yml', message: 'Add lint', content: lint });
+    await addLintWorkflowToMain(alice);
     await alice.rest.issues.createComment({ ...o, issue_number: n, body: 'Yes, go on.' });
     await h.settle();
     const record = await h.record(n);
@@ -51,9 +39,7 @@ describe('app: the default branch changes its workflow files while a run waits',
     const [pr] = (await alice.rest.pulls.list({ ...o, state: 'open' })).data;
     expect(pr?.head.ref).toBe(`baton/wait-${n}-1`);
     // Both steps' work is on the branch, and the PR's diff is the run's own: main's new workflow is not in it.
-    const diff = await alice.rest.repos.compareCommitsWithBasehead({ ...o, basehead: `main...${pr!.head.ref}` });
-    const files = (diff.data.files ?? []).map((f) => f.filename).sort();
-    expect(files).toEqual(['a.txt', 'b.txt']);
+    expect(await prFiles(alice, pr!.head.ref)).toEqual(['a.txt', 'b.txt']);
     h.emu.assertNoViolations();
   }, 90_000);
 });
@@ -88,14 +74,12 @@ describe('app: the default branch changes its workflow files while a run works',
     const runId = `pair-${n}-1`;
     // The first item merged: the second still at work.
     await h.waitFor('the first item merged', async () => (await h!.record(n).catch(() => '')).includes('1 of 2'));
-    const lint = Buffer.from('name: lint\non: push\njobs: { lint: { runs-on: ubuntu-latest, steps: [ { run: "true" } ] } }\n').toString('base64');
-    await alice.rest.repos.createOrUpdateFileContents({ ...o, path: '.github/workflows/lint.yml', message: 'Add lint', content: lint });
+    await addLintWorkflowToMain(alice);
     writeFileSync(gate, '');
     await h.settle();
     expect(existsSync(gate)).toBe(true);
     expect(await h.record(n)).toContain(`run \`${runId}\` — succeeded`);
-    const diff = await alice.rest.repos.compareCommitsWithBasehead({ ...o, basehead: `main...baton/${runId}` });
-    expect((diff.data.files ?? []).map((f) => f.filename).sort()).toEqual(['x.txt', 'y.txt']);
+    expect(await prFiles(alice, `baton/${runId}`)).toEqual(['x.txt', 'y.txt']);
     h.emu.assertNoViolations();
   }, 90_000);
 });

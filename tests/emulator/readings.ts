@@ -13,7 +13,8 @@ export interface Readings {
    * with what? `old-value`: with the ref's current commit (a move that touches no workflow file
    * passes); `default-branch`: with the default branch's current tip, as for a new ref (reports
    * lean this way: kaeawc/android-build#428), so a branch made before main changed its workflows
-   * cannot move at all until it carries main's workflow files.
+   * cannot move at all until it carries main's workflow files. Every write that moves a ref takes
+   * it: `PATCH git/refs`, the merges API, the contents API.
    */
   refUpdateWorkflows: 'old-value' | 'default-branch';
   /**
