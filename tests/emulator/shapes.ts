@@ -343,7 +343,7 @@ export class Shapes {
       mergeable: counts.mergeable,
       rebaseable: counts.mergeable,
       mergeable_state: counts.mergeable === null ? 'unknown' : counts.mergeable ? 'clean' : 'dirty',
-      merged_by: null,
+      merged_by: pull.mergedBy === undefined ? null : this.user(pull.mergedBy),
       comments,
       review_comments: pull.reviews.reduce((n, r) => n + r.comments.length, 0),
       maintainer_can_modify: pull.maintainerCanModify,

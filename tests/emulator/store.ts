@@ -97,6 +97,8 @@ export interface PullData {
   merged: boolean;
   mergedAt: string | null;
   mergeCommitSha: string | null;
+  /** Who merged it (PUT pulls/{n}/merge). */
+  mergedBy?: string;
   reviews: Review[];
   maintainerCanModify: boolean;
 }

@@ -3,7 +3,8 @@
 import { toMermaid } from '../../manifest/graph.ts';
 import { didYouMean, q } from '../../manifest/diagnostics.ts';
 import type { Workflow } from '../../manifest/types.ts';
-import type { RunEvent, RunState } from '../../engine/index.ts';
+import { isAllowed, isTerminal, type RetryRequested, type RunEvent, type RunState } from '../../engine/index.ts';
+import { restoreRunBranch } from '../../hosts/github/run-branches.ts';
 import { BUILTINS, USAGE, parseCommentCommand, type CommentCommand } from '../../hosts/github/comment-command.ts';
 import type { RepoContext } from '../../hosts/github/client.ts';
 import { brokenFor, byCommand, defaultBranchHead, loadManifests, validWorkflows } from '../../hosts/github/manifests.ts';
@@ -101,7 +102,7 @@ async function onRunCommand(runs: RunService, gh: RepoContext, ev: Commented, co
   await runs.onRun(
     gh,
     runId,
-    async (memory): Promise<RunEvent[]> => {
+    async (memory, workflow): Promise<RunEvent[]> => {
       const foreign = foreignPull(gh, ev, memory.state);
       if (foreign) {
         await replyOnce(gh, ev.thread.number, ev.key, `@${ev.author}, this pull request says it was opened by baton run \`${runId}\`, but ${foreign}: nothing was done.`);
@@ -118,11 +119,28 @@ async function onRunCommand(runs: RunService, gh: RepoContext, ev: Commented, co
       const base = { key: ev.key, at, ...actor };
       if (command.kind === 'cancel') return [{ type: 'cancel.requested', ...base }];
       if (command.kind === 'approve') return [{ type: 'approval.given', ...base }];
-      if (command.kind === 'retry') return [{ type: 'retry.requested', ...base, step: command.step }];
+      if (command.kind === 'retry') return retryEvents(gh, ev, memory.state, workflow, { ...base, step: command.step });
       return [];
     },
     log,
   );
+}
+
+/**
+ * A retry of a finished run goes on from its run branch: one deleted with its pull request
+ * (run-branches.ts) is made again first — only for someone the retry will be allowed for, since
+ * it is a write — or, when GitHub will not have it, the thread is told why and what to do.
+ */
+async function retryEvents(gh: RepoContext, ev: Commented, state: RunState, workflow: Workflow, retry: Omit<RetryRequested, 'type'>): Promise<RunEvent[]> {
+  const event: RunEvent = { type: 'retry.requested', ...retry };
+  if (!isTerminal(state.status) || !isAllowed(retry.permission, workflow.on.roles)) return [event];
+  const branch = await restoreRunBranch(gh, state);
+  if (branch.refused) {
+    await replyTo(gh, ev, `@${ev.author}, run \`${state.runId}\` cannot be retried: ${branch.refused}. Start a new run instead (the workflow's label or \`/baton\` command, as for this one).`);
+    return [];
+  }
+  if (!branch.head) return [event];
+  return [{ type: 'run-branch.updated', key: `${ev.key}/run-branch`, at: retry.at, from: state.head!, head: branch.head }, event];
 }
 
 async function answer(runs: RunService, gh: RepoContext, ev: Commented, log: Log): Promise<void> {

@@ -33,6 +33,16 @@
 // above every record, so never deleted, and a holder's renewal is refused past G, before a taker's
 // record could have been seen for G. Claims above the newest record (a claim whose process died)
 // are never deleted: the run's next event takes them over and moves its record past them.
+// A one-shot process (an Actions-only sweep, an App just restarted) has seen no record for G, so
+// rule (2) deletes nothing there. A rule on GitHub's clock alone would be sound: delete the
+// claims ≤ n once the status comment's `updated_at` (stamped by GitHub when the record of
+// generation m ≥ n was written; a later edit only makes it younger) is more than G + M older than
+// the `Date` header of a response read after it. Both are GitHub's clock, so no two machines'
+// clocks are compared; a view below n was confirmed before that write, so it is older than G on
+// its holder's clock too (clocks run at the same rate), and is reloaded. M (a minute) covers what
+// the rule then assumes of GitHub: its servers' clocks agree within it, both stamps are whole
+// seconds, and a read replica lags a write by less. Not built yet: the sweep would need each
+// record's `updated_at` and a `Date` from readThread (docs/operations.md, "Refs baton keeps").
 //
 // What a claim points at: the process's claim anchor (ClaimAnchors), a commit made from the
 // default branch's tip that names its maker — so GitHub's workflow-file rule, which compares a

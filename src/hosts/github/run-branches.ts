@@ -5,8 +5,10 @@
 // the Action's `keep-branches`) keeps them all.
 import { isTerminal, type RunState } from '../../engine/index.ts';
 import type { RepoContext } from './client.ts';
+import { createRef } from './create-ref.ts';
 import { deleteRef, refsUnder } from './refs.ts';
-import { statusOf } from './client.ts';
+import { messageOf, refusedForGood, statusOf } from './client.ts';
+import { catchUpWithDefaultBranch, defaultBranchTip, RunBranchRefused, workflowRuleRefusal } from './workflow-rule.ts';
 
 /** Why a run's branches stay, or undefined when they may go (its PR given as last seen, if known). */
 export function branchesNeeded(gh: RepoContext, state: RunState, pr?: { state: string } | null): string | undefined {
@@ -37,4 +39,47 @@ export async function removeRunBranches(gh: RepoContext, state: RunState): Promi
   for (const ref of await refsUnder(gh, `heads/baton/steps/${state.runId}/`)) if (await deleteRef(gh, ref)) deleted++;
   if (state.runBranch === `baton/${state.runId}` && (await deleteRef(gh, `heads/${state.runBranch}`))) deleted++;
   return deleted;
+}
+
+/**
+ * Before a `/baton retry` of a finished run: its run branch, made again at the run's head when it
+ * was deleted (its pull request was merged or closed). Undefined when the run may go on — the
+ * branch is there, or was made again (also when GitHub's workflow-file rule refused the old head:
+ * then from the default branch, with the head merged in, as a run branch catches up; `head` says
+ * where it now is) — else why it cannot, for the thread. One read when the branch is there.
+ */
+export async function restoreRunBranch(gh: RepoContext, state: RunState): Promise<{ head?: string; refused?: string }> {
+  const branch = state.runBranch;
+  if (!branch.startsWith('baton/') || !state.head) return {};
+  const o = { owner: gh.owner, repo: gh.repo };
+  try {
+    await gh.octokit.request('GET /repos/{owner}/{repo}/git/ref/{ref}', { ...o, ref: `heads/${branch}` });
+    return {};
+  } catch (err) {
+    if (statusOf(err) !== 404) throw err;
+  }
+  // Made meanwhile (another process retrying too, or this one before a lost answer): there it is.
+  const create = async (sha: string): Promise<void> => void (await createRef(gh, `refs/heads/${branch}`, sha));
+  const gone = `its branch \`${branch}\` was deleted when its pull request${state.pr ? ` #${state.pr.number}` : ''} was closed`;
+  try {
+    await create(state.head);
+    return {};
+  } catch (err) {
+    if (workflowRuleRefusal(err)) return catchUpNewBranch(gh, state, create, gone, err);
+    if (!refusedForGood(err)) throw err;
+    return { refused: `${gone}, and GitHub refuses to make it again at the run's last commit ${state.head.slice(0, 7)} (${statusOf(err)} ${messageOf(err)})` };
+  }
+}
+
+/** The run branch made from the default branch's tip, then the run's head merged into it (workflow-rule.ts). */
+async function catchUpNewBranch(gh: RepoContext, state: RunState, create: (sha: string) => Promise<void>, gone: string, why: unknown): Promise<{ head?: string; refused?: string }> {
+  await create((await defaultBranchTip(gh)).sha);
+  try {
+    return { head: await catchUpWithDefaultBranch(gh, state.runBranch, state.head!, why) };
+  } catch (err) {
+    if (!(err instanceof RunBranchRefused)) throw err;
+    // Not left half made: the sweep would only delete it again.
+    await deleteRef(gh, `heads/${state.runBranch}`);
+    return { refused: `${gone}, and GitHub refuses to make it again at the run's last commit ${state.head!.slice(0, 7)}, whose .github/workflows differ from ${gh.defaultBranch}'s, even with ${gh.defaultBranch} merged in (${statusOf(why)} ${messageOf(why)}; ${messageOf(err)})` };
+  }
 }

@@ -76,6 +76,7 @@ export const OPERATIONS: readonly string[] = [
   'POST /repos/{owner}/{repo}/pulls',
   'GET /repos/{owner}/{repo}/pulls/{pull_number}',
   'PATCH /repos/{owner}/{repo}/pulls/{pull_number}',
+  'PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge',
   'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews',
   'POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews',
   'GET /repos/{owner}/{repo}/pulls/{pull_number}/comments',

@@ -6,6 +6,7 @@ import { registerCheckRoutes } from './checks.ts';
 import { registerContentRoutes } from './contents.ts';
 import { registerGitRoutes } from './git.ts';
 import { registerIssueRoutes } from './issues.ts';
+import { registerPullMergeRoutes } from './pull-merge.ts';
 import { registerPullRoutes } from './pulls.ts';
 import { registerReactionRoutes } from './reactions.ts';
 import { registerRepoRoutes } from './repos.ts';
@@ -20,4 +21,5 @@ export function registerRoutes(emulator: Emulator): void {
   registerGitRoutes(emulator);
   registerContentRoutes(emulator);
   registerPullRoutes(emulator);
+  registerPullMergeRoutes(emulator);
 }
