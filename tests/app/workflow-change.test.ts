@@ -21,11 +21,16 @@ afterEach(async () => {
 });
 
 describe('app: the default branch changes its workflow files while a run waits', () => {
-  it.each(READING_VALUES.refUpdateWorkflows)('goes on when answered and ends in a pull request (ref updates compared with: %s)', async (reading) => {
+  // Each reading of what a moved ref is compared with, and where GitHub refuses (the answer baton must read as the rule's).
+  const readings = [
+    ...READING_VALUES.refUpdateWorkflows.map((refUpdateWorkflows) => ({ refUpdateWorkflows, workflowRefusalAt: 'trees' as const })),
+    ...(['commits', 'ref'] as const).map((workflowRefusalAt) => ({ refUpdateWorkflows: 'default-branch' as const, workflowRefusalAt })),
+  ];
+  it.each(readings)('goes on when answered and ends in a pull request (%o)', async (reading) => {
     h = await startHarness({
       files: { '.agents/workflows/wait.yml': WAIT },
       agents: { a: [{ write: { 'a.txt': 'a\n' } }], b: [{ write: { 'b.txt': 'b\n' } }] },
-      readings: { refUpdateWorkflows: reading },
+      readings: reading,
     });
     const alice = h.as('alice');
     const n = await openLabelled(h, 'baton:wait');
