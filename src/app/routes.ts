@@ -4,7 +4,7 @@
 import type { RepoContext } from '../hosts/github/client.ts';
 import { runIdOfPullBody } from '../hosts/github/run-id.ts';
 import { factsOfRun } from '../hosts/github/worker-provenance.ts';
-import { onCheckRun, onCheckSuite, onStatus } from './handlers/checks.ts';
+import { isActionsApp, onCheckRun, onCheckSuite, onStatus } from './handlers/checks.ts';
 import { onComment } from './handlers/comment.ts';
 import { onLabeled } from './handlers/label.ts';
 import { onReview } from './handlers/review.ts';
@@ -85,7 +85,7 @@ export const ROUTES: Record<string, Route> = {
     onStatus(
       runs,
       gh,
-      { sha: p.sha, context: p.context, state: p.state, description: p.description ?? null, url: p.target_url ?? null, branches: (p.branches ?? []).map((b: { name: string }) => b.name), key },
+      { sha: p.sha, context: p.context, state: p.state, description: p.description ?? null, url: p.target_url ?? null, branches: (p.branches ?? []).map((b: { name: string; commit?: { sha?: string | null } }) => ({ name: b.name, ...(b.commit?.sha ? { head: b.commit.sha } : {}) })), key },
       env.log,
     ),
   'check_run.completed': (runs, gh, p, key, env) => {
@@ -99,6 +99,7 @@ export const ROUTES: Record<string, Route> = {
         conclusion: c.conclusion ?? null,
         sha: c.head_sha,
         branch: c.check_suite?.head_branch ?? null,
+        byActions: isActionsApp(c.app?.slug),
         summary: c.output?.summary ?? null,
         url: c.html_url ?? null,
         appId: c.app?.id ?? null,
@@ -109,13 +110,13 @@ export const ROUTES: Record<string, Route> = {
     );
   },
   'check_suite.completed': (runs, gh, p, key, env) =>
-    onCheckSuite(runs, gh, { sha: p.check_suite.head_sha, branch: p.check_suite.head_branch ?? null, appId: p.check_suite.app?.id ?? null, ourAppId: env.ourAppId, key }, env.log),
+    onCheckSuite(runs, gh, { sha: p.check_suite.head_sha, branch: p.check_suite.head_branch ?? null, byActions: isActionsApp(p.check_suite.app?.slug), appId: p.check_suite.app?.id ?? null, ourAppId: env.ourAppId, key }, env.log),
   'workflow_run.completed': async (runs, gh, p, key, env) => {
     const r = p.workflow_run;
     if (r.path === gh.workerWorkflow || String(r.path).endsWith(`/${gh.workerWorkflow}`)) {
       return onWorkerRunCompleted(runs, gh, { ...factsOfRun(r), path: r.path, displayTitle: r.display_title ?? '', conclusion: r.conclusion ?? null }, env.log);
     }
-    if (env.workflowRunAsChecks) return onCheckSuite(runs, gh, { sha: r.head_sha, branch: r.head_branch ?? null, appId: null, ourAppId: null, key }, env.log);
+    if (env.workflowRunAsChecks) return onCheckSuite(runs, gh, { sha: r.head_sha, branch: r.head_branch ?? null, byActions: true, appId: null, ourAppId: null, key }, env.log);
   },
 };
 

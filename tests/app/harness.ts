@@ -25,6 +25,7 @@ import type { EventTime } from '../../src/app/event-time.ts';
 import type { LeaseOptions, RunService } from '../../src/app/runs.ts';
 import { DEFAULT_SWEEP_INTERVAL_MS, type Sweeper, type SweepReport } from '../../src/app/sweeper.ts';
 import { startEmulator, type CreateRepoOptions, type Emulator } from '../emulator/emulator.ts';
+import type { Readings } from '../emulator/readings.ts';
 import type { Delivery } from '../emulator/webhooks.ts';
 import { withActions } from '../emulator/actions/index.ts';
 import type { ActionsRunner } from '../emulator/actions/index.ts';
@@ -160,6 +161,8 @@ export interface HarnessOptions {
   triggerOnWebhooks?: boolean;
   /** Repository secrets replacing the default agent keys (`''`: the secret is not set). */
   secrets?: Record<string, string>;
+  /** Where GitHub is silent, which behaviour the emulator shows (tests/emulator/readings.ts). */
+  readings?: Partial<Readings>;
 }
 
 /** Writes the steering files the routed fake agents read; returns their folder. */
@@ -188,7 +191,7 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
     ...(o.minuteMs ? { minuteMs: o.minuteMs } : {}),
     ...(o.triggerOnWebhooks ? { triggerOnWebhooks: true } : {}),
   });
-  const emu = await startEmulator({ webhookSecret: SECRET, appPublicKey: publicKey, plugins: [actions.plugin] });
+  const emu = await startEmulator({ webhookSecret: SECRET, appPublicKey: publicKey, plugins: [actions.plugin], ...(o.readings ? { readings: o.readings } : {}) });
   await emu.createRepo('acme', 'widgets', { 'README.md': '# widgets\n', '.github/workflows/baton-worker.yml': await initWorkerWorkflow(), ...o.files }, o.repo);
   for (const [login, role] of Object.entries(o.roles ?? { alice: "admin" as const })) emu.store.setRole('acme', 'widgets', login, role);
 

@@ -30,12 +30,21 @@ export interface Readings {
    * octokit/rest.js#368) or `ref` (422 at the ref write, the tree and commit accepted).
    */
   workflowRefusalAt: 'trees' | 'commits' | 'ref';
+  /**
+   * The `head_branch` of an app's check suite (one per app per commit, made with the app's first
+   * check run on the commit; which branch it names is not documented): `first-branch` (the
+   * first branch in name order whose head is the commit then), `pushed-branch` (the branch
+   * whose push first brought the commit; a step branch, say, before the run branch is
+   * fast-forwarded onto it) or `null` (as GitHub sends for suites it cannot tie to a branch).
+   */
+  checkSuiteHeadBranch: 'first-branch' | 'pushed-branch' | 'null';
 }
 
 export const DEFAULT_READINGS: Readings = {
   refUpdateWorkflows: 'old-value',
   refCreateRace: 'already-exists',
   workflowRefusalAt: 'trees',
+  checkSuiteHeadBranch: 'first-branch',
 };
 
 /** Every value of every switch: what the conformance kit and the reading matrix iterate over. */
@@ -43,6 +52,7 @@ export const READING_VALUES: { [K in keyof Readings]: readonly Readings[K][] } =
   refUpdateWorkflows: ['old-value', 'default-branch'],
   refCreateRace: ['already-exists', 'update-failed'],
   workflowRefusalAt: ['trees', 'commits', 'ref'],
+  checkSuiteHeadBranch: ['first-branch', 'pushed-branch', 'null'],
 };
 
 /** The readings of one emulator: defaults, then the environment's, then the test's own. */

@@ -150,6 +150,19 @@ describe('deliveries', () => {
     expect(received.find((r) => r.name === 'check_suite')!.payload).toMatchObject({ check_suite: { conclusion: 'failure', head_sha: sha } });
   });
 
+  it('sends create, push and delete for branches and tags, and nothing for a ref elsewhere (a baton claim)', async () => {
+    const sha = (await octokit.git.getRef({ owner, repo, ref: 'heads/main' })).data.object.sha;
+    await octokit.git.createRef({ owner, repo, ref: 'refs/heads/topic', sha });
+    await octokit.git.createRef({ owner, repo, ref: 'refs/tags/v1', sha });
+    await octokit.git.createRef({ owner, repo, ref: 'refs/baton/leases/fix-issue-1-1', sha });
+    await octokit.git.deleteRef({ owner, repo, ref: 'baton/leases/fix-issue-1-1' });
+    await octokit.git.deleteRef({ owner, repo, ref: 'heads/topic' });
+    await emu.webhooks.idle();
+    const seen = received.map((r) => `${r.name} ${String(r.payload.ref)}${r.payload.ref_type ? ` ${String(r.payload.ref_type)}` : ''}`);
+    expect(seen).toEqual(['push refs/heads/topic', 'create topic branch', 'push refs/tags/v1', 'create v1 tag', 'push refs/heads/topic', 'delete topic branch']);
+    expect(received.find((r) => r.name === 'create')!.payload).toMatchObject({ master_branch: 'main', pusher_type: 'user', sender: { login: 'alice' } });
+  });
+
   it('emits payloads tests write, filling installation, repository and sender', async () => {
     const { data: issue } = await octokit.issues.create({ owner, repo, title: 'Hand-made' });
     await emu.webhooks.idle();
