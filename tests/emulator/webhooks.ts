@@ -16,8 +16,14 @@ import type { Repo, Store } from './store.ts';
 import { validateWebhook } from './webhook-schemas.ts';
 
 export interface Delivery {
-  /** `X-GitHub-Delivery`; a duplicate keeps the id of the original, as a redelivery does. */
+  /** `X-GitHub-Delivery` (the deliveries API's `guid`); a duplicate keeps the id of the original, as a redelivery does. */
   id: string;
+  /** This attempt's number in the deliveries API (`GET /app/hook/deliveries`): each attempt has its own. */
+  attemptId: number;
+  /** The headers it was sent with, and the receiver's answer (the deliveries API shows them). */
+  requestHeaders?: Record<string, string>;
+  responseHeaders?: Record<string, string>;
+  responseBody?: string;
   event: string;
   action?: string;
   payload: Record<string, unknown>;
@@ -54,6 +60,7 @@ export class Webhooks {
   private readonly inFlight = new Set<Promise<void>>();
   private held: (() => Promise<void>)[] = [];
   private readonly listeners = new Set<(delivery: Delivery) => void>();
+  private lastAttemptId = 90_000_000_000;
 
   constructor(
     private readonly store: Store,
@@ -100,7 +107,7 @@ export class Webhooks {
       throw new Error(message);
     }
     const action = typeof full.action === 'string' ? full.action : undefined;
-    const delivery: Delivery = { id: randomUUID(), event, ...(action === undefined ? {} : { action }), payload: full, dropped: false, redelivery: false, at: new Date().toISOString() };
+    const delivery: Delivery = { id: randomUUID(), attemptId: this.nextAttemptId(), event, ...(action === undefined ? {} : { action }), payload: full, dropped: false, redelivery: false, at: new Date().toISOString() };
     for (const listener of this.listeners) listener(delivery);
     if (this.events && !this.events.has(event)) return delivery;
     this.deliveries.push(delivery);
@@ -110,7 +117,7 @@ export class Webhooks {
       delivery.dropped = true;
       return delivery;
     }
-    const copies = Array.from({ length: plan.copies }, (_, i) => (i === 0 ? delivery : { ...delivery, redelivery: true }));
+    const copies = Array.from({ length: plan.copies }, (_, i) => (i === 0 ? delivery : { ...delivery, attemptId: this.nextAttemptId(), redelivery: true }));
     for (const [i, copy] of copies.entries()) {
       if (i > 0) this.deliveries.push(copy);
       const send = () => this.send(copy);
@@ -129,14 +136,24 @@ export class Webhooks {
   redeliver(id: string): Promise<void> {
     const original = this.deliveries.find((d) => d.id === id);
     if (original === undefined) throw new Error(`no delivery ${id}`);
-    const copy: Delivery = { ...original, dropped: false, redelivery: true, at: new Date().toISOString() };
-    delete copy.status;
-    delete copy.error;
-    delete copy.sentAt;
-    delete copy.answeredAt;
+    this.redeliverAttempt(original);
+    return this.idle();
+  }
+
+  /**
+   * A new attempt of a recorded one, queued (the deliveries API's redelivery answers 202 before
+   * it is sent): the same payload and `X-GitHub-Delivery` guid, `redelivery: true`, its own attempt id.
+   */
+  redeliverAttempt(original: Delivery): Delivery {
+    const copy: Delivery = { ...original, attemptId: this.nextAttemptId(), dropped: false, redelivery: true, at: new Date().toISOString() };
+    for (const key of ['status', 'error', 'sentAt', 'answeredAt', 'requestHeaders', 'responseHeaders', 'responseBody'] as const) delete copy[key];
     this.deliveries.push(copy);
     this.enqueue(() => this.send(copy));
-    return this.idle();
+    return copy;
+  }
+
+  private nextAttemptId(): number {
+    return ++this.lastAttemptId;
   }
 
   /** The most deliveries that were awaiting their answers at the same time. */
@@ -214,23 +231,22 @@ export class Webhooks {
     const body = JSON.stringify(delivery.payload);
     delivery.sentAt = performance.now();
     try {
-      const response = await fetch(this.url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'GitHub-Hookshot/emulator',
-          'x-github-event': delivery.event,
-          'x-github-delivery': delivery.id,
-          'x-github-hook-id': String(HOOK_ID),
-          'x-github-hook-installation-target-type': 'integration',
-          'x-github-hook-installation-target-id': String(this.store.app.id),
-          'x-hub-signature': `sha1=${createHmac('sha1', this.secret).update(body).digest('hex')}`,
-          'x-hub-signature-256': this.sign(body),
-        },
-        body,
-      });
+      const headers = {
+        'content-type': 'application/json',
+        'user-agent': 'GitHub-Hookshot/emulator',
+        'x-github-event': delivery.event,
+        'x-github-delivery': delivery.id,
+        'x-github-hook-id': String(HOOK_ID),
+        'x-github-hook-installation-target-type': 'integration',
+        'x-github-hook-installation-target-id': String(this.store.app.id),
+        'x-hub-signature': `sha1=${createHmac('sha1', this.secret).update(body).digest('hex')}`,
+        'x-hub-signature-256': this.sign(body),
+      };
+      delivery.requestHeaders = headers;
+      const response = await fetch(this.url, { method: 'POST', headers, body });
       delivery.status = response.status;
-      await response.arrayBuffer();
+      delivery.responseHeaders = Object.fromEntries(response.headers);
+      delivery.responseBody = await response.text();
     } catch (error) {
       delivery.error = error instanceof Error ? error.message : String(error);
     }
