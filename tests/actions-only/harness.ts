@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { Octokit } from '@octokit/rest';
 import { initCommand } from '../../src/cli/commands/init.ts';
 import { startEmulator, type Emulator } from '../emulator/emulator.ts';
+import type { Readings } from '../emulator/readings.ts';
 import { withActions, type ActionsRunner } from '../emulator/actions/index.ts';
 import { readdirSync, statSync } from 'node:fs';
 
@@ -72,6 +73,8 @@ export interface ActionsOnlyOptions {
   missingSecrets?: string[];
   /** Where `uses: baton-dev/baton@v1` finds the Action (default: this checkout). */
   actionDir?: string;
+  /** Where GitHub is silent, which behaviour the emulator shows (tests/emulator/readings.ts). */
+  readings?: Partial<Readings>;
 }
 
 export async function startActionsOnly(o: ActionsOnlyOptions): Promise<ActionsOnly> {
@@ -88,7 +91,7 @@ export async function startActionsOnly(o: ActionsOnlyOptions): Promise<ActionsOn
     env: { PATH: [FAKE_AGENTS, process.env.PATH ?? ''].join(delimiter), FAKE_AGENT_SCRIPT: script },
     triggerOnWebhooks: true,
   });
-  const emu = await startEmulator({ plugins: [actions.plugin], ...(key ? { appPublicKey: key.publicKey } : {}) });
+  const emu = await startEmulator({ plugins: [actions.plugin], ...(key ? { appPublicKey: key.publicKey } : {}), ...(o.readings ? { readings: o.readings } : {}) });
   if (key) Object.assign(secrets, { APP_ID: String(emu.store.app.id), APP_PRIVATE_KEY: key.privateKey });
   const runner = actions.runner;
 

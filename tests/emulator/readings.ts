@@ -38,6 +38,15 @@ export interface Readings {
    * fast-forwarded onto it) or `null` (as GitHub sends for suites it cannot tie to a branch).
    */
   checkSuiteHeadBranch: 'first-branch' | 'pushed-branch' | 'null';
+  /**
+   * Whether a workflow run that a job's `GITHUB_TOKEN` dispatched starts `on: workflow_run`
+   * workflows when it completes. Events a GITHUB_TOKEN causes start no workflow except
+   * `workflow_dispatch` and `repository_dispatch` (docs "Triggering a workflow from a
+   * workflow"); whether the dispatched run's completion counts as caused by the token is not
+   * written down. `fires`: it starts them; `silent`: it starts nothing (the App still gets the
+   * webhook: this is about workflows only).
+   */
+  workflowRunAfterTokenDispatch: 'fires' | 'silent';
 }
 
 export const DEFAULT_READINGS: Readings = {
@@ -45,6 +54,7 @@ export const DEFAULT_READINGS: Readings = {
   refCreateRace: 'already-exists',
   workflowRefusalAt: 'trees',
   checkSuiteHeadBranch: 'first-branch',
+  workflowRunAfterTokenDispatch: 'fires',
 };
 
 /** Every value of every switch: what the conformance kit and the reading matrix iterate over. */
@@ -53,6 +63,7 @@ export const READING_VALUES: { [K in keyof Readings]: readonly Readings[K][] } =
   refCreateRace: ['already-exists', 'update-failed'],
   workflowRefusalAt: ['trees', 'commits', 'ref'],
   checkSuiteHeadBranch: ['first-branch', 'pushed-branch', 'null'],
+  workflowRunAfterTokenDispatch: ['fires', 'silent'],
 };
 
 /** The readings of one emulator: defaults, then the environment's, then the test's own. */

@@ -55,8 +55,13 @@ export async function onCheckSuite(
   if (ev.appId !== null && ev.appId === ev.ourAppId) return;
   const runIds = await runIdsAt(gh, ev.sha, named(ev.branch), ev.byActions);
   if (runIds.length === 0) return;
-  const all = await gh.octokit.paginate('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', { owner: gh.owner, repo: gh.repo, ref: ev.sha, per_page: 100 });
+  const { checks, complete } = await checkRunsAt(gh, ev.sha);
+  for (const runId of runIds) await report(runs, gh, runId, ev.key, ev.sha, checks, complete, log);
+}
+
+/** Every CI check run on a commit (baton's own left out), and whether all of them completed. */
+export async function checkRunsAt(gh: RepoContext, sha: string): Promise<{ checks: CheckResult[]; complete: boolean }> {
+  const all = await gh.octokit.paginate('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', { owner: gh.owner, repo: gh.repo, ref: sha, per_page: 100 });
   const theirs = all.filter((c) => !ours(c.name));
-  const checks = theirs.map((c) => checkRunResult(c.name, c.status, c.conclusion, c.output?.summary, c.html_url));
-  for (const runId of runIds) await report(runs, gh, runId, ev.key, ev.sha, checks, theirs.every((c) => c.status === 'completed'), log);
+  return { checks: theirs.map((c) => checkRunResult(c.name, c.status, c.conclusion, c.output?.summary, c.html_url)), complete: theirs.every((c) => c.status === 'completed') };
 }

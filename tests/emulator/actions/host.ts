@@ -36,4 +36,6 @@ export interface ActionsHost {
   jobChanged?(run: RunRecord, job: JobRecord): Promise<void>;
   /** The run (attempt) finished: its check suite completes with the run's conclusion. */
   runChanged?(run: RunRecord): Promise<void>;
+  /** Whether a run a GITHUB_TOKEN dispatched starts `workflow_run` workflows (readings.ts); default `fires`. */
+  workflowRunAfterTokenDispatch?(): 'fires' | 'silent';
 }

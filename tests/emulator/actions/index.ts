@@ -41,6 +41,7 @@ export function emulatorHost(emulator: Emulator): ActionsHost {
       return { id, node_id: `MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9u${id}` };
     },
     ...jobCheckRuns(emulator),
+    workflowRunAfterTokenDispatch: () => emulator.readings.workflowRunAfterTokenDispatch,
   };
 }
 
