@@ -85,7 +85,7 @@ export const ROUTES: Record<string, Route> = {
     onStatus(
       runs,
       gh,
-      { sha: p.sha, context: p.context, state: p.state, description: p.description ?? null, url: p.target_url ?? null, branches: (p.branches ?? []).map((b: { name: string; commit?: { sha?: string | null } }) => ({ name: b.name, ...(b.commit?.sha ? { head: b.commit.sha } : {}) })), key },
+      { sha: p.sha, context: p.context, state: p.state, description: p.description ?? null, url: p.target_url ?? null, at: p.created_at ?? null, branches: (p.branches ?? []).map((b: { name: string; commit?: { sha?: string | null } }) => ({ name: b.name, ...(b.commit?.sha ? { head: b.commit.sha } : {}) })), key },
       env.log,
     ),
   'check_run.completed': (runs, gh, p, key, env) => {
@@ -102,6 +102,7 @@ export const ROUTES: Record<string, Route> = {
         byActions: isActionsApp(c.app?.slug),
         summary: c.output?.summary ?? null,
         url: c.html_url ?? null,
+        at: c.completed_at ?? c.started_at ?? null,
         appId: c.app?.id ?? null,
         ourAppId: env.ourAppId,
         key,

@@ -19,6 +19,7 @@ import { Octokit } from '@octokit/rest';
 import { pino } from 'pino';
 import { parse as parseYaml } from 'yaml';
 import { Probot, createNodeMiddleware } from 'probot';
+import { onTestFailed } from 'vitest';
 import { batonApp } from '../../src/app/app.ts';
 import { batonOctokit } from '../../src/app/octokit.ts';
 import type { EventTime } from '../../src/app/event-time.ts';
@@ -163,6 +164,22 @@ export interface HarnessOptions {
   secrets?: Record<string, string>;
   /** Where GitHub is silent, which behaviour the emulator shows (tests/emulator/readings.ts). */
   readings?: Partial<Readings>;
+  /**
+   * How deliveries arrive. Default `shuffled`: GitHub guarantees no order, so they overlap and
+   * arrive in a seeded random order (a failing test prints its seed; `BATON_DELIVERY_SEED=<n>`
+   * replays it). `in-order`: one at a time in the order they happened, for a test whose point
+   * needs that order (say why where it is used).
+   */
+  deliveries?: 'shuffled' | 'in-order';
+}
+
+/** How long a shuffled delivery may wait before it is sent: deliveries due closer than this swap. */
+export const DELIVERY_JITTER_MS = 25;
+
+/** The seed of this harness's delivery order: the environment's (a replay) or a fresh one. */
+function deliverySeed(): number {
+  const given = process.env.BATON_DELIVERY_SEED;
+  return given !== undefined && given !== '' ? Number(given) : Math.floor(Math.random() * 2 ** 31);
 }
 
 /** Writes the steering files the routed fake agents read; returns their folder. */
@@ -314,6 +331,17 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
   port = app.port;
   const front = apps.length > 1 ? await frontDoor(() => apps) : undefined;
   emu.webhooks.configure({ url: `http://127.0.0.1:${front?.port ?? port}/`, events: appEvents() });
+  let replay = '';
+  if ((o.deliveries ?? 'shuffled') === 'shuffled') {
+    const seed = deliverySeed();
+    emu.webhooks.configure({ shuffle: { seed, jitterMs: DELIVERY_JITTER_MS } });
+    replay = `deliveries were shuffled with seed ${seed}: replay with BATON_DELIVERY_SEED=${seed}`;
+    try {
+      onTestFailed(() => console.error(replay));
+    } catch {
+      // Started outside a test (a beforeAll): close() still names the seed when it fails.
+    }
+  }
 
   const background = new Set<Promise<unknown>>();
   const settle = async (): Promise<void> => {
@@ -423,8 +451,8 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
       rmSync(steer, { recursive: true, force: true });
       // GitHub does not redeliver: a delivery whose last answer was not a 2xx, or whose work failed, is lost work.
       const failures = deliveryFailures();
-      if (failures.length) throw new Error(`deliveries the app did not take (answered with anything but a 2xx, or failed in their work):\n${failures.join('\n')}`);
-      if (appErrors.length) throw new Error(`the app logged errors:\n${appErrors.join('\n')}`);
+      if (failures.length) throw new Error(`deliveries the app did not take (answered with anything but a 2xx, or failed in their work):\n${failures.join('\n')}\n${replay}`);
+      if (appErrors.length) throw new Error(`the app logged errors:\n${appErrors.join('\n')}\n${replay}`);
       // A request of the app's that broke GitHub's description fails the test even if the app coped.
       emu.assertNoViolations();
     },

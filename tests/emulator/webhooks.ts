@@ -6,11 +6,13 @@
  * previous answer) or, with `overlap`, as GitHub does — each sent as soon as it is due,
  * without waiting for earlier answers, so that deliveries are handled concurrently
  * (deliveries overlap and arrive out of order on GitHub: quarkiverse/quarkus-github-app
- * issue #460, SpyglassMC/Spyglass issue #1734, google/go-github issue #2706). Faults (faults.ts) may drop, duplicate,
- * delay or reorder a delivery; every delivery attempt is kept in `deliveries`.
+ * issue #460, SpyglassMC/Spyglass issue #1734, google/go-github issue #2706), or with
+ * `shuffle`, overlapping and in a seeded random order (GitHub guarantees no order). Faults
+ * (faults.ts) may drop, duplicate, delay or reorder a delivery; every delivery attempt is kept
+ * in `deliveries`.
  */
 import { createHmac, randomUUID } from 'node:crypto';
-import type { Faults } from './faults.ts';
+import { prng, type Faults } from './faults.ts';
 import type { Shapes } from './shapes.ts';
 import type { Repo, Store } from './store.ts';
 import { validateWebhook } from './webhook-schemas.ts';
@@ -54,6 +56,13 @@ export class Webhooks {
   secret: string;
   /** Deliveries overlap: sent without waiting for the answers to earlier ones. */
   overlap: boolean;
+  /**
+   * GitHub guarantees no order: with a seed, deliveries overlap and each waits a seeded
+   * 0–`jitterMs` before it is sent, so deliveries due close together arrive in a shuffled
+   * order. The same seed gives the same waits in the same order of emission (a failure replays).
+   */
+  shuffle: { seed: number; jitterMs: number } | undefined;
+  private random: () => number = Math.random;
   /** Events the receiver subscribes to (configure); undefined: every event. */
   private events: Set<string> | undefined;
   private chain: Promise<void> = Promise.resolve();
@@ -72,6 +81,7 @@ export class Webhooks {
     this.url = options.url;
     this.secret = options.secret ?? 'development';
     this.overlap = options.overlap ?? false;
+    this.shuffle = undefined;
   }
 
   /**
@@ -79,7 +89,11 @@ export class Webhooks {
    * an App only those ("Webhook events and payloads": an App receives the events it subscribes to).
    * Others still happen (Actions sees them through onEmit) but are neither sent nor recorded.
    */
-  configure(options: { url?: string; secret?: string; overlap?: boolean; events?: string[] }): void {
+  configure(options: { url?: string; secret?: string; overlap?: boolean; events?: string[]; shuffle?: { seed: number; jitterMs: number } | null }): void {
+    if (options.shuffle !== undefined) {
+      this.shuffle = options.shuffle ?? undefined;
+      if (options.shuffle) this.random = prng(options.shuffle.seed);
+    }
     if (options.events !== undefined) this.events = new Set(options.events);
     if (options.url !== undefined) this.url = options.url;
     if (options.secret !== undefined) this.secret = options.secret;
@@ -185,6 +199,12 @@ export class Webhooks {
   }
 
   private enqueue(send: () => Promise<void>): void {
+    if (this.shuffle) {
+      const wait = Math.floor(this.random() * (this.shuffle.jitterMs + 1));
+      this.track(new Promise<void>((resolve) => setTimeout(resolve, wait)).then(send));
+      this.flushHeld();
+      return;
+    }
     if (this.overlap) {
       this.track(send());
       this.flushHeld();
@@ -198,7 +218,7 @@ export class Webhooks {
     const held = this.held.reverse();
     this.held = [];
     for (const send of held) {
-      if (this.overlap) this.track(send());
+      if (this.overlap || this.shuffle) this.track(send());
       else this.chain = this.chain.then(send);
     }
   }
@@ -253,3 +273,4 @@ export class Webhooks {
     delivery.answeredAt = performance.now();
   }
 }
+

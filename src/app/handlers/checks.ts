@@ -16,12 +16,12 @@ function report(runs: RunService, gh: RepoContext, runId: string, key: string, s
 export async function onStatus(
   runs: RunService,
   gh: RepoContext,
-  ev: { sha: string; context: string; state: string; description: string | null; url: string | null; branches: NamedBranch[]; key: string },
+  ev: { sha: string; context: string; state: string; description: string | null; url: string | null; at: string | null; branches: NamedBranch[]; key: string },
   log: Log,
 ): Promise<void> {
   if (ours(ev.context)) return;
   for (const runId of await runIdsAt(gh, ev.sha, ev.branches, ev.branches.length < STATUS_BRANCHES_LISTED)) {
-    await report(runs, gh, runId, ev.key, ev.sha, [statusResult(ev.context, ev.state, ev.description, ev.url)], false, log);
+    await report(runs, gh, runId, ev.key, ev.sha, [statusResult(ev.context, ev.state, ev.description, ev.url, ev.at)], false, log);
   }
 }
 
@@ -36,12 +36,12 @@ export const isActionsApp = (slug: string | null | undefined): boolean => slug =
 export async function onCheckRun(
   runs: RunService,
   gh: RepoContext,
-  ev: { name: string; status: string; conclusion: string | null; sha: string; branch: string | null; byActions: boolean; summary: string | null; url: string | null; appId: number | null; ourAppId: number | null; key: string },
+  ev: { name: string; status: string; conclusion: string | null; sha: string; branch: string | null; byActions: boolean; summary: string | null; url: string | null; at: string | null; appId: number | null; ourAppId: number | null; key: string },
   log: Log,
 ): Promise<void> {
   if (ours(ev.name) || (ev.appId !== null && ev.appId === ev.ourAppId)) return;
   for (const runId of await runIdsAt(gh, ev.sha, named(ev.branch), ev.byActions)) {
-    await report(runs, gh, runId, ev.key, ev.sha, [checkRunResult(ev.name, ev.status, ev.conclusion, ev.summary, ev.url)], false, log);
+    await report(runs, gh, runId, ev.key, ev.sha, [checkRunResult(ev.name, ev.status, ev.conclusion, ev.summary, ev.url, ev.at)], false, log);
   }
 }
 
@@ -63,5 +63,5 @@ export async function onCheckSuite(
 export async function checkRunsAt(gh: RepoContext, sha: string): Promise<{ checks: CheckResult[]; complete: boolean }> {
   const all = await gh.octokit.paginate('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', { owner: gh.owner, repo: gh.repo, ref: sha, per_page: 100 });
   const theirs = all.filter((c) => !ours(c.name));
-  return { checks: theirs.map((c) => checkRunResult(c.name, c.status, c.conclusion, c.output?.summary, c.html_url)), complete: theirs.every((c) => c.status === 'completed') };
+  return { checks: theirs.map((c) => checkRunResult(c.name, c.status, c.conclusion, c.output?.summary, c.html_url, c.completed_at ?? c.started_at)), complete: theirs.every((c) => c.status === 'completed') };
 }
