@@ -1,4 +1,5 @@
-// The app under test as a real HTTP server, wired to the emulator: signed webhooks in,
+// The app under test as a real HTTP server, wired to the emulator: signed webhooks in (overlapping,
+// in a seeded random order by default, as GitHub promises no order),
 // OpenAPI-checked requests out, worker jobs run by the emulator's Actions runner with the
 // real worker — the worker workflow `baton init --mode app` writes, whose bundled Action
 // (`uses: baton-dev/baton@v1`, mode agent) drives the fake agent CLIs, steered per step
@@ -445,6 +446,10 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
     deliveryFailures,
     appErrors,
     async close() {
+      // Deliveries already due still go out (a shuffled one may wait a few ms): GitHub sends them
+      // whether or not the test looks, and a live app takes them.
+      await emu.webhooks.idle();
+      for (const a of apps) if (!a.dead) await a.runs.idle();
       for (const a of apps) await a.close();
       await front?.close();
       await emu.close();
