@@ -30,7 +30,8 @@ export function concurrencyKey(event: string, p: Payload): string | undefined {
       return threadOfRun(runIdOfBranch(suite?.head_branch));
     }
     case 'status': {
-      const branches = (p.branches as { name?: string }[] | undefined) ?? [];
+      // The branches *containing* the commit (at most 10): the run is the one whose head it is.
+      const branches = ((p.branches as { name?: string; commit?: { sha?: string } }[] | undefined) ?? []).filter((b) => b.commit?.sha === undefined || b.commit.sha === p.sha);
       for (const b of branches) {
         const key = threadOfRun(runIdOfBranch(b.name));
         if (key) return key;

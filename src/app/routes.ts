@@ -5,7 +5,7 @@ import type { SuiteResult } from '../engine/index.ts';
 import type { RepoContext } from '../hosts/github/client.ts';
 import { runIdOfPullBody } from '../hosts/github/run-id.ts';
 import { factsOfRun } from '../hosts/github/worker-provenance.ts';
-import { onCheckRun, onCheckSuite, onStatus } from './handlers/checks.ts';
+import { isActionsApp, onCheckRun, onCheckSuite, onStatus } from './handlers/checks.ts';
 import { onComment } from './handlers/comment.ts';
 import { onLabeled } from './handlers/label.ts';
 import { onPullClosed } from './handlers/pull-closed.ts';
@@ -89,7 +89,7 @@ export const ROUTES: Record<string, Route> = {
     onStatus(
       runs,
       gh,
-      { sha: p.sha, context: p.context, state: p.state, description: p.description ?? null, url: p.target_url ?? null, branches: (p.branches ?? []).map((b: { name: string }) => b.name), key },
+      { sha: p.sha, context: p.context, state: p.state, description: p.description ?? null, url: p.target_url ?? null, at: p.created_at ?? null, branches: (p.branches ?? []).map((b: { name: string; commit?: { sha?: string | null } }) => ({ name: b.name, ...(b.commit?.sha ? { head: b.commit.sha } : {}) })), key },
       env.log,
     ),
   'check_run.completed': (runs, gh, p, key, env) => {
@@ -103,8 +103,10 @@ export const ROUTES: Record<string, Route> = {
         conclusion: c.conclusion ?? null,
         sha: c.head_sha,
         branch: c.check_suite?.head_branch ?? null,
+        byActions: isActionsApp(c.app?.slug),
         summary: c.output?.summary ?? null,
         url: c.html_url ?? null,
+        at: c.completed_at ?? c.started_at ?? null,
         appId: c.app?.id ?? null,
         ourAppId: env.ourAppId,
         suiteId: c.check_suite?.id ?? null,
@@ -114,7 +116,7 @@ export const ROUTES: Record<string, Route> = {
     );
   },
   'check_suite.completed': (runs, gh, p, key, env) =>
-    onCheckSuite(runs, gh, { sha: p.check_suite.head_sha, branch: p.check_suite.head_branch ?? null, appId: p.check_suite.app?.id ?? null, ourAppId: env.ourAppId, suite: suiteOf(p.check_suite), key }, env.log),
+    onCheckSuite(runs, gh, { sha: p.check_suite.head_sha, branch: p.check_suite.head_branch ?? null, byActions: isActionsApp(p.check_suite.app?.slug), appId: p.check_suite.app?.id ?? null, ourAppId: env.ourAppId, suite: suiteOf(p.check_suite), key }, env.log),
   'workflow_run.completed': async (runs, gh, p, key, env) => {
     const r = p.workflow_run;
     if (r.path === gh.workerWorkflow || String(r.path).endsWith(`/${gh.workerWorkflow}`)) {
@@ -122,7 +124,7 @@ export const ROUTES: Record<string, Route> = {
     }
     if (env.workflowRunAsChecks) {
       const suite = r.check_suite_id ? { id: String(r.check_suite_id), label: `workflow ${r.name ?? r.path}`, conclusion: r.conclusion ?? null } : null;
-      return onCheckSuite(runs, gh, { sha: r.head_sha, branch: r.head_branch ?? null, appId: null, ourAppId: null, suite, key }, env.log);
+      return onCheckSuite(runs, gh, { sha: r.head_sha, branch: r.head_branch ?? null, byActions: true, appId: null, ourAppId: null, suite, key }, env.log);
     }
   },
 };

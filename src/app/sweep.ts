@@ -5,15 +5,17 @@
 // repository lists them, and a fresh process finds what a dead one left. Each is then put
 // through the RunService like an event: first checked against Actions (a worker run that
 // finished while nobody listened is collected), then given `time.passed` once one of its
-// deadlines has come. Shared by the App's timer (sweeper.ts) and Actions-only's schedule.
+// deadlines has come; a run waiting on CI has the check runs of its head read (CI that finished
+// unheard). Shared by the App's timer (sweeper.ts) and Actions-only's schedule.
 // It also removes what finished runs leave: the branches of a run whose pull request is closed
 // (a backstop for the `pull_request.closed` event) and the claims nobody needs (prune.ts).
-import { isTerminal, nextDeadline, type RunState } from '../engine/index.ts';
+import { isTerminal, nextDeadline, type CheckResult, type RunEvent, type RunState } from '../engine/index.ts';
 import type { RepoContext } from '../hosts/github/client.ts';
 import { RecordsSeen } from '../hosts/github/refs.ts';
 import { isRunBranch, runIdOfBranch } from '../hosts/github/run-id.ts';
 import { branchesNeeded, pullClosed, removeRunBranches } from '../hosts/github/run-branches.ts';
 import { pruneClaims } from './prune.ts';
+import { checkRunsAt } from './handlers/checks.ts';
 import type { Log, RunService } from './runs.ts';
 
 /** What one sweep of one repository found and did. */
@@ -60,6 +62,15 @@ export async function runIdsOnGitHub(gh: RepoContext): Promise<string[]> {
   return [...ids];
 }
 
+/** A checks gate of the run waits for the CI of its head. */
+const waitingOnChecks = (s: RunState) => s.steps.some((st) => st.status === 'running' && st.gate?.phase === 'waiting-checks');
+
+/** Results the run has not seen on its head: only those are worth an event (and a record write). */
+function newToRun(s: RunState, checks: CheckResult[], complete: boolean): boolean {
+  const seen = s.checks[s.head];
+  return (complete && !seen?.complete) || checks.some((c) => (seen?.results[c.name]?.conclusion ?? null) !== c.conclusion);
+}
+
 const hasRunningJobs = (s: RunState) => s.status === 'running' && s.steps.some((st) => st.jobs.some((j) => j.status === 'running'));
 
 /**
@@ -83,10 +94,18 @@ export async function sweepRun(runs: RunService, gh: RepoContext, runId: string,
   return runs.onRun(
     gh,
     runId,
-    (memory, workflow) => {
-      const due = nextDeadline(memory.state, workflow);
+    async (memory, workflow) => {
       const t = now();
-      return due !== null && due <= t ? [{ type: 'time.passed', key: `time:${t}`, at: t }] : [];
+      const events: RunEvent[] = [];
+      // CI that finished unheard: whether GitHub sends `workflow_run` for a run that a job's
+      // GITHUB_TOKEN dispatched is not documented, and a delivery can be lost.
+      if (waitingOnChecks(memory.state)) {
+        const { checks, complete } = await checkRunsAt(gh, memory.state.head);
+        if (newToRun(memory.state, checks, complete)) events.push({ type: 'checks.reported', key: `sweep-checks:${memory.state.head}:${t}`, at: t, sha: memory.state.head, checks, ...(complete ? { complete } : {}) });
+      }
+      const due = nextDeadline(memory.state, workflow);
+      if (due !== null && due <= t) events.push({ type: 'time.passed', key: `time:${t}`, at: t });
+      return events;
     },
     log,
     { looksOnly: true },

@@ -110,6 +110,18 @@ export function onHumanReview(d: Draft, ev: ReviewSubmitted): void {
   }
 }
 
+/**
+ * GitHub delivers in no order: a result recorded before the one kept (or a pending one of the
+ * same moment as a completed one: a check does not go back to pending within a second) is old news.
+ */
+function stale(next: CheckResult, kept: CheckResult | undefined): boolean {
+  if (kept?.at === undefined || next.at === undefined) return false;
+  const a = Date.parse(next.at);
+  const b = Date.parse(kept.at);
+  if (a !== b) return a < b;
+  return next.conclusion === null && kept.conclusion !== null;
+}
+
 /** Results are kept per commit (a few recent ones) so that reports arriving early are not lost. */
 const CHECK_SHAS_KEPT = 8;
 
@@ -132,7 +144,7 @@ function mergeSuites(prev: ChecksSeen['suites'], reported: SuiteResult[] | undef
 export function onChecks(d: Draft, ev: ChecksReported): void {
   const prev: ChecksSeen = d.state.checks[ev.sha] ?? { results: {}, complete: false };
   const results: Record<string, CheckResult> = { ...prev.results };
-  for (const c of ev.checks) results[c.name] = c;
+  for (const c of ev.checks) if (!stale(c, results[c.name])) results[c.name] = c;
   const checks = { ...d.state.checks };
   delete checks[ev.sha];
   const suites = mergeSuites(prev.suites, ev.suites);

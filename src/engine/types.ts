@@ -83,6 +83,8 @@ export interface CheckResult {
   conclusion: string | null;
   summary?: string;
   url?: string;
+  /** When GitHub recorded this result (ISO time): deliveries arrive in no order, the newest result counts. */
+  at?: string;
 }
 
 /** What a fix round is asked to address. */

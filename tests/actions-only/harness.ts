@@ -73,7 +73,7 @@ export interface ActionsOnlyOptions {
   missingSecrets?: string[];
   /** Where `uses: baton-dev/baton@v1` finds the Action (default: this checkout). */
   actionDir?: string;
-  /** Where GitHub is silent, which behaviour the emulator shows (readings.ts; default: the environment's, else the defaults). */
+  /** Where GitHub is silent, which behaviour the emulator shows (tests/emulator/readings.ts). */
   readings?: Partial<Readings>;
 }
 
@@ -91,7 +91,7 @@ export async function startActionsOnly(o: ActionsOnlyOptions): Promise<ActionsOn
     env: { PATH: [FAKE_AGENTS, process.env.PATH ?? ''].join(delimiter), FAKE_AGENT_SCRIPT: script },
     triggerOnWebhooks: true,
   });
-  const emu = await startEmulator({ plugins: [actions.plugin], ...(key ? { appPublicKey: key.publicKey } : {}), ...(o.readings && { readings: o.readings }) });
+  const emu = await startEmulator({ plugins: [actions.plugin], ...(key ? { appPublicKey: key.publicKey } : {}), ...(o.readings ? { readings: o.readings } : {}) });
   if (key) Object.assign(secrets, { APP_ID: String(emu.store.app.id), APP_PRIVATE_KEY: key.privateKey });
   const runner = actions.runner;
 

@@ -34,6 +34,10 @@ describe('concurrency keys: every event of a run maps to the number of its threa
     expect(concurrencyKey('check_run', { check_run: { check_suite: { head_branch: 'baton/steps/fix-42-1/impl' } } })).toBeUndefined();
     expect(concurrencyKey('status', { branches: [{ name: 'main' }, { name: 'baton/fix-42-1' }] })).toBe('42');
     expect(concurrencyKey('status', { branches: [{ name: 'main' }] })).toBeUndefined();
+    // A status lists the branches containing its commit: the run is the one whose head it is.
+    const at = (name: string, sha: string) => ({ name, commit: { sha } });
+    expect(concurrencyKey('status', { sha: 'c2', branches: [at('baton/fix-7-1', 'c9'), at('baton/fix-42-1', 'c2')] })).toBe('42');
+    expect(concurrencyKey('status', { sha: 'c2', branches: [at('baton/fix-7-1', 'c9'), at('main', 'c5')] })).toBeUndefined();
     expect(concurrencyKey('workflow_dispatch', { inputs: { run: 'fix-issue-7-2' } })).toBe('7');
     expect(concurrencyKey('push', {})).toBeUndefined();
   });

@@ -4,6 +4,7 @@
 // (`baton / …`) are never taken for CI.
 import { Octokit } from '@octokit/rest';
 import { afterEach, describe, expect, it } from 'vitest';
+import { READING_VALUES, type Readings } from '../emulator/readings.ts';
 import { startHarness, type Harness } from './harness.ts';
 
 /** CI on every push to a run branch: `test` fails until ci-fixed.txt exists. */
@@ -38,8 +39,8 @@ afterEach(async () => {
 
 const o = { owner: 'acme', repo: 'widgets' };
 
-async function start(files: Record<string, string>, agents: Parameters<typeof startHarness>[0]['agents']): Promise<{ h: Harness; issue: number; runId: string }> {
-  h = await startHarness({ files, agents, triggerOnWebhooks: true });
+async function start(files: Record<string, string>, agents: Parameters<typeof startHarness>[0]['agents'], readings?: Partial<Readings>): Promise<{ h: Harness; issue: number; runId: string }> {
+  h = await startHarness({ files, agents, triggerOnWebhooks: true, ...(readings ? { readings } : {}) });
   const alice = h.as('alice');
   const issue = (await alice.rest.issues.create({ ...o, title: 'Widgets break', body: 'Please fix.' })).data.number;
   await alice.rest.issues.addLabels({ ...o, issue_number: issue, labels: ['baton:quick'] });
@@ -91,18 +92,41 @@ describe('app: the checks gate with CI as GitHub runs it', () => {
     expect(h.runner.errors).toEqual([]);
   }, 90_000);
 
-  it("takes another GitHub App's check runs on the run branch head", async () => {
-    const { h, issue, runId } = await start({ '.agents/workflows/quick.yml': quick('{ names: [external] }') }, { implement: [{ write: { 'src/fix.txt': 'fixed\n' } }] });
+  // Which branch an app's check suite names is undocumented (readings.ts): a branch `a-copy`
+  // at the same commit sorts before the run branch, so the suite may name it, the run branch,
+  // or nothing; baton finds the run by the commit in every case.
+  it.each(READING_VALUES.checkSuiteHeadBranch)("takes another GitHub App's check runs on the run branch head (a suite's head_branch: %s)", async (checkSuiteHeadBranch) => {
+    const { h, issue, runId } = await start({ '.agents/workflows/quick.yml': quick('{ names: [external] }') }, { implement: [{ write: { 'src/fix.txt': 'fixed\n' } }] }, { checkSuiteHeadBranch });
     expect(await h.record(issue)).toMatch(/\| 🔄 \| ci \| waiting for checks \|/);
     const head = (await h.as('alice').rest.git.getRef({ ...o, ref: `heads/baton/${runId}` })).data.object.sha;
+    await h.as('alice').rest.git.createRef({ ...o, ref: 'refs/heads/a-copy', sha: head });
     // A CI service installed as its own app reports on the head with its installation token.
     const ciApp = new Octokit({ baseUrl: h.emu.url, auth: h.emu.auth.mint({ ...o, permissions: { checks: 'write', metadata: 'read' }, login: 'ci-app[bot]' }) });
     const created = (await ciApp.rest.checks.create({ ...o, name: 'external', head_sha: head, status: 'in_progress' })).data;
     expect(created.app?.slug).toBe('ci-app');
+    const suite = (await ciApp.rest.checks.getSuite({ ...o, check_suite_id: created.check_suite!.id })).data;
+    expect(suite.head_branch).toBe({ 'first-branch': 'a-copy', 'pushed-branch': `baton/${runId}`, null: null }[checkSuiteHeadBranch]);
     await h.settle();
     expect(await h.record(issue)).toMatch(/\| 🔄 \| ci \| waiting for checks \|/);
     await ciApp.rest.checks.update({ ...o, check_run_id: created.id, conclusion: 'success' });
     await h.settle();
+    const record = await h.record(issue);
+    expect(record, record).toContain(`run \`${runId}\` — succeeded`);
+    expect(h.runner.errors).toEqual([]);
+    h.emu.assertNoViolations();
+  }, 90_000);
+
+  it('takes a status on the run branch head when the status lists 10 other branches that contain it', async () => {
+    const { h, issue, runId } = await start({ '.agents/workflows/quick.yml': quick('{ names: [external] }') }, { implement: [{ write: { 'src/fix.txt': 'fixed\n' } }] });
+    const head = (await h.as('alice').rest.git.getRef({ ...o, ref: `heads/baton/${runId}` })).data.object.sha;
+    // Ten branches at the head sort before `baton/…`: the status names those ten and not the run branch.
+    for (let i = 0; i < 10; i++) await h.as('alice').rest.git.createRef({ ...o, ref: `refs/heads/a-${i}`, sha: head });
+    await h.settle();
+    const sent = h.emu.webhooks.deliveries.length;
+    await h.as('alice').rest.repos.createCommitStatus({ ...o, sha: head, state: 'success', context: 'external' });
+    await h.settle();
+    const status = h.emu.webhooks.deliveries.slice(sent).find((d) => d.event === 'status')!;
+    expect((status.payload.branches as { name: string }[]).map((b) => b.name)).toEqual([...Array(10).keys()].map((i) => `a-${i}`));
     const record = await h.record(issue);
     expect(record, record).toContain(`run \`${runId}\` — succeeded`);
     expect(h.runner.errors).toEqual([]);

@@ -1,4 +1,5 @@
-// The app under test as a real HTTP server, wired to the emulator: signed webhooks in,
+// The app under test as a real HTTP server, wired to the emulator: signed webhooks in (overlapping,
+// in a seeded random order by default, as GitHub promises no order),
 // OpenAPI-checked requests out, worker jobs run by the emulator's Actions runner with the
 // real worker — the worker workflow `baton init --mode app` writes, whose bundled Action
 // (`uses: baton-dev/baton@v1`, mode agent) drives the fake agent CLIs, steered per step
@@ -19,6 +20,7 @@ import { Octokit } from '@octokit/rest';
 import { pino } from 'pino';
 import { parse as parseYaml } from 'yaml';
 import { Probot, createNodeMiddleware } from 'probot';
+import { onTestFailed } from 'vitest';
 import { batonApp } from '../../src/app/app.ts';
 import { batonOctokit } from '../../src/app/octokit.ts';
 import type { EventTime } from '../../src/app/event-time.ts';
@@ -161,8 +163,24 @@ export interface HarnessOptions {
   triggerOnWebhooks?: boolean;
   /** Repository secrets replacing the default agent keys (`''`: the secret is not set). */
   secrets?: Record<string, string>;
-  /** Where GitHub is silent, which behaviour the emulator shows (readings.ts; default: the environment's, else the defaults). */
+  /** Where GitHub is silent, which behaviour the emulator shows (tests/emulator/readings.ts). */
   readings?: Partial<Readings>;
+  /**
+   * How deliveries arrive. Default `shuffled`: GitHub guarantees no order, so they overlap and
+   * arrive in a seeded random order (a failing test prints its seed; `BATON_DELIVERY_SEED=<n>`
+   * replays it). `in-order`: one at a time in the order they happened, for a test whose point
+   * needs that order (say why where it is used).
+   */
+  deliveries?: 'shuffled' | 'in-order';
+}
+
+/** How long a shuffled delivery may wait before it is sent: deliveries due closer than this swap. */
+export const DELIVERY_JITTER_MS = 25;
+
+/** The seed of this harness's delivery order: the environment's (a replay) or a fresh one. */
+function deliverySeed(): number {
+  const given = process.env.BATON_DELIVERY_SEED;
+  return given !== undefined && given !== '' ? Number(given) : Math.floor(Math.random() * 2 ** 31);
 }
 
 /** Writes the steering files the routed fake agents read; returns their folder. */
@@ -191,7 +209,7 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
     ...(o.minuteMs ? { minuteMs: o.minuteMs } : {}),
     ...(o.triggerOnWebhooks ? { triggerOnWebhooks: true } : {}),
   });
-  const emu = await startEmulator({ webhookSecret: SECRET, appPublicKey: publicKey, plugins: [actions.plugin], ...(o.readings && { readings: o.readings }) });
+  const emu = await startEmulator({ webhookSecret: SECRET, appPublicKey: publicKey, plugins: [actions.plugin], ...(o.readings ? { readings: o.readings } : {}) });
   await emu.createRepo('acme', 'widgets', { 'README.md': '# widgets\n', '.github/workflows/baton-worker.yml': await initWorkerWorkflow(), ...o.files }, o.repo);
   for (const [login, role] of Object.entries(o.roles ?? { alice: "admin" as const })) emu.store.setRole('acme', 'widgets', login, role);
 
@@ -314,6 +332,17 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
   port = app.port;
   const front = apps.length > 1 ? await frontDoor(() => apps) : undefined;
   emu.webhooks.configure({ url: `http://127.0.0.1:${front?.port ?? port}/`, events: appEvents() });
+  let replay = '';
+  if ((o.deliveries ?? 'shuffled') === 'shuffled') {
+    const seed = deliverySeed();
+    emu.webhooks.configure({ shuffle: { seed, jitterMs: DELIVERY_JITTER_MS } });
+    replay = `deliveries were shuffled with seed ${seed}: replay with BATON_DELIVERY_SEED=${seed}`;
+    try {
+      onTestFailed(() => console.error(replay));
+    } catch {
+      // Started outside a test (a beforeAll): close() still names the seed when it fails.
+    }
+  }
 
   const background = new Set<Promise<unknown>>();
   const settle = async (): Promise<void> => {
@@ -417,14 +446,18 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
     deliveryFailures,
     appErrors,
     async close() {
+      // Deliveries already due still go out (a shuffled one may wait a few ms): GitHub sends them
+      // whether or not the test looks, and a live app takes them.
+      await emu.webhooks.idle();
+      for (const a of apps) if (!a.dead) await a.runs.idle();
       for (const a of apps) await a.close();
       await front?.close();
       await emu.close();
       rmSync(steer, { recursive: true, force: true });
       // GitHub does not redeliver: a delivery whose last answer was not a 2xx, or whose work failed, is lost work.
       const failures = deliveryFailures();
-      if (failures.length) throw new Error(`deliveries the app did not take (answered with anything but a 2xx, or failed in their work):\n${failures.join('\n')}`);
-      if (appErrors.length) throw new Error(`the app logged errors:\n${appErrors.join('\n')}`);
+      if (failures.length) throw new Error(`deliveries the app did not take (answered with anything but a 2xx, or failed in their work):\n${failures.join('\n')}\n${replay}`);
+      if (appErrors.length) throw new Error(`the app logged errors:\n${appErrors.join('\n')}\n${replay}`);
       // A request of the app's that broke GitHub's description fails the test even if the app coped.
       emu.assertNoViolations();
     },

@@ -2,6 +2,7 @@
 // and that no answer broke GitHub's OpenAPI description (emu.assertNoViolations()).
 import { Octokit } from '@octokit/rest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { fakeJwt } from './app-jwt.ts';
 import { startEmulator, type Emulator } from './emulator.ts';
 
 let emu: Emulator;
@@ -269,10 +270,3 @@ describe('app endpoints', () => {
     expect((await status(asApp.issues.listForRepo({ owner, repo }))).status).toBe(403);
   });
 });
-
-/** A well-formed RS256 JWT; standalone mode does not check signatures. */
-export function fakeJwt(): string {
-  const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
-  const now = Math.floor(Date.now() / 1000);
-  return `${b64({ alg: 'RS256', typ: 'JWT' })}.${b64({ iat: now - 60, exp: now + 540, iss: 1 })}.c2lnbmF0dXJl`;
-}

@@ -24,9 +24,28 @@ export class CheckSuites {
     return this.emulator.store;
   }
 
+  /** Per repository, the branch whose push first brought each commit (for `pushed-branch`). */
+  private readonly pushedTo = new WeakMap<Repo, Map<string, string>>();
+
+  /** push.ts: a branch moved to `sha`. The first branch to bring a commit keeps it. */
+  notePush(repo: Repo, sha: string, branch: string): void {
+    let seen = this.pushedTo.get(repo);
+    if (seen === undefined) this.pushedTo.set(repo, (seen = new Map()));
+    if (!seen.has(sha)) seen.set(sha, branch);
+  }
+
+  /** The new suite's `head_branch`: which branch is undocumented (readings.ts, `checkSuiteHeadBranch`). */
   private async branchAt(repo: Repo, sha: string): Promise<string | null> {
-    const refs = await this.emulator.git(repo.owner, repo.name).listRefs('refs/heads/');
-    return refs.find((r) => r.sha === sha)?.ref.slice('refs/heads/'.length) ?? null;
+    switch (this.emulator.readings.checkSuiteHeadBranch) {
+      case 'null':
+        return null;
+      case 'pushed-branch':
+        return this.pushedTo.get(repo)?.get(sha) ?? null;
+      case 'first-branch': {
+        const refs = await this.emulator.git(repo.owner, repo.name).listRefs('refs/heads/');
+        return refs.find((r) => r.sha === sha)?.ref.slice('refs/heads/'.length) ?? null;
+      }
+    }
   }
 
   private create(repo: Repo, app: string, headSha: string, headBranch: string | null, workflowRunId?: number): CheckSuite {

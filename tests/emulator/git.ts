@@ -229,6 +229,12 @@ export class GitRepo {
         });
   }
 
+  /** The branches whose history contains `sha` (in name order), with their heads. */
+  async branchesContaining(sha: string): Promise<{ name: string; sha: string }[]> {
+    const out = await text(this.dir, ['for-each-ref', '--contains', sha, '--format=%(refname:lstrip=2) %(objectname)', 'refs/heads/']);
+    return out === '' ? [] : out.split('\n').map((line) => ({ name: line.slice(0, line.lastIndexOf(' ')), sha: line.slice(line.lastIndexOf(' ') + 1) }));
+  }
+
   /** Moves a ref; `expected` makes it a compare-and-swap (ZERO_SHA: must not exist). */
   async updateRef(ref: string, sha: string, expected?: string): Promise<void> {
     await git(this.dir, ['update-ref', ref, sha, ...(expected === undefined ? [] : [expected])]);

@@ -1,8 +1,15 @@
 /**
  * What happens when a branch moves, whether by `git push` to the bare repository (its
  * post-receive hook reports here) or through the refs/contents/merges API: a `push`
- * webhook, and `pull_request.synchronize` for open pull requests whose head moved.
+ * webhook, `create`/`delete` when a branch or tag appears or goes, and
+ * `pull_request.synchronize` for open pull requests whose head moved.
+ *
+ * Only branches and tags have webhooks: `push` is "one or more commits are pushed to a
+ * repository branch or tag", `create`/`delete` "a Git branch or tag is created/deleted"
+ * (docs "Webhook events and payloads"); a ref elsewhere (`refs/baton/leases/...`,
+ * `refs/pull/...`) sends nothing (reported: hashbang/git-signatures#7).
  */
+import { checkSuitesOf } from './check-suites.ts';
 import type { Emulator } from './emulator.ts';
 import { EMPTY_TREE, ZERO_SHA } from './git.ts';
 import { pullJson } from './routes/pulls.ts';
@@ -34,6 +41,8 @@ export async function onPush(emulator: Emulator, repo: Repo, updates: RefUpdate[
   repo.pushedAt = now();
   const sender = pusher ?? repo.owner;
   for (const update of updates) {
+    const kind = refKind(update.ref);
+    if (kind === undefined) continue;
     const created = update.before === ZERO_SHA;
     const deleted = update.after === ZERO_SHA;
     const forced = !created && !deleted && !(await git.isAncestor(update.before, update.after));
@@ -78,9 +87,16 @@ export async function onPush(emulator: Emulator, repo: Repo, updates: RefUpdate[
       },
       { owner: repo.owner, repo: repo.name, sender },
     );
+    if (created || deleted) {
+      const name = update.ref.replace(/^refs\/(heads|tags)\//, '');
+      const common = { ref: name, ref_type: kind, pusher_type: 'user' };
+      if (created) emulator.webhooks.emit('create', { ...common, master_branch: repo.defaultBranch, description: null }, { owner: repo.owner, repo: repo.name, sender });
+      else emulator.webhooks.emit('delete', common, { owner: repo.owner, repo: repo.name, sender });
+    }
 
     if (!update.ref.startsWith('refs/heads/')) continue;
     const branch = update.ref.slice('refs/heads/'.length);
+    if (!deleted) checkSuitesOf(emulator).notePush(repo, update.after, branch);
     for (const issue of repo.issues.values()) {
       const pull = issue.pull;
       if (pull === undefined || issue.state !== 'open') continue;
@@ -96,4 +112,11 @@ export async function onPush(emulator: Emulator, repo: Repo, updates: RefUpdate[
       );
     }
   }
+}
+
+/** `branch` or `tag` for the refs GitHub sends webhooks about; undefined for any other ref. */
+export function refKind(ref: string): 'branch' | 'tag' | undefined {
+  if (ref.startsWith('refs/heads/')) return 'branch';
+  if (ref.startsWith('refs/tags/')) return 'tag';
+  return undefined;
 }

@@ -42,6 +42,23 @@ export interface Readings {
    * said and as wpt#60613 still observed.
    */
   tokenPullRequestRuns: 'none' | 'action-required';
+  /**
+   * The `head_branch` of an app's check suite (one per app per commit, made with the app's first
+   * check run on the commit; which branch it names is not documented): `first-branch` (the
+   * first branch in name order whose head is the commit then), `pushed-branch` (the branch
+   * whose push first brought the commit; a step branch, say, before the run branch is
+   * fast-forwarded onto it) or `null` (as GitHub sends for suites it cannot tie to a branch).
+   */
+  checkSuiteHeadBranch: 'first-branch' | 'pushed-branch' | 'null';
+  /**
+   * Whether a workflow run that a job's `GITHUB_TOKEN` dispatched starts `on: workflow_run`
+   * workflows when it completes. Events a GITHUB_TOKEN causes start no workflow except
+   * `workflow_dispatch` and `repository_dispatch` (docs "Triggering a workflow from a
+   * workflow"); whether the dispatched run's completion counts as caused by the token is not
+   * written down. `fires`: it starts them; `silent`: it starts nothing (the App still gets the
+   * webhook: this is about workflows only).
+   */
+  workflowRunAfterTokenDispatch: 'fires' | 'silent';
 }
 
 export const DEFAULT_READINGS: Readings = {
@@ -49,6 +66,8 @@ export const DEFAULT_READINGS: Readings = {
   refCreateRace: 'already-exists',
   workflowRefusalAt: 'trees',
   tokenPullRequestRuns: 'action-required',
+  checkSuiteHeadBranch: 'first-branch',
+  workflowRunAfterTokenDispatch: 'fires',
 };
 
 /** Every value of every switch: what the conformance kit and the reading matrix iterate over. */
@@ -57,6 +76,8 @@ export const READING_VALUES: { [K in keyof Readings]: readonly Readings[K][] } =
   refCreateRace: ['already-exists', 'update-failed'],
   workflowRefusalAt: ['trees', 'commits', 'ref'],
   tokenPullRequestRuns: ['none', 'action-required'],
+  checkSuiteHeadBranch: ['first-branch', 'pushed-branch', 'null'],
+  workflowRunAfterTokenDispatch: ['fires', 'silent'],
 };
 
 /** The readings of one emulator: defaults, then the environment's, then the test's own. */

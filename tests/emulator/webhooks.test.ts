@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { Octokit } from '@octokit/rest';
 import { Webhooks } from '@octokit/webhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { fakeJwt } from './app-jwt.ts';
 import { startEmulator, type Emulator } from './emulator.ts';
 
 const secret = 'it-is-a-secret';
@@ -24,6 +25,8 @@ let receiver: Server;
 let octokit: Octokit;
 const received: Received[] = [];
 const verifier = new Webhooks({ secret });
+/** The receiver answers the next this-many deliveries with a 500 (a crashed App). */
+let failNext = 0;
 verifier.onAny(() => {});
 
 beforeAll(async () => {
@@ -40,6 +43,11 @@ beforeAll(async () => {
           signature: String(req.headers['x-hub-signature-256']),
         });
         const payload = JSON.parse(body) as Record<string, unknown>;
+        if (failNext > 0) {
+          failNext--;
+          res.writeHead(500).end('boom');
+          return;
+        }
         received.push({ id: String(req.headers['x-github-delivery']), name: String(req.headers['x-github-event']), action: payload.action as string | undefined, headers: req.headers, payload });
         res.writeHead(200).end();
       } catch {
@@ -150,6 +158,19 @@ describe('deliveries', () => {
     expect(received.find((r) => r.name === 'check_suite')!.payload).toMatchObject({ check_suite: { conclusion: 'failure', head_sha: sha } });
   });
 
+  it('sends create, push and delete for branches and tags, and nothing for a ref elsewhere (a baton claim)', async () => {
+    const sha = (await octokit.git.getRef({ owner, repo, ref: 'heads/main' })).data.object.sha;
+    await octokit.git.createRef({ owner, repo, ref: 'refs/heads/topic', sha });
+    await octokit.git.createRef({ owner, repo, ref: 'refs/tags/v1', sha });
+    await octokit.git.createRef({ owner, repo, ref: 'refs/baton/leases/fix-issue-1-1', sha });
+    await octokit.git.deleteRef({ owner, repo, ref: 'baton/leases/fix-issue-1-1' });
+    await octokit.git.deleteRef({ owner, repo, ref: 'heads/topic' });
+    await emu.webhooks.idle();
+    const seen = received.map((r) => `${r.name} ${String(r.payload.ref)}${r.payload.ref_type ? ` ${String(r.payload.ref_type)}` : ''}`);
+    expect(seen).toEqual(['push refs/heads/topic', 'create topic branch', 'push refs/tags/v1', 'create v1 tag', 'push refs/heads/topic', 'delete topic branch']);
+    expect(received.find((r) => r.name === 'create')!.payload).toMatchObject({ master_branch: 'main', pusher_type: 'user', sender: { login: 'alice' } });
+  });
+
   it('emits payloads tests write, filling installation, repository and sender', async () => {
     const { data: issue } = await octokit.issues.create({ owner, repo, title: 'Hand-made' });
     await emu.webhooks.idle();
@@ -160,6 +181,49 @@ describe('deliveries', () => {
     expect(received[0]!.payload).toMatchObject({ action: 'reopened', sender: { login: 'bob' }, installation: { id: 1 } });
     expect(() => emu.webhooks.emit('issues', { action: 'labeled' }, { owner, repo })).toThrow(/issues\$labeled/);
     emu.violations.splice(0);
+  });
+});
+
+describe('the deliveries API (an operator redelivering)', () => {
+  it('lists attempts newest first with cursor pages, shows one, and redelivers it with the same guid and payload', async () => {
+    const asApp = new Octokit({ baseUrl: emu.apiUrl, auth: fakeJwt() });
+    const { data: issue } = await octokit.issues.create({ owner, repo, title: 'Delivered' });
+    await emu.webhooks.idle();
+    failNext = 1;
+    await octokit.issues.createComment({ owner, repo, issue_number: issue.number, body: 'lost while the App was down' });
+    await octokit.issues.createComment({ owner, repo, issue_number: issue.number, body: 'after' });
+    await emu.webhooks.idle();
+    expect(received.map((r) => r.payload.comment && (r.payload.comment as { body: string }).body).filter(Boolean)).toEqual(['after']);
+
+    // Two a page: the Link header's cursor leads on, newest first, each attempt its own id.
+    const first = await asApp.request('GET /app/hook/deliveries', { per_page: 2 });
+    expect(first.headers.link).toMatch(/cursor=v1_\d+.*rel="next"/);
+    const all = await asApp.paginate('GET /app/hook/deliveries', { per_page: 2 });
+    const ids = all.map((d) => d.id);
+    expect(ids).toEqual([...ids].sort((a, b) => b - a));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(all.slice(0, 3).map((d) => `${d.event}.${d.action} ${d.status_code}`)).toEqual(['issue_comment.created 200', 'issue_comment.created 500', 'issues.opened 200']);
+    const failed = (await asApp.request('GET /app/hook/deliveries', { status: 'failure' })).data;
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatchObject({ status: 'Invalid HTTP Response: 500', status_code: 500, redelivery: false, installation_id: 1, repository_id: expect.any(Number) });
+    const shown = (await asApp.request('GET /app/hook/deliveries/{delivery_id}', { delivery_id: Number(failed[0]!.id) })).data;
+    expect(shown.request.payload).toMatchObject({ comment: { body: 'lost while the App was down' } });
+    expect(shown.response.payload).toBe('boom');
+
+    // Redelivered: 202, then the same guid (X-GitHub-Delivery) and payload arrive again.
+    expect((await asApp.request('POST /app/hook/deliveries/{delivery_id}/attempts', { delivery_id: Number(failed[0]!.id) })).status).toBe(202);
+    await emu.webhooks.idle();
+    const again = received.at(-1)!;
+    expect(again.id).toBe(failed[0]!.guid);
+    expect(again.payload).toEqual(shown.request.payload);
+    const newest = (await asApp.request('GET /app/hook/deliveries', { per_page: 1 })).data[0]!;
+    expect(newest).toMatchObject({ guid: failed[0]!.guid, redelivery: true, status: 'OK', status_code: 200 });
+    expect(newest.id).toBeGreaterThan(failed[0]!.id);
+
+    // The App's JWT only: an installation token is refused.
+    const installation = new Octokit({ baseUrl: emu.apiUrl, auth: emu.auth.mint({ owner, repo, permissions: { issues: 'write' } }) });
+    await expect(installation.request('GET /app/hook/deliveries')).rejects.toMatchObject({ status: 401 });
+    await expect(asApp.request('POST /app/hook/deliveries/{delivery_id}/attempts', { delivery_id: 1 })).rejects.toMatchObject({ status: 404 });
   });
 });
 

@@ -6,18 +6,26 @@
  * previous answer) or, with `overlap`, as GitHub does — each sent as soon as it is due,
  * without waiting for earlier answers, so that deliveries are handled concurrently
  * (deliveries overlap and arrive out of order on GitHub: quarkiverse/quarkus-github-app
- * issue #460, SpyglassMC/Spyglass issue #1734, google/go-github issue #2706). Faults (faults.ts) may drop, duplicate,
- * delay or reorder a delivery; every delivery attempt is kept in `deliveries`.
+ * issue #460, SpyglassMC/Spyglass issue #1734, google/go-github issue #2706), or with
+ * `shuffle`, overlapping and in a seeded random order (GitHub guarantees no order). Faults
+ * (faults.ts) may drop, duplicate, delay or reorder a delivery; every delivery attempt is kept
+ * in `deliveries`.
  */
 import { createHmac, randomUUID } from 'node:crypto';
-import type { Faults } from './faults.ts';
+import { prng, type Faults } from './faults.ts';
 import type { Shapes } from './shapes.ts';
 import type { Repo, Store } from './store.ts';
 import { validateWebhook } from './webhook-schemas.ts';
 
 export interface Delivery {
-  /** `X-GitHub-Delivery`; a duplicate keeps the id of the original, as a redelivery does. */
+  /** `X-GitHub-Delivery` (the deliveries API's `guid`); a duplicate keeps the id of the original, as a redelivery does. */
   id: string;
+  /** This attempt's number in the deliveries API (`GET /app/hook/deliveries`): each attempt has its own. */
+  attemptId: number;
+  /** The headers it was sent with, and the receiver's answer (the deliveries API shows them). */
+  requestHeaders?: Record<string, string>;
+  responseHeaders?: Record<string, string>;
+  responseBody?: string;
   event: string;
   action?: string;
   payload: Record<string, unknown>;
@@ -48,12 +56,20 @@ export class Webhooks {
   secret: string;
   /** Deliveries overlap: sent without waiting for the answers to earlier ones. */
   overlap: boolean;
+  /**
+   * GitHub guarantees no order: with a seed, deliveries overlap and each waits a seeded
+   * 0–`jitterMs` before it is sent, so deliveries due close together arrive in a shuffled
+   * order. The same seed gives the same waits in the same order of emission (a failure replays).
+   */
+  shuffle: { seed: number; jitterMs: number } | undefined;
+  private random: () => number = Math.random;
   /** Events the receiver subscribes to (configure); undefined: every event. */
   private events: Set<string> | undefined;
   private chain: Promise<void> = Promise.resolve();
   private readonly inFlight = new Set<Promise<void>>();
   private held: (() => Promise<void>)[] = [];
   private readonly listeners = new Set<(delivery: Delivery) => void>();
+  private lastAttemptId = 90_000_000_000;
 
   constructor(
     private readonly store: Store,
@@ -65,6 +81,7 @@ export class Webhooks {
     this.url = options.url;
     this.secret = options.secret ?? 'development';
     this.overlap = options.overlap ?? false;
+    this.shuffle = undefined;
   }
 
   /**
@@ -72,7 +89,11 @@ export class Webhooks {
    * an App only those ("Webhook events and payloads": an App receives the events it subscribes to).
    * Others still happen (Actions sees them through onEmit) but are neither sent nor recorded.
    */
-  configure(options: { url?: string; secret?: string; overlap?: boolean; events?: string[] }): void {
+  configure(options: { url?: string; secret?: string; overlap?: boolean; events?: string[]; shuffle?: { seed: number; jitterMs: number } | null }): void {
+    if (options.shuffle !== undefined) {
+      this.shuffle = options.shuffle ?? undefined;
+      if (options.shuffle) this.random = prng(options.shuffle.seed);
+    }
     if (options.events !== undefined) this.events = new Set(options.events);
     if (options.url !== undefined) this.url = options.url;
     if (options.secret !== undefined) this.secret = options.secret;
@@ -100,7 +121,7 @@ export class Webhooks {
       throw new Error(message);
     }
     const action = typeof full.action === 'string' ? full.action : undefined;
-    const delivery: Delivery = { id: randomUUID(), event, ...(action === undefined ? {} : { action }), payload: full, dropped: false, redelivery: false, at: new Date().toISOString() };
+    const delivery: Delivery = { id: randomUUID(), attemptId: this.nextAttemptId(), event, ...(action === undefined ? {} : { action }), payload: full, dropped: false, redelivery: false, at: new Date().toISOString() };
     for (const listener of this.listeners) listener(delivery);
     if (this.events && !this.events.has(event)) return delivery;
     this.deliveries.push(delivery);
@@ -110,7 +131,7 @@ export class Webhooks {
       delivery.dropped = true;
       return delivery;
     }
-    const copies = Array.from({ length: plan.copies }, (_, i) => (i === 0 ? delivery : { ...delivery, redelivery: true }));
+    const copies = Array.from({ length: plan.copies }, (_, i) => (i === 0 ? delivery : { ...delivery, attemptId: this.nextAttemptId(), redelivery: true }));
     for (const [i, copy] of copies.entries()) {
       if (i > 0) this.deliveries.push(copy);
       const send = () => this.send(copy);
@@ -129,14 +150,24 @@ export class Webhooks {
   redeliver(id: string): Promise<void> {
     const original = this.deliveries.find((d) => d.id === id);
     if (original === undefined) throw new Error(`no delivery ${id}`);
-    const copy: Delivery = { ...original, dropped: false, redelivery: true, at: new Date().toISOString() };
-    delete copy.status;
-    delete copy.error;
-    delete copy.sentAt;
-    delete copy.answeredAt;
+    this.redeliverAttempt(original);
+    return this.idle();
+  }
+
+  /**
+   * A new attempt of a recorded one, queued (the deliveries API's redelivery answers 202 before
+   * it is sent): the same payload and `X-GitHub-Delivery` guid, `redelivery: true`, its own attempt id.
+   */
+  redeliverAttempt(original: Delivery): Delivery {
+    const copy: Delivery = { ...original, attemptId: this.nextAttemptId(), dropped: false, redelivery: true, at: new Date().toISOString() };
+    for (const key of ['status', 'error', 'sentAt', 'answeredAt', 'requestHeaders', 'responseHeaders', 'responseBody'] as const) delete copy[key];
     this.deliveries.push(copy);
     this.enqueue(() => this.send(copy));
-    return this.idle();
+    return copy;
+  }
+
+  private nextAttemptId(): number {
+    return ++this.lastAttemptId;
   }
 
   /** The most deliveries that were awaiting their answers at the same time. */
@@ -168,6 +199,12 @@ export class Webhooks {
   }
 
   private enqueue(send: () => Promise<void>): void {
+    if (this.shuffle) {
+      const wait = Math.floor(this.random() * (this.shuffle.jitterMs + 1));
+      this.track(new Promise<void>((resolve) => setTimeout(resolve, wait)).then(send));
+      this.flushHeld();
+      return;
+    }
     if (this.overlap) {
       this.track(send());
       this.flushHeld();
@@ -181,7 +218,7 @@ export class Webhooks {
     const held = this.held.reverse();
     this.held = [];
     for (const send of held) {
-      if (this.overlap) this.track(send());
+      if (this.overlap || this.shuffle) this.track(send());
       else this.chain = this.chain.then(send);
     }
   }
@@ -214,26 +251,26 @@ export class Webhooks {
     const body = JSON.stringify(delivery.payload);
     delivery.sentAt = performance.now();
     try {
-      const response = await fetch(this.url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'GitHub-Hookshot/emulator',
-          'x-github-event': delivery.event,
-          'x-github-delivery': delivery.id,
-          'x-github-hook-id': String(HOOK_ID),
-          'x-github-hook-installation-target-type': 'integration',
-          'x-github-hook-installation-target-id': String(this.store.app.id),
-          'x-hub-signature': `sha1=${createHmac('sha1', this.secret).update(body).digest('hex')}`,
-          'x-hub-signature-256': this.sign(body),
-        },
-        body,
-      });
+      const headers = {
+        'content-type': 'application/json',
+        'user-agent': 'GitHub-Hookshot/emulator',
+        'x-github-event': delivery.event,
+        'x-github-delivery': delivery.id,
+        'x-github-hook-id': String(HOOK_ID),
+        'x-github-hook-installation-target-type': 'integration',
+        'x-github-hook-installation-target-id': String(this.store.app.id),
+        'x-hub-signature': `sha1=${createHmac('sha1', this.secret).update(body).digest('hex')}`,
+        'x-hub-signature-256': this.sign(body),
+      };
+      delivery.requestHeaders = headers;
+      const response = await fetch(this.url, { method: 'POST', headers, body });
       delivery.status = response.status;
-      await response.arrayBuffer();
+      delivery.responseHeaders = Object.fromEntries(response.headers);
+      delivery.responseBody = await response.text();
     } catch (error) {
       delivery.error = error instanceof Error ? error.message : String(error);
     }
     delivery.answeredAt = performance.now();
   }
 }
+

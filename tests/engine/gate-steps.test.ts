@@ -147,6 +147,20 @@ describe('checks', () => {
     expect(r.status('ci')).toBe('succeeded');
   });
 
+  it('keeps the newest result GitHub recorded, whatever order they arrive in', () => {
+    const r = atChecks();
+    r.send({ type: 'checks.reported', sha: 'head1', checks: [{ name: 'test', conclusion: 'success', at: '2026-01-01T00:00:05Z' }] });
+    // A pending result recorded earlier, or in the same second, arrives late: old news.
+    r.send({ type: 'checks.reported', sha: 'head1', checks: [{ name: 'test', conclusion: null, at: '2026-01-01T00:00:01Z' }] });
+    r.send({ type: 'checks.reported', sha: 'head1', checks: [{ name: 'test', conclusion: null, at: '2026-01-01T00:00:05.000Z' }] });
+    expect(r.state.checks['head1']!.results['test']!.conclusion).toBe('success');
+    // A result recorded later counts (a check run again): lint pending, then done.
+    r.send({ type: 'checks.reported', sha: 'head1', checks: [{ name: 'lint', conclusion: null, at: '2026-01-01T00:00:02Z' }] });
+    expect(r.status('ci')).toBe('running');
+    r.send({ type: 'checks.reported', sha: 'head1', checks: [{ name: 'lint', conclusion: 'success', at: '2026-01-01T00:00:09Z' }] });
+    expect(r.status('ci')).toBe('succeeded');
+  });
+
   it('ignores results for other commits', () => {
     const r = atChecks();
     r.send({ type: 'checks.reported', sha: 'base0', checks: [{ name: 'test', conclusion: 'success' }, { name: 'lint', conclusion: 'success' }] });

@@ -121,9 +121,7 @@ jobs:
  */
 export const workflowRunAfterTokenDispatch: Scenario = {
   name: 'workflow_run after a run a GITHUB_TOKEN dispatched',
-  // Becomes `{ reading: 'workflowRunAfterTokenDispatch' }` once readings.ts has it; the answers are its values.
-  assumption: { row: '`workflow_run` after a run a `GITHUB_TOKEN` dispatched' },
-  claim: 'fires',
+  assumption: { reading: 'workflowRunAfterTokenDispatch' },
   needs: ['maintainer'],
   routes: [...SETUP_ROUTES, ...RUN_ROUTES],
   // Setup 5, dispatch 1, ~6 + ~3 + ~3 polls, cleanup ~11; up to 12 polls more when the follower never starts.

@@ -1,7 +1,7 @@
 /** FIDELITY.md: one check suite per app per commit; the suite's head_branch is shown, not compared. */
 import { must } from '../observe.ts';
 import type { Scenario } from '../types.ts';
-import { PREFIX, scratchCommit } from './support.ts';
+import { commitOn, defaultBranch, PREFIX, scratchCommit, scratchRef } from './support.ts';
 
 export const oneSuitePerApp: Scenario = {
   name: 'check suites per app',
@@ -35,5 +35,43 @@ export const oneSuitePerApp: Scenario = {
       // Which branch a suite names when its commit is on a scratch branch only: shown for checkSuiteHeadBranch.
       detail: `head_branch ${JSON.stringify(suite.head_branch)}`,
     };
+  },
+};
+
+/**
+ * readings.checkSuiteHeadBranch: which branch an app's check suite names. The commit is pushed to
+ * a branch late in name order first, then a branch early in name order is made at it too; then the
+ * App's first check run makes the suite: `pushed-branch` names the first, `first-branch` the
+ * second, `null` none.
+ */
+export const checkSuiteHeadBranch: Scenario = {
+  name: 'the head_branch of a check suite',
+  assumption: { reading: 'checkSuiteHeadBranch' },
+  needs: ['app'],
+  routes: [
+    'GET /repos/{owner}/{repo}',
+    'GET /repos/{owner}/{repo}/git/ref/{ref}',
+    'POST /repos/{owner}/{repo}/git/trees',
+    'POST /repos/{owner}/{repo}/git/commits',
+    'POST /repos/{owner}/{repo}/git/refs',
+    'DELETE /repos/{owner}/{repo}/git/refs/{ref}',
+    'POST /repos/{owner}/{repo}/check-runs',
+    'GET /repos/{owner}/{repo}/check-suites/{check_suite_id}',
+  ],
+  requests: 12,
+  async run(ctx) {
+    const app = ctx.as('app');
+    const { owner, repo } = ctx.target;
+    const base = await defaultBranch(ctx, app);
+    const sha = await commitOn(ctx, app, base.sha, { [`${PREFIX}/head-branch-${ctx.id}.txt`]: 'head branch\n' }, `${PREFIX}: head branch`);
+    const pushed = `${PREFIX}/zz-pushed-${ctx.id}`;
+    const early = `${PREFIX}/aa-early-${ctx.id}`;
+    await scratchRef(ctx, app, `refs/heads/${pushed}`, sha);
+    await scratchRef(ctx, app, `refs/heads/${early}`, sha);
+    const run = await must(app.request('POST /repos/{owner}/{repo}/check-runs', { owner, repo, name: `${PREFIX} head branch`, head_sha: sha, status: 'completed', conclusion: 'neutral' }), 'creating a check run');
+    const suite = await must(app.request('GET /repos/{owner}/{repo}/check-suites/{check_suite_id}', { owner, repo, check_suite_id: run.check_suite!.id }), 'reading the suite');
+    const named = suite.head_branch ?? null;
+    const reading = named === null ? 'null' : named === pushed ? 'pushed-branch' : named === early ? 'first-branch' : undefined;
+    return { answer: `head_branch ${named === null ? 'null' : named === pushed ? 'the branch pushed first' : named === early ? 'the first branch by name' : JSON.stringify(named)}`, ...(reading === undefined ? {} : { reading }) };
   },
 };

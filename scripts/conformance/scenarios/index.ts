@@ -5,7 +5,7 @@
  */
 import type { Scenario } from '../types.ts';
 import { artifactHiddenFiles, tokenPullRequestRuns, workflowRunAfterTokenDispatch } from './actions.ts';
-import { oneSuitePerApp } from './check-suites.ts';
+import { checkSuiteHeadBranch, oneSuitePerApp } from './check-suites.ts';
 import { customRefDeliveries } from './deliveries.ts';
 import { checkSummaryBytes, commentCharacters } from './limits.ts';
 import { secondaryLimitShape } from './rate-limits.ts';
@@ -21,6 +21,7 @@ export const SCENARIOS: readonly Scenario[] = [
   checkSummaryBytes,
   commentCharacters,
   oneSuitePerApp,
+  checkSuiteHeadBranch,
   customRefDeliveries,
   tokenPullRequestRuns,
   workflowRunAfterTokenDispatch,

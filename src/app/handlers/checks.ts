@@ -1,11 +1,11 @@
 // CI results on a run branch: `status`, `check_run.completed` and `check_suite.completed`
-// become `checks.reported` for the run named by the branch. baton's own check runs are
-// not CI and are skipped.
+// become `checks.reported` for each run whose branch has the commit as its head (which runs
+// those are: run-branches.ts). baton's own check runs are not CI and are skipped.
 import type { RepoContext } from '../../hosts/github/client.ts';
-import { isRunBranch, runIdOfBranch } from '../../hosts/github/run-id.ts';
 import { checkRunResult, statusResult } from '../../hosts/github/translate.ts';
 import type { CheckResult, SuiteResult } from '../../engine/index.ts';
 import type { Log, RunService } from '../runs.ts';
+import { runIdsAt, STATUS_BRANCHES_LISTED, type NamedBranch } from './run-branches.ts';
 
 const ours = (name: string): boolean => name.startsWith('baton / ');
 
@@ -16,26 +16,36 @@ function report(runs: RunService, gh: RepoContext, runId: string, key: string, s
 export async function onStatus(
   runs: RunService,
   gh: RepoContext,
-  ev: { sha: string; context: string; state: string; description: string | null; url: string | null; branches: string[]; key: string },
+  ev: { sha: string; context: string; state: string; description: string | null; url: string | null; at: string | null; branches: NamedBranch[]; key: string },
   log: Log,
 ): Promise<void> {
   if (ours(ev.context)) return;
-  for (const branch of ev.branches.filter(isRunBranch)) {
-    await report(runs, gh, runIdOfBranch(branch)!, ev.key, ev.sha, [statusResult(ev.context, ev.state, ev.description, ev.url)], false, log);
+  for (const runId of await runIdsAt(gh, ev.sha, ev.branches, ev.branches.length < STATUS_BRANCHES_LISTED)) {
+    await report(runs, gh, runId, ev.key, ev.sha, [statusResult(ev.context, ev.state, ev.description, ev.url, ev.at)], false, log);
   }
 }
+
+const named = (branch: string | null): NamedBranch[] => (branch === null ? [] : [{ name: branch }]);
+
+/**
+ * A workflow run's suite (app `github-actions`, `byActions` below) names the ref the run ran
+ * on: believed as it is, no request. Another app's suite names a branch GitHub picked.
+ */
+export const isActionsApp = (slug: string | null | undefined): boolean => slug === 'github-actions';
 
 export async function onCheckRun(
   runs: RunService,
   gh: RepoContext,
-  ev: { name: string; status: string; conclusion: string | null; sha: string; branch: string | null; summary: string | null; url: string | null; appId: number | null; ourAppId: number | null; suiteId: number | null; key: string },
+  ev: { name: string; status: string; conclusion: string | null; sha: string; branch: string | null; byActions: boolean; summary: string | null; url: string | null; at: string | null; appId: number | null; ourAppId: number | null; suiteId: number | null; key: string },
   log: Log,
 ): Promise<void> {
-  if (ours(ev.name) || (ev.appId !== null && ev.appId === ev.ourAppId) || !isRunBranch(ev.branch)) return;
+  if (ours(ev.name) || (ev.appId !== null && ev.appId === ev.ourAppId)) return;
   // A check run that ran tells that its suite is no longer held for approval (if it was).
   const ran = ev.suiteId !== null && ev.conclusion !== 'action_required';
   const suites = ran ? [{ id: String(ev.suiteId), label: '', conclusion: null }] : [];
-  await report(runs, gh, runIdOfBranch(ev.branch)!, ev.key, ev.sha, [checkRunResult(ev.name, ev.status, ev.conclusion, ev.summary, ev.url)], false, log, suites);
+  for (const runId of await runIdsAt(gh, ev.sha, named(ev.branch), ev.byActions)) {
+    await report(runs, gh, runId, ev.key, ev.sha, [checkRunResult(ev.name, ev.status, ev.conclusion, ev.summary, ev.url, ev.at)], false, log, suites);
+  }
 }
 
 /**
@@ -46,22 +56,29 @@ export async function onCheckRun(
 export async function onCheckSuite(
   runs: RunService,
   gh: RepoContext,
-  ev: { sha: string; branch: string | null; appId: number | null; ourAppId: number | null; suite: SuiteResult | null; key: string },
+  ev: { sha: string; branch: string | null; byActions: boolean; appId: number | null; ourAppId: number | null; suite: SuiteResult | null; key: string },
   log: Log,
 ): Promise<void> {
-  if ((ev.appId !== null && ev.appId === ev.ourAppId) || !isRunBranch(ev.branch)) return;
-  const all = await gh.octokit.paginate('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', { owner: gh.owner, repo: gh.repo, ref: ev.sha, per_page: 100 });
-  const theirs = all.filter((c) => !ours(c.name));
-  const checks = theirs.map((c) => checkRunResult(c.name, c.status, c.conclusion, c.output?.summary, c.html_url));
-  await report(runs, gh, runIdOfBranch(ev.branch)!, ev.key, ev.sha, checks, theirs.every((c) => c.status === 'completed'), log, suiteReport(ev.suite, all));
+  if (ev.appId !== null && ev.appId === ev.ourAppId) return;
+  const runIds = await runIdsAt(gh, ev.sha, named(ev.branch), ev.byActions);
+  if (runIds.length === 0) return;
+  const { checks, complete, suites } = await checkRunsAt(gh, ev.sha);
+  for (const runId of runIds) await report(runs, gh, runId, ev.key, ev.sha, checks, complete, log, suiteReport(ev.suite, suites));
 }
 
 /**
  * The suite as the engine should see it: one held for approval counts as such only while it
  * has no check runs (with check runs, they carry its state: `action_required` ones wait too).
  */
-function suiteReport(suite: SuiteResult | null, all: { check_suite?: { id: number } | null }[]): SuiteResult[] {
+function suiteReport(suite: SuiteResult | null, suitesWithRuns: Set<string>): SuiteResult[] {
   if (!suite) return [];
-  const hasRuns = all.some((c) => String(c.check_suite?.id) === suite.id);
-  return [hasRuns && suite.conclusion === 'action_required' ? { ...suite, conclusion: null } : suite];
+  return [suitesWithRuns.has(suite.id) && suite.conclusion === 'action_required' ? { ...suite, conclusion: null } : suite];
+}
+
+/** Every CI check run on a commit (baton's own left out), whether all of them completed, and the suites that have check runs. */
+export async function checkRunsAt(gh: RepoContext, sha: string): Promise<{ checks: CheckResult[]; complete: boolean; suites: Set<string> }> {
+  const all = await gh.octokit.paginate('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', { owner: gh.owner, repo: gh.repo, ref: sha, per_page: 100 });
+  const theirs = all.filter((c) => !ours(c.name));
+  const suites = new Set(all.map((c) => String(c.check_suite?.id)));
+  return { checks: theirs.map((c) => checkRunResult(c.name, c.status, c.conclusion, c.output?.summary, c.html_url, c.completed_at ?? c.started_at)), complete: theirs.every((c) => c.status === 'completed'), suites };
 }

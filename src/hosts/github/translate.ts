@@ -39,13 +39,14 @@ export function openAsk(state: RunState): { step: string; total: number; open: b
 }
 
 /** A commit status as a check result: pending is not a conclusion yet. */
-export function statusResult(context: string, state: string, description: string | null, url: string | null): CheckResult {
+/** `at`: when GitHub recorded the result (a status's `created_at`, a check run's `completed_at` or `started_at`). */
+export function statusResult(context: string, state: string, description: string | null, url: string | null, at?: string | null): CheckResult {
   const conclusion = state === 'pending' ? null : state === 'success' ? 'success' : 'failure';
-  return { name: context, conclusion, ...(description ? { summary: description } : {}), ...(url ? { url } : {}) };
+  return { name: context, conclusion, ...(description ? { summary: description } : {}), ...(url ? { url } : {}), ...(at ? { at } : {}) };
 }
 
-export function checkRunResult(name: string, status: string, conclusion: string | null, summary: string | null | undefined, url: string | null | undefined): CheckResult {
-  return { name, conclusion: status === 'completed' ? conclusion ?? 'neutral' : null, ...(summary ? { summary } : {}), ...(url ? { url } : {}) };
+export function checkRunResult(name: string, status: string, conclusion: string | null, summary: string | null | undefined, url: string | null | undefined, at?: string | null): CheckResult {
+  return { name, conclusion: status === 'completed' ? conclusion ?? 'neutral' : null, ...(summary ? { summary } : {}), ...(url ? { url } : {}), ...(at ? { at } : {}) };
 }
 
 export function reviewState(state: string): 'approved' | 'changes_requested' | 'commented' | undefined {

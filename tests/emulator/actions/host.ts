@@ -41,4 +41,6 @@ export interface ActionsHost {
    * `tokenPullRequestRuns`); without it, nothing.
    */
   tokenPullRequestRuns?(): 'none' | 'action-required';
+  /** Whether a run a GITHUB_TOKEN dispatched starts `workflow_run` workflows (readings.ts); default `fires`. */
+  workflowRunAfterTokenDispatch?(): 'fires' | 'silent';
 }

@@ -42,6 +42,7 @@ export function emulatorHost(emulator: Emulator): ActionsHost {
     },
     ...jobCheckRuns(emulator),
     tokenPullRequestRuns: () => emulator.readings.tokenPullRequestRuns,
+    workflowRunAfterTokenDispatch: () => emulator.readings.workflowRunAfterTokenDispatch,
   };
 }
 

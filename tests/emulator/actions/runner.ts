@@ -338,6 +338,12 @@ export class ActionsRunner {
     let depth = 1;
     if (event === 'workflow_run') {
       const parent = Number((payload.workflow_run as { id?: unknown } | undefined)?.id);
+      // A run a job's GITHUB_TOKEN dispatched: whether its completion starts workflows is undocumented (readings.ts).
+      const parentRun = this.store.runs.get(parent);
+      if (parentRun?.event === 'workflow_dispatch' && parentRun.actor.login === GITHUB_TOKEN_LOGIN && this.host.workflowRunAfterTokenDispatch?.() === 'silent' && paths.length > 0) {
+        this.skippedTriggers.push({ ...tag, sender: login, reason: 'a run a GITHUB_TOKEN dispatched: its workflow_run starts no workflow (reading workflowRunAfterTokenDispatch: silent)', workflows: paths });
+        return [];
+      }
       depth = (this.chainDepth.get(parent) ?? 1) + 1;
       if (depth > MAX_WORKFLOW_RUN_DEPTH && paths.length > 0) {
         this.skippedTriggers.push({ ...tag, sender: login, reason: `workflow_run chains stop after ${MAX_WORKFLOW_RUN_DEPTH} levels`, workflows: paths });

@@ -14,6 +14,10 @@ export const OPERATIONS: readonly string[] = [
   'POST /app/installations/{installation_id}/access_tokens',
   'GET /repos/{owner}/{repo}/installation',
   'GET /installation/repositories',
+  // The App's webhook deliveries and redelivery (routes/app-deliveries.ts)
+  'GET /app/hook/deliveries',
+  'GET /app/hook/deliveries/{delivery_id}',
+  'POST /app/hook/deliveries/{delivery_id}/attempts',
   // The manifest flow's exchange of the temporary code (routes/app-manifests.ts)
   'POST /app-manifests/{code}/conversions',
 

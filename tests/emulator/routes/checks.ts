@@ -30,6 +30,9 @@ const OUTPUT_LIMIT_BYTES = 65535;
  */
 const MAX_ANNOTATIONS = 50;
 
+/** A `status` webhook lists at most this many of the branches containing the commit. */
+export const STATUS_BRANCHES_MAX = 10;
+
 export function registerCheckRoutes(emulator: Emulator): void {
   const { router, store, shapes, webhooks } = emulator;
 
@@ -220,7 +223,10 @@ export function registerCheckRoutes(emulator: Emulator): void {
       };
       store.statuses.push(status);
       const commit = await git.readCommit(sha);
-      const branches = (await git.listRefs('refs/heads/')).filter((r) => r.sha === sha);
+      // "Each branch contains the given SHA, but the SHA may or may not be the head of the
+      // branch. The array includes a maximum of 10 branches." (status webhook, GitHub's
+      // description). Which 10 when more contain it is not documented: here the first in name order.
+      const branches = (await git.branchesContaining(sha)).slice(0, STATUS_BRANCHES_MAX);
       webhooks.emit(
         'status',
         {
@@ -233,7 +239,7 @@ export function registerCheckRoutes(emulator: Emulator): void {
           description: status.description,
           state: status.state,
           commit: statusCommit(emulator, repo, commit),
-          branches: branches.map((b) => ({ name: b.ref.slice('refs/heads/'.length), commit: { sha: b.sha, url: `${shapes.repoUrl(repo)}/commits/${b.sha}` }, protected: false })),
+          branches: branches.map((b) => ({ name: b.name, commit: { sha: b.sha, url: `${shapes.repoUrl(repo)}/commits/${b.sha}` }, protected: false })),
           created_at: status.createdAt,
           updated_at: status.updatedAt,
         },

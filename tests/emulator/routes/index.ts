@@ -1,5 +1,6 @@
 /** Every route group the emulator serves (Actions registers itself as a plugin). */
 import type { Emulator } from '../emulator.ts';
+import { registerAppDeliveryRoutes } from './app-deliveries.ts';
 import { registerAppManifestRoutes } from './app-manifests.ts';
 import { registerAppRoutes } from './app.ts';
 import { registerCheckRoutes } from './checks.ts';
@@ -14,6 +15,7 @@ import { registerRepoRoutes } from './repos.ts';
 export function registerRoutes(emulator: Emulator): void {
   registerAppRoutes(emulator);
   registerAppManifestRoutes(emulator);
+  registerAppDeliveryRoutes(emulator);
   registerRepoRoutes(emulator);
   registerIssueRoutes(emulator);
   registerReactionRoutes(emulator);
