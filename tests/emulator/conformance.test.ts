@@ -23,7 +23,6 @@ const fidelity = await readFile(new URL('./FIDELITY.md', import.meta.url), 'utf8
 /** The "behaviour" cell of every table row of FIDELITY.md. */
 const fidelityRows = new Set([...fidelity.matchAll(/^\| ([^|]+?) \|/gm)].map((m) => m[1]!).filter((b) => b !== 'behaviour' && !b.startsWith('---')));
 /** Scenarios whose routes the emulator does not serve: they are skipped there, and only there. */
-const UNSERVED = ['deliveries for custom refs'];
 
 describe('the conformance scenarios against the emulator', () => {
   let rows: Row[];
@@ -49,10 +48,6 @@ describe('the conformance scenarios against the emulator', () => {
     for (const scenario of SCENARIOS.filter((s) => 'row' in s.assumption)) {
       const row = rows.find((r) => r.scenario === scenario.name)!;
       expect(fidelityRows, `FIDELITY.md has no row for ${scenario.name}`).toContain((scenario.assumption as { row: string }).row);
-      if (UNSERVED.includes(scenario.name)) {
-        expect(row.emulator).toEqual({ skipped: expect.stringMatching(/^the emulator does not serve /) });
-        continue;
-      }
       expect({ scenario: scenario.name, answer: row.emulator }).toEqual({ scenario: scenario.name, answer: expect.objectContaining({ answer: scenario.claim }) });
       expect(row.verdict).toBe('agree');
     }
@@ -136,11 +131,11 @@ describe('--repo against an emulator posing as GitHub', () => {
     };
     const target = await githubTarget({ owner: 'acme', repo: 'sandbox', apiUrl: emu.apiUrl, env, settle });
     expect(target.appPermissions.workflows).toBeUndefined();
-    const rows = await compare(SCENARIOS.filter((s) => !UNSERVED.includes(s.name)), target, (line) => {
+    const rows = await compare(SCENARIOS, target, (line) => {
       throw new Error(`unexpected log: ${line}`);
     });
     expect(rows.map((r) => [r.scenario, r.verdict])).toEqual(
-      SCENARIOS.filter((s) => !UNSERVED.includes(s.name)).map((s) => [s.name, s.name.startsWith('secondary rate limit') ? 'unobserved' : 'agree']),
+      SCENARIOS.map((s) => [s.name, s.name.startsWith('secondary rate limit') ? 'unobserved' : 'agree']),
     );
     // Everything the scenarios made is gone again: no scratch ref, the default branch without the scratch workflow.
     // A pull request stays (closed), and so do its refs/pull/N/*: GitHub deletes neither.
