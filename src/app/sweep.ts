@@ -11,7 +11,6 @@
 // (a backstop for the `pull_request.closed` event) and the claims nobody needs (prune.ts).
 import { isTerminal, nextDeadline, type CheckResult, type RunEvent, type RunState } from '../engine/index.ts';
 import type { RepoContext } from '../hosts/github/client.ts';
-import { RecordsSeen } from '../hosts/github/refs.ts';
 import { isRunBranch, runIdOfBranch } from '../hosts/github/run-id.ts';
 import { branchesNeeded, pullClosed, removeRunBranches } from '../hosts/github/run-branches.ts';
 import { pruneClaims } from './prune.ts';
@@ -113,7 +112,7 @@ export async function sweepRun(runs: RunService, gh: RepoContext, runId: string,
 }
 
 /** Sweeps every run of one repository; a run that fails is logged and left for the next sweep. */
-export async function sweepRepository(runs: RunService, gh: RepoContext, now: () => number, log: Log, finished: FinishedRuns = new FinishedRuns(), seen: RecordsSeen = new RecordsSeen()): Promise<RepoSweep> {
+export async function sweepRepository(runs: RunService, gh: RepoContext, now: () => number, log: Log, finished: FinishedRuns = new FinishedRuns()): Promise<RepoSweep> {
   const ids = await runIdsOnGitHub(gh);
   const out: RepoSweep = { runs: ids.length, swept: 0, failed: 0, states: {}, branchesRemoved: 0, claimsPruned: 0 };
   for (const runId of ids) {
@@ -134,7 +133,7 @@ export async function sweepRepository(runs: RunService, gh: RepoContext, now: ()
     }
   }
   try {
-    out.claimsPruned = (await pruneClaims(runs, gh, seen, log)).pruned;
+    out.claimsPruned = (await pruneClaims(runs, gh, log)).pruned;
   } catch (err) {
     out.failed++;
     log.warn(`sweep: pruning the claims of ${gh.owner}/${gh.repo} failed: ${(err as Error).message}`);

@@ -9,7 +9,6 @@
 import type { GitHubClient, RepoContext } from '../hosts/github/client.ts';
 import type { RepositoryPayload } from './context.ts';
 import type { Log, RunService } from './runs.ts';
-import { RecordsSeen } from '../hosts/github/refs.ts';
 import { FinishedRuns, sweepRepository, type RepoSweep } from './sweep.ts';
 
 /** Default interval: well inside the minutes-scale deadlines baton has (timeouts, budgets). */
@@ -39,8 +38,6 @@ interface RepositoryListed extends RepositoryPayload {
 
 export class Sweeper {
   private readonly finished = new FinishedRuns();
-  /** Records seen, kept across sweeps: claims go once a newer record has been seen for the grace period. */
-  private readonly seen = new RecordsSeen();
   private current: Promise<SweepReport> | undefined;
   /** Told of every finished sweep (the metrics). */
   onReport: ((report: SweepReport) => void) | undefined;
@@ -92,7 +89,7 @@ export class Sweeper {
           if (repository.archived) continue; // read-only: nothing a run could do there
           report.repositories++;
           try {
-            const r = await sweepRepository(this.runs, await this.contextOf(octokit, repository), this.now, this.log, this.finished, this.seen);
+            const r = await sweepRepository(this.runs, await this.contextOf(octokit, repository), this.now, this.log, this.finished);
             report.runs += r.runs;
             report.swept += r.swept;
             report.failed += r.failed;

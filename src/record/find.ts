@@ -14,6 +14,8 @@ export interface ThreadComment {
   url?: string;
   /** When it was posted (ms since the epoch), when known. */
   createdAt?: number;
+  /** When it was last written (ms since the epoch, GitHub's clock), when known. */
+  updatedAt?: number;
 }
 
 export interface FoundRecord {
@@ -23,6 +25,8 @@ export interface FoundRecord {
   /** The lease generation that wrote it (0: written before leases). */
   gen: number;
   url?: string;
+  /** GitHub's `updated_at` of its comment (ms), when read from GitHub: no earlier than the write of this generation. */
+  updatedAt?: number;
   /** Read without the key that signed it (a display-only reader): not checked. */
   unverified?: true;
 }
@@ -63,7 +67,7 @@ export function findRecords(comments: readonly ThreadComment[], botLogin: string
       ignored.push({ commentId: c.id, author: c.author, problem: branch });
       continue;
     }
-    records.push({ commentId: c.id, body: c.body, state: read.state, gen: read.gen, ...(c.url ? { url: c.url } : {}), ...(read.unverified ? { unverified: true } : {}) });
+    records.push({ commentId: c.id, body: c.body, state: read.state, gen: read.gen, ...(c.url ? { url: c.url } : {}), ...(c.updatedAt !== undefined && Number.isFinite(c.updatedAt) ? { updatedAt: c.updatedAt } : {}), ...(read.unverified ? { unverified: true } : {}) });
   }
   return { records, ignored };
 }

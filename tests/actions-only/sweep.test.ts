@@ -4,6 +4,8 @@
 // `timeout-minutes: 0.05`), and the test fires the schedule like GitHub's cron would, tick
 // after tick, until the run has moved (GitHub's own schedule is every 5 minutes at best).
 import { afterEach, describe, expect, it } from 'vitest';
+import { CLOCK_MARGIN_MS } from '../../src/app/prune.ts';
+import { DEFAULT_CLAIM_GRACE_MS } from '../../src/hosts/github/lease.ts';
 import { initFiles, startActionsOnly, type ActionsOnly } from './harness.ts';
 
 const o = { owner: 'acme', repo: 'widgets' };
@@ -32,6 +34,16 @@ steps:
   - id: after
     run: echo done > after.txt
 `;
+
+const HELLO = `name: hello
+on: { labels: ["baton:hello"] }
+steps:
+  - id: greet
+    run: echo hello > hello.txt
+`;
+
+const claims = async (h: ActionsOnly) =>
+  ((await h.as('alice').paginate('GET /repos/{owner}/{repo}/git/matching-refs/{ref}', { ...o, ref: 'baton/leases/', per_page: 100 })) as Array<{ ref: string }>).map((r) => r.ref);
 
 const record = async (h: ActionsOnly, n: number) =>
   (await h.as('alice').rest.issues.listComments({ ...o, issue_number: n })).data.find((c) => c.user?.login === 'github-actions[bot]' && c.body?.includes('baton:record'))?.body ?? '';
@@ -88,6 +100,26 @@ describe('Actions-only mode: the scheduled sweep', () => {
     await h.settle();
     expect(await record(h, n)).not.toContain('max-minutes');
     await tickUntil(h, 'the end of the budget', async () => (await record(h!, n)).includes('budget: max-minutes 0.05 reached'));
+  });
+
+  it('deletes the claims of a finished run once its record is older than the grace period plus the margin on GitHub’s clock', async () => {
+    // Each scheduled job is a new process that has seen no record before: only GitHub's clock
+    // (the record's updated_at, the Date of the answer listing it) tells how old the record is.
+    h = await startActionsOnly({ init: ['--mode', 'actions'], files: { '.agents/workflows/hello.yml': HELLO }, agentScript: [] });
+    const n = await labelled(h, 'baton:hello');
+    await h.settle();
+    expect(await record(h, n)).toContain('succeeded');
+    const made = await claims(h);
+    expect(made.length).toBeGreaterThan(0);
+    await tick(h);
+    expect(await claims(h)).toEqual(made);
+    h.emu.clock.advance(DEFAULT_CLAIM_GRACE_MS);
+    await tick(h);
+    expect(await claims(h)).toEqual(made);
+    h.emu.clock.advance(CLOCK_MARGIN_MS + 2_000);
+    await tick(h);
+    expect(await claims(h)).toEqual([]);
+    expect(await record(h, n)).toContain('succeeded');
   });
 
   it('moves an ask step on at its timeout, with no other event', async () => {

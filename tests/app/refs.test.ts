@@ -1,8 +1,9 @@
 // Refs baton leaves behind are bounded (docs/operations.md, "Refs baton keeps"): runs go to
-// their pull request, a person merges the PRs, the claims' grace period passes (on the App's
-// lease clock, moved forward: no sleep) and the sweep runs — no claim and no branch of those
-// runs is left. Claims are only deleted a grace period after a newer record was seen: the test
-// also shows that a sweep within the grace period deletes none.
+// their pull request, a person merges the PRs, the claims' grace period and its margin pass (on
+// GitHub's clock — the emulator's stamps and `Date` — and the App's lease clock, both moved
+// forward: no sleep) and the sweep runs — no claim and no branch of those runs is left. Claims
+// are only deleted once a newer record is that old on GitHub's clock: the test also shows that
+// a sweep within the grace period deletes none.
 //
 // How many runs: 20 here, REFS_RUNS=50 for the issue's count. A run costs here what it costs on
 // GitHub — about 16 writes, which the App's Octokit sends one at a time per installation
@@ -14,6 +15,7 @@
 // shared; 20 fit in about a minute. The runs are started together: their reads and jobs overlap
 // the write queue. Compressing the pacing further gains nothing: it is not what is waited on.
 import { afterEach, describe, expect, it } from 'vitest';
+import { CLOCK_MARGIN_MS } from '../../src/app/prune.ts';
 import { openLabelled, startHarness, type Harness } from './harness.ts';
 
 const o = { owner: 'acme', repo: 'widgets' };
@@ -62,7 +64,8 @@ describe('app: refs of finished runs are removed', () => {
     // Within the grace period no claim goes, however often the sweep comes by.
     await h.app.sweep();
     expect((await refsUnder(h, 'baton/leases/')).length).toBe(claimsAtEnd);
-    skew += GRACE_MS + 1;
+    skew += GRACE_MS + CLOCK_MARGIN_MS + 2_000;
+    h.emu.clock.advance(GRACE_MS + CLOCK_MARGIN_MS + 2_000);
     for (let i = 0; i < 10 && (await refsUnder(h, 'baton/leases/')).length; i++) await h.app.sweep();
     expect(await refsUnder(h, 'baton/leases/')).toEqual([]);
     // The records are untouched.

@@ -136,6 +136,25 @@ describe('issues, comments, labels, reactions', () => {
     expect((await status(app.issues.getComment({ owner, repo, comment_id: comment.id }))).status).toBe(404);
   });
 
+  it("stamps a comment's created_at and updated_at, and every answer's Date, in whole seconds on GitHub's clock", async () => {
+    const { data: issue } = await alice.issues.create({ owner, repo, title: 'Clock' });
+    const posted = await app.issues.createComment({ owner, repo, issue_number: issue.number, body: 'first' });
+    const postedAt = Date.parse(posted.headers.date!);
+    expect(posted.data.updated_at).toBe(posted.data.created_at);
+    expect(posted.data.created_at).toMatch(/T\d\d:\d\d:\d\dZ$/);
+    expect(Math.abs(Date.parse(posted.data.created_at) - postedAt)).toBeLessThan(2_000);
+    // An hour passes on GitHub's clock (no sleep): the edit is stamped then, and the answers say so.
+    emu.clock.advance(3_600_000);
+    const edited = await app.issues.updateComment({ owner, repo, comment_id: posted.data.id, body: 'second' });
+    expect(edited.data.created_at).toBe(posted.data.created_at);
+    expect(Date.parse(edited.data.updated_at) - Date.parse(posted.data.created_at)).toBeGreaterThanOrEqual(3_600_000);
+    const listed = await app.issues.listComments({ owner, repo, issue_number: issue.number });
+    expect(listed.data[0]!.updated_at).toBe(edited.data.updated_at);
+    expect(listed.headers.date).toMatch(/^\w{3}, \d\d \w{3} \d{4} \d\d:\d\d:\d\d GMT$/);
+    expect(Date.parse(listed.headers.date!) - postedAt).toBeGreaterThanOrEqual(3_600_000);
+    expect(Math.abs(Date.parse(listed.headers.date!) - Date.parse(edited.data.updated_at))).toBeLessThan(2_000);
+  });
+
   it('refuses a comment over 65536 characters', async () => {
     const { data: issue } = await alice.issues.create({ owner, repo, title: 'Long' });
     const { status: code, data } = await status(app.issues.createComment({ owner, repo, issue_number: issue.number, body: 'x'.repeat(65537) }));

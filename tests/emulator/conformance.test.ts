@@ -145,6 +145,7 @@ describe('--repo against an emulator posing as GitHub', () => {
     expect(workflows).toEqual([]);
     expect([...emu.store.repo('acme', 'sandbox')!.issues.values()].map((i) => [i.pull === undefined ? 'issue' : 'pull request', i.state])).toEqual([
       ['issue', 'closed'],
+      ['issue', 'closed'],
       ['pull request', 'closed'],
     ]);
     // No workflow run is left: the scenarios deleted theirs (and their artifacts with them).

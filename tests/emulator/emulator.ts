@@ -27,7 +27,7 @@ import { openApi, type OpenApi } from './openapi/validator.ts';
 import { onPush, pushHookScript, type RefUpdate } from './push.ts';
 import { registerRoutes } from './routes/index.ts';
 import { Shapes } from './shapes.ts';
-import { Store, type Plan, type Repo, type Visibility } from './store.ts';
+import { githubClock, Store, type GitHubClock, type Plan, type Repo, type Visibility } from './store.ts';
 import { Webhooks } from './webhooks.ts';
 import { readingsFrom, type Readings } from './readings.ts';
 
@@ -69,6 +69,8 @@ export interface Emulator {
   /** The temp directory holding the bare repositories. */
   root: string;
   store: Store;
+  /** GitHub's clock (store.ts): its stamps and the `Date` of its answers; `advance` moves it on. */
+  clock: GitHubClock;
   router: Router;
   /** The site's pages a browser posts forms to (the manifest flow's "Create GitHub App"). */
   pages: WebPages;
@@ -103,6 +105,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   // realpath: macOS and some CI temp dirs are symlinks; git reports real paths.
   const root = await realpath(await mkdtemp(join(tmpdir(), 'baton-emulator-')));
   const store = new Store();
+  githubClock.reset();
   const router = new Router(OPERATIONS);
   const faults = new Faults(options.faults);
   const auth = new Auth(store);
@@ -128,6 +131,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     port,
     root,
     store,
+    clock: githubClock,
     router,
     pages: new WebPages(),
     registrations: new AppRegistrations(store, auth, webhooks),
@@ -174,6 +178,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await rm(root, { recursive: true, force: true });
+      githubClock.reset();
     },
   };
 

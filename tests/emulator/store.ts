@@ -207,9 +207,35 @@ export interface Repo {
 /** The slug of GitHub Actions' app: its suites hold workflow runs, its check runs are jobs. */
 export const ACTIONS_APP = 'github-actions';
 
-/** GitHub's timestamps: ISO 8601 without milliseconds. */
+/**
+ * GitHub's clock: the times the emulator stamps (`created_at`, `updated_at`, …) and the `Date`
+ * header of its answers. Real time plus what a test moved it on (`emulator.clock.advance`), so a
+ * rule measured on GitHub's clock alone (baton's claim pruning) is tested across minutes without
+ * waiting them. Token expiry and JWT checks stay on real time: they compare with the caller's
+ * clock. Module state, since the stamps are taken where no emulator is at hand: one clock per
+ * test process, as GitHub has one; `startEmulator` and `close` set it back.
+ */
+export class GitHubClock {
+  private offsetMs = 0;
+  /** Milliseconds since the epoch, on GitHub's clock. */
+  now(): number {
+    return Date.now() + this.offsetMs;
+  }
+  /** Moves GitHub's clock on by `ms` (never back: GitHub's stamps only grow). */
+  advance(ms: number): void {
+    if (!(ms >= 0)) throw new Error(`GitHub's clock only moves forward, not by ${ms} ms`);
+    this.offsetMs += ms;
+  }
+  reset(): void {
+    this.offsetMs = 0;
+  }
+}
+
+export const githubClock = new GitHubClock();
+
+/** GitHub's timestamps: ISO 8601 without milliseconds, on GitHub's clock. */
 export function now(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return new Date(githubClock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 export class Store {

@@ -3,7 +3,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RepoContext } from '../../src/hosts/github/client.ts';
 import { EventClaim, LeaseExpired, StaleView, leaseRef } from '../../src/hosts/github/lease.ts';
-import { RecordsSeen } from '../../src/hosts/github/refs.ts';
 import { emptyState } from '../../src/engine/state.ts';
 
 /** Claims as GitHub keeps refs: create-if-absent; the pruner deleted every claim of fix-7-1 up to 9. */
@@ -67,16 +66,5 @@ describe('claims and the grace period', () => {
     now += GRACE;
     await expect(claim.ensure(state)).rejects.toBeInstanceOf(LeaseExpired);
     expect(r.created).toEqual([leaseRef('fix-7-1', 11)]);
-  });
-
-  it('the pruner may delete claims up to the newest record seen longer than the grace period ago', () => {
-    const seen = new RecordsSeen();
-    seen.saw('r', 3, 0);
-    seen.saw('r', 7, 100);
-    seen.saw('r', 5, 200); // an older record read later: nothing new
-    expect(seen.prunableUpTo('r', GRACE, GRACE)).toBe(0);
-    expect(seen.prunableUpTo('r', GRACE + 1, GRACE)).toBe(3);
-    expect(seen.prunableUpTo('r', GRACE + 101, GRACE)).toBe(7);
-    expect(seen.prunableUpTo('unseen', 10 * GRACE, GRACE)).toBe(0);
   });
 });

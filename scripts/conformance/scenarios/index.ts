@@ -7,7 +7,7 @@ import type { Scenario } from '../types.ts';
 import { artifactHiddenFiles, tokenPullRequestRuns, workflowRunAfterTokenDispatch } from './actions.ts';
 import { checkSuiteHeadBranch, oneSuitePerApp } from './check-suites.ts';
 import { customRefDeliveries } from './deliveries.ts';
-import { checkSummaryBytes, commentCharacters } from './limits.ts';
+import { checkSummaryBytes, commentCharacters, commentStamps } from './limits.ts';
 import { secondaryLimitShape } from './rate-limits.ts';
 import { customRefNamespace, refCreateRace } from './refs.ts';
 import { newRefAfterWorkflowChange, refUpdateWorkflows, workflowRefusalAt } from './workflow-files.ts';
@@ -20,6 +20,7 @@ export const SCENARIOS: readonly Scenario[] = [
   newRefAfterWorkflowChange,
   checkSummaryBytes,
   commentCharacters,
+  commentStamps,
   oneSuitePerApp,
   checkSuiteHeadBranch,
   customRefDeliveries,

@@ -52,3 +52,48 @@ export const commentCharacters: Scenario = {
     return { answer: `65536 chars: ${show(fits)}; 65537 chars: ${show(over)}` };
   },
 };
+
+const MINUTE_MS = 60_000;
+const WHOLE_SECONDS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
+
+/**
+ * The stamps baton's claim pruning reads (src/app/prune.ts): a comment's `updated_at`, moved by
+ * an edit, against the `Date` of a later answer — whole seconds, within a minute of each other.
+ * Waits 2 s between the post and the edit, so that a whole-second stamp can move.
+ */
+export const commentStamps: Scenario = {
+  name: 'comment stamps and the Date header',
+  assumption: { row: 'Timestamps and the `Date` header' },
+  claim: 'posted: updated_at = created_at, whole seconds, Date within a minute; edited: created_at kept, updated_at later; listed: updated_at as edited, Date within a minute',
+  needs: ['actor'],
+  routes: [
+    'POST /repos/{owner}/{repo}/issues',
+    'PATCH /repos/{owner}/{repo}/issues/{issue_number}',
+    'POST /repos/{owner}/{repo}/issues/{issue_number}/comments',
+    'PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}',
+    'GET /repos/{owner}/{repo}/issues/{issue_number}/comments',
+    'DELETE /repos/{owner}/{repo}/issues/comments/{comment_id}',
+  ],
+  requests: 6,
+  async run(ctx) {
+    const octokit = ctx.as('actor');
+    const { owner, repo } = ctx.target;
+    const issue = await must(octokit.request('POST /repos/{owner}/{repo}/issues', { owner, repo, title: `${PREFIX} scratch issue ${ctx.id} (closed by the kit)` }), 'opening an issue');
+    ctx.cleanup(`issue #${issue.number}`, () =>
+      octokit.request('PATCH /repos/{owner}/{repo}/issues/{issue_number}', { owner, repo, issue_number: issue.number, state: 'closed', state_reason: 'not_planned' }),
+    );
+    const near = (date: string | undefined, stamp: string) => date !== undefined && Math.abs(Date.parse(date) - Date.parse(stamp)) < MINUTE_MS;
+    const posted = await octokit.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', { owner, repo, issue_number: issue.number, body: 'first' });
+    const id = posted.data.id;
+    ctx.cleanup(`comment ${id}`, () => octokit.request('DELETE /repos/{owner}/{repo}/issues/comments/{comment_id}', { owner, repo, comment_id: id }));
+    const p = posted.data;
+    const postedSays = `${p.updated_at === p.created_at ? 'updated_at = created_at' : `updated_at ${p.updated_at} ≠ created_at ${p.created_at}`}, ${WHOLE_SECONDS.test(p.created_at) ? 'whole seconds' : `stamp ${p.created_at}`}, ${near(posted.headers.date, p.created_at) ? 'Date within a minute' : `Date ${posted.headers.date ?? 'missing'}`}`;
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const edited = (await octokit.request('PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}', { owner, repo, comment_id: id, body: 'second' })).data;
+    const editedSays = `${edited.created_at === p.created_at ? 'created_at kept' : 'created_at changed'}, ${Date.parse(edited.updated_at) > Date.parse(p.updated_at) ? 'updated_at later' : 'updated_at not later'}`;
+    const listed = await octokit.request('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', { owner, repo, issue_number: issue.number, per_page: 100 });
+    const mine = listed.data.find((c) => c.id === id);
+    const listedSays = `${mine?.updated_at === edited.updated_at ? 'updated_at as edited' : `updated_at ${mine?.updated_at ?? 'missing'}`}, ${near(listed.headers.date, edited.updated_at) ? 'Date within a minute' : `Date ${listed.headers.date ?? 'missing'}`}`;
+    return { answer: `posted: ${postedSays}; edited: ${editedSays}; listed: ${listedSays}` };
+  },
+};

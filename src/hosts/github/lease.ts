@@ -23,26 +23,24 @@
 // processes never act at once as long as clocks run at the same rate (no two clocks are compared).
 //
 // Claims are deleted again (prune.ts, from the sweep), which would let a process holding an old
-// view win a generation it should lose. Two rules keep that from happening, each measured on one
-// process's own clock: (1) a process never claims from a view confirmed longer ago than the grace
-// period G (`StaleView`: loaded from GitHub, or its own claim won; runs.ts reloads), and a holder
-// never renews a claim older than G; (2) the sweep deletes the claims of generations ≤ n only once
-// it has itself seen a record of generation ≥ n for longer than G. Any view below n was confirmed
-// before record n was written, so before the pruner saw it: more than G ago, and it is reloaded
-// instead of claiming. A takeover stays correct as long as TTL ≤ G: the claim a taker skips is
-// above every record, so never deleted, and a holder's renewal is refused past G, before a taker's
-// record could have been seen for G. Claims above the newest record (a claim whose process died)
-// are never deleted: the run's next event takes them over and moves its record past them.
-// A one-shot process (an Actions-only sweep, an App just restarted) has seen no record for G, so
-// rule (2) deletes nothing there. A rule on GitHub's clock alone would be sound: delete the
-// claims ≤ n once the status comment's `updated_at` (stamped by GitHub when the record of
-// generation m ≥ n was written; a later edit only makes it younger) is more than G + M older than
-// the `Date` header of a response read after it. Both are GitHub's clock, so no two machines'
-// clocks are compared; a view below n was confirmed before that write, so it is older than G on
-// its holder's clock too (clocks run at the same rate), and is reloaded. M (a minute) covers what
-// the rule then assumes of GitHub: its servers' clocks agree within it, both stamps are whole
-// seconds, and a read replica lags a write by less. Not built yet: the sweep would need each
-// record's `updated_at` and a `Date` from readThread (docs/operations.md, "Refs baton keeps").
+// view win a generation it should lose. Two rules keep that from happening: (1) a process never
+// claims from a view confirmed longer ago than the grace period G on its own clock (`StaleView`:
+// loaded from GitHub, or its own claim won; runs.ts reloads), and a holder never renews a claim
+// older than G; (2) the sweep deletes the claims of generations ≤ n only once the status
+// comment holding a record of generation m ≥ n has an `updated_at` more than G + M older than the
+// `Date` of the answer that listed it — both stamped by GitHub, so no two machines' clocks are
+// compared, and any process can tell, one that has just started too. Why (2) is sound: `updated_at`
+// is no earlier than the write of record m (a later edit only makes it younger), and a view below
+// n ≤ m was confirmed before that write — a record below m was read, or a claim below m won, and
+// claim m was made after both. The delete comes after the `Date`, so more than G + M after the
+// write on GitHub's clock; M (a minute) covers what that assumes of GitHub — its servers' clocks
+// agree within it, both stamps are whole seconds, a read replica lags a write by less — so more
+// than G has passed since the confirmation, on the holder's clock too as long as clocks run at
+// the same rate, and the holder reloads instead of claiming. A takeover stays correct as long as
+// TTL ≤ G: the claim a taker skips is above every record, so never deleted, and a holder's
+// renewal is refused past G after its claim, while the taker's record came a TTL later still.
+// Claims above the newest record (a claim whose process died) are never deleted: the run's next
+// event takes them over and moves its record past them.
 //
 // What a claim points at: the process's claim anchor (ClaimAnchors), a commit made from the
 // default branch's tip that names its maker — so GitHub's workflow-file rule, which compares a

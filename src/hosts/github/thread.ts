@@ -13,21 +13,31 @@ export interface ThreadRead {
   ignored: IgnoredRecord[];
   /** `<!-- baton:… -->` markers in baton's own comments (questions and replies already posted). */
   markers: Set<string>;
+  /**
+   * GitHub's time when the thread was read (ms): the `Date` header of its last page, so after
+   * every comment's `updated_at` on GitHub's own clock (the claims' pruning, lease.ts). Absent
+   * when GitHub's answer carried none.
+   */
+  readAt?: number;
 }
 
 /** A marker counts only as the last line of one of baton's own comments, where postOnce puts it. */
 const MARKER = /\n<!-- (baton:(?:questions|reply|review) [^\s<>]+) -->\s*$/;
 
 export async function readThread(gh: RepoContext, number: number): Promise<ThreadRead> {
-  const raw = await gh.octokit.paginate('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', {
-    owner: gh.owner,
-    repo: gh.repo,
-    issue_number: number,
-    per_page: 100,
-  });
-  const comments: ThreadComment[] = raw.map((c) => ({ id: Number(c.id), body: c.body ?? '', author: c.user?.login ?? '', url: c.html_url, createdAt: Date.parse(c.created_at) }));
+  let date: string | undefined;
+  const raw = await gh.octokit.paginate(
+    'GET /repos/{owner}/{repo}/issues/{issue_number}/comments',
+    { owner: gh.owner, repo: gh.repo, issue_number: number, per_page: 100 },
+    (response) => {
+      date = response.headers.date;
+      return response.data;
+    },
+  );
+  const comments: ThreadComment[] = raw.map((c) => ({ id: Number(c.id), body: c.body ?? '', author: c.user?.login ?? '', url: c.html_url, createdAt: Date.parse(c.created_at), updatedAt: Date.parse(c.updated_at) }));
   const { records, ignored } = findRecords(comments, gh.botLogin, gh.stateSecret);
-  return { comments, records, ignored, markers: markersOf(comments, gh.botLogin) };
+  const readAt = date === undefined ? NaN : Date.parse(date);
+  return { comments, records, ignored, markers: markersOf(comments, gh.botLogin), ...(Number.isFinite(readAt) ? { readAt } : {}) };
 }
 
 /** The markers of baton's own comments: each counts only as the last line of a comment of its bot. */

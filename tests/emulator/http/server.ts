@@ -10,6 +10,7 @@ import type { Identity } from '../auth.ts';
 import type { Emulator } from '../emulator.ts';
 import type { OpenApi, Operation } from '../openapi/validator.ts';
 import { DOCS_URL, HttpError, type RouteResult } from './router.ts';
+import { githubClock } from '../store.ts';
 
 export interface RequestLogEntry {
   method: string;
@@ -41,6 +42,8 @@ function send(res: ServerResponse, result: RouteResult): void {
     'x-ratelimit-remaining': '4999',
     'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 3600),
     'x-ratelimit-resource': 'core',
+    // GitHub's time of the answer, whole seconds (RFC 9110 "Date"): on the emulator's GitHub clock, like its stamps.
+    date: new Date(githubClock.now()).toUTCString(),
     ...result.headers,
   };
   if (result.raw !== undefined) {
