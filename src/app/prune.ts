@@ -34,6 +34,28 @@ export interface PruneReport {
   pruned: number;
 }
 
+/**
+ * The records a process saw, with the time GitHub stamped each (generation, `updated_at`): the
+ * claims up to one of them may go once that stamp has aged, even after the comment moved on.
+ * Only GitHub's stamps are kept, so what a process remembers is as sound as what it reads now.
+ */
+export class RecordStamps {
+  private readonly runs = new Map<string, { gen: number; updatedAt: number }[]>();
+  /** Notes a record as seen; returns every stamp noted for the run (a few: older ones are merged away). */
+  note(key: string, gen: number, updatedAt: number): { gen: number; updatedAt: number }[] {
+    if (this.runs.size > 5000) this.runs.clear();
+    const list = this.runs.get(key) ?? [];
+    if (!list.some((st) => st.gen === gen)) list.push({ gen, updatedAt });
+    // Only the newest aged-enough stamp matters once another is older still: keep the last few.
+    const kept = list.sort((a, b) => a.gen - b.gen).slice(-8);
+    this.runs.set(key, kept);
+    return kept;
+  }
+}
+
+/** One per process (the stamps it has seen live as long as it does). */
+const seen = new RecordStamps();
+
 export async function pruneClaims(runs: RunService, gh: RepoContext, log: Log, maxDeletes = MAX_PRUNED_PER_SWEEP): Promise<PruneReport> {
   const ageMs = runs.leaseOptions.graceMs + CLOCK_MARGIN_MS;
   const claims = await listClaims(gh);
@@ -56,8 +78,13 @@ export async function pruneClaims(runs: RunService, gh: RepoContext, log: Log, m
       continue;
     }
     for (const r of read.records) {
-      if (!byRun.has(r.state.runId) || r.updatedAt === undefined || read.readAt - r.updatedAt <= ageMs) continue;
-      prunable.set(r.state.runId, Math.max(prunable.get(r.state.runId) ?? 0, r.gen));
+      if (!byRun.has(r.state.runId) || r.updatedAt === undefined) continue;
+      // Older records this process saw stamped count as well as the one shown now: a busy run,
+      // whose comment is rewritten every few minutes, still has its older claims deleted.
+      const key = `${gh.owner}/${gh.repo}#${r.state.runId}`.toLowerCase();
+      const stamps = seen.note(key, r.gen, r.updatedAt);
+      const aged = stamps.filter((st) => read.readAt! - st.updatedAt > ageMs);
+      if (aged.length) prunable.set(r.state.runId, Math.max(prunable.get(r.state.runId) ?? 0, ...aged.map((st) => st.gen)));
     }
   }
   for (const [runId, upTo] of prunable) {
