@@ -131,7 +131,7 @@ function privateRepo(tmp: string, c: Pick<Checkout, 'objects' | 'sha256' | 'excl
 }
 
 /** A git runner against a private git directory with the checkout as work tree. */
-function privateGit(c: Checkout, tmp: string): (args: string[], input?: string) => Buffer {
+export function privateGit(c: Checkout, tmp: string): (args: string[], input?: string) => Buffer {
   const gitDir = privateRepo(tmp, c);
   const home = join(tmp, 'home');
   mkdirSync(home, { recursive: true });

@@ -53,7 +53,7 @@ export function checkTask(v: any): DispatchWorker {
   for (const k of ['runId', 'key', 'workflow', 'step', 'slot', 'runName', 'base'] as const) if (typeof v[k] !== 'string' || !v[k]) fail(`\`${k}\` must be a non-empty string`);
   if (!Number.isInteger(v.attempt) || v.attempt < 1) fail('`attempt` must be a positive integer');
   if (!['agent', 'run', 'review', 'fix'].includes(v.kind)) fail(`unknown kind ${JSON.stringify(v.kind)}`);
-  for (const k of ['prompt', 'command', 'agent', 'previousError', 'branch', 'fallbackFor'] as const) if (v[k] !== null && v[k] !== undefined && typeof v[k] !== 'string') fail(`\`${k}\` must be a string or null`);
+  for (const k of ['prompt', 'command', 'agent', 'previousError', 'branch', 'fallbackFor', 'runBase'] as const) if (v[k] !== null && v[k] !== undefined && typeof v[k] !== 'string') fail(`\`${k}\` must be a string or null`);
   if (v.prompt == null && v.command == null) fail('it has neither a prompt nor a command');
   if (v.prompt != null && (!v.backend || typeof v.backend !== 'object' || typeof v.backend.uses !== 'string')) fail('a prompt needs `backend` (the agent spec)');
   if (v.timeoutMinutes != null && !(typeof v.timeoutMinutes === 'number' && v.timeoutMinutes > 0)) fail('`timeoutMinutes` must be a positive number or null');

@@ -19,6 +19,7 @@ import { runProcess, type ProcessResult } from './process.ts';
 import { resolveMcpServers } from './mcp.ts';
 import type { McpServers } from './backends/mcp-config.ts';
 import { redactor, secretValues } from './redact.ts';
+import { restoreAgentConfig } from './restore-agent-config.ts';
 import { buildPrompt, buildReprompt } from './prompt.ts';
 import { RESULT_VERSION, type ResultBundle, type WorkerResult } from './result.ts';
 import { validateOutputs } from './validate-output.ts';
@@ -92,12 +93,24 @@ export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Prom
   const limitMinutes = task.timeoutMinutes ?? task.backend?.timeoutMinutes ?? null;
   const deadline = limitMinutes === null ? null : start + limitMinutes * 60_000;
   const transcript: string[] = [];
-  const run: Run = { task, opts, outputFile, deadline, now, transcript, tmp, ...(mcp && { mcpServers: mcp.servers, configDir }) };
+  // The door before the agent starts (and before each re-prompt): agent configuration as the
+  // run's base commit has it. A task from an App that does not name the run's base: the attempt's.
+  const runBase = task.runBase || checkout.base;
+  const restore = (): void => {
+    const r = restoreAgentConfig(checkout, runBase);
+    if (r.removed.length) transcript.push(`baton: removed agent configuration the run's base does not have, before the agent started: ${r.removed.join(', ')}`);
+  };
+  const run: Run = { task, opts, outputFile, deadline, now, transcript, tmp, restore, ...(mcp && { mcpServers: mcp.servers, configDir }) };
 
   let outcome: Outcome;
   let prompt: string;
   try {
     if (backend) {
+      try {
+        restore();
+      } catch (err) {
+        throw new WorkerSetupError((err as Error).message);
+      }
       prompt = buildPrompt(task, outputFile);
       outcome = await runAgent(run, backend, prompt);
     } else {
@@ -164,6 +177,8 @@ interface Run {
   tmp: string;
   mcpServers?: McpServers;
   configDir?: string;
+  /** Puts agent configuration back as the run's base has it (restore-agent-config.ts). */
+  restore: () => void;
 }
 
 function environment(run: Run, extra: Record<string, string>): NodeJS.ProcessEnv {
@@ -240,6 +255,8 @@ async function runAgent(run: Run, backend: AgentBackend, firstPrompt: string): P
   let prompt = firstPrompt;
   let lastError = '';
   for (let i = 0; i < tries; i++) {
+    // A re-prompted CLI reads its configuration again: what the last invocation planted goes.
+    if (i > 0) run.restore();
     const inv = backend.invocation(spec, prompt, {
       tmpDir: run.tmp,
       writes: task.writes,

@@ -1,4 +1,8 @@
-// Where a CLI command writes; tests pass their own to read what a person would see.
+// Where a CLI command writes; tests pass their own to read what a person would see. Every
+// line reaches the terminal through printable(): commands print untrusted text (agent
+// failures, step reasons) and no call site has to remember it.
+import { printable } from '../printable.ts';
+
 export interface CliIO {
   out(text: string): void;
   err(text: string): void;
@@ -6,8 +10,8 @@ export interface CliIO {
 }
 
 export const processIO: CliIO = {
-  out: (text) => process.stdout.write(text.endsWith('\n') ? text : text + '\n'),
-  err: (text) => process.stderr.write(text.endsWith('\n') ? text : text + '\n'),
+  out: (text) => process.stdout.write(line(text)),
+  err: (text) => process.stderr.write(line(text)),
   cwd: process.cwd(),
 };
 
@@ -15,3 +19,8 @@ export const processIO: CliIO = {
 export const EXIT = { ok: 0, failed: 1, usage: 2, waiting: 3 } as const;
 
 export class UsageError extends Error {}
+
+function line(text: string): string {
+  const safe = printable(text);
+  return safe.endsWith('\n') ? safe : safe + '\n';
+}

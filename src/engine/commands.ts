@@ -45,6 +45,12 @@ export interface DispatchWorker extends CommandBase {
   outputsSchema: JsonSchema | null;
   /** Commit the worker starts from: the run branch head, or a checkpoint to continue. */
   base: string;
+  /**
+   * The commit the run started from: before the agent starts, the worker puts every agent
+   * configuration path back as this commit has it (src/agents/restore-agent-config.ts).
+   * Absent in tasks of older versions.
+   */
+  runBase?: string;
   /** True when `base` is a checkpoint of an earlier attempt: the prompt says it continues. */
   resume: boolean;
   /** The step's (or fix round's) branch, which keeps a failed attempt's checkpoint; null for non-writing work. */

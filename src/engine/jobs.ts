@@ -109,6 +109,7 @@ export function dispatchJob(d: Draft, stepId: string, slot: string): boolean {
     command: what.command,
     outputsSchema: schemaFor(step, job),
     base,
+    runBase: d.state.manifestCommit,
     resume: job.checkpoint !== null,
     branch,
     writes,

@@ -155,7 +155,8 @@ export function workerWorkflow(o: WorkflowOptions): string {
     '    steps:',
     ...(actions ? ['      - id: route', `        uses: ${o.actionRef}`, '        with: { mode: route }'] : []),
     '      - uses: actions/checkout@v5',
-    '        with: { ref: "${{ inputs.base }}", persist-credentials: false }',
+    // The whole history: the worker puts agent configuration back as the run's base had it.
+    '        with: { ref: "${{ inputs.base }}", fetch-depth: 0, persist-credentials: false }',
     ...installSteps(o.backends),
     ...agentSteps(o.actionRef, secrets, o.backends),
     '      - uses: actions/upload-artifact@v4',

@@ -91,6 +91,7 @@ function normalizeStep(s: Raw, previous: string | undefined, runRoles: Role[]): 
     ...(s['max-parallel'] !== undefined && { maxParallel: s['max-parallel'] }),
     // Only when set: existing manifests normalise (and hash) as before.
     ...(s['protected-paths'] === 'allow' && { allowProtectedPaths: true as const }),
+    ...(Array.isArray(s['protected-paths']) && { allowProtectedPaths: (s['protected-paths'] as unknown[]).map(String) }),
     ...(s['max-items'] !== undefined && { maxItems: s['max-items'] }),
   };
   switch (kind) {

@@ -1,5 +1,6 @@
 // Checks that need the whole workflow, after the schema said every key is well formed:
 // the step graph, references between steps and agents, expressions, outputs schemas.
+import { protectedPathKind } from '../agents/protected-paths.ts';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { didYouMean, listOf, q } from './diagnostics.ts';
@@ -50,6 +51,7 @@ export function checkSemantics(wf: Workflow, report: Report): void {
   checkCiApproval(wf, report);
   checkMcpServers(wf, report);
   checkFallbacks(wf, report);
+  checkProtectedPathLists(wf, report);
 }
 
 /**
@@ -371,5 +373,24 @@ function checkTriggers(wf: Workflow, report: Report): void {
     if (BUILTIN_COMMANDS.includes(c)) {
       report(`/on/commands/${i}`, `command ${q(c)} is one of baton's own (\`/baton ${c}\`); built-in commands are: ${BUILTIN_COMMANDS.join(', ')}`);
     }
+  });
+}
+
+/**
+ * `protected-paths: [..]` names repository paths that are protected (a folder ends with `/`):
+ * anything else is a mistake that would make the step's results be refused all the same.
+ */
+function checkProtectedPathLists(wf: Workflow, report: Report): void {
+  wf.steps.forEach((s, i) => {
+    if (!Array.isArray(s.allowProtectedPaths)) return;
+    s.allowProtectedPaths.forEach((entry, j) => {
+      const pointer = `/steps/${i}/protected-paths/${j}`;
+      const parts = entry.replace(/\/$/, '').split('/');
+      if (entry.startsWith('/') || entry.includes('\\') || parts.some((p) => p === '' || p === '.' || p === '..')) {
+        report(pointer, `\`protected-paths\` of step ${q(s.id)}: ${JSON.stringify(entry)} is not a path inside the repository (write it relative to the root, with \`/\`, a folder ending in \`/\`)`);
+      } else if (!protectedPathKind(entry.endsWith('/') ? `${entry}x` : entry)) {
+        report(pointer, `\`protected-paths\` of step ${q(s.id)}: ${JSON.stringify(entry)} is not a protected path, so listing it changes nothing (see the table in docs/agents.md)`, { warning: true });
+      }
+    });
   });
 }

@@ -81,8 +81,11 @@ interface StepBase {
   maxItems?: number;
   /** Whether the step changes files (gets a branch of its own and is merged back). */
   writes: boolean;
-  /** `protected-paths: allow`: results may change workflow files, `.agents/` and agent configuration. */
-  allowProtectedPaths?: true;
+  /**
+   * `protected-paths: allow` (true): results may change workflow files, `.agents/` and agent
+   * configuration; a list: only the protected paths it names (a folder ends with `/`).
+   */
+  allowProtectedPaths?: true | string[];
   env: Record<string, string>;
 }
 

@@ -94,7 +94,7 @@ describe('app: results baton refuses', () => {
     await h.settle();
     const record = await h.record(n);
     const refusal =
-      "refused after 1 attempt: the worker's result changes protected paths: .github/workflows/evil.yml (a GitHub Actions workflow). These steer later workflows and agents, so baton does not write them unless the step sets `protected-paths: allow`; " +
+      "refused after 1 attempt: the worker's result changes protected paths: .github/workflows/evil.yml (a GitHub Actions workflow). These steer later workflows and agents, so baton does not write them unless the step lists them in `protected-paths` (or sets `protected-paths: allow`); " +
       'for the workflow files that is not enough: GitHub writes workflow files only for a token with the `workflows` permission: grant it to the baton App';
     expect(record).toContain(refusal);
     expect(record).not.toContain('crashed');

@@ -315,6 +315,7 @@ describe('worker commands', () => {
       command: null,
       outputsSchema: null,
       base: 'base0',
+      runBase: 'c0',
       resume: false,
       branch: 'baton/steps/r1/a',
       writes: true,

@@ -64,7 +64,7 @@ describe('protected paths and symlinks in a worker result', () => {
     expect(record).toContain("the worker's result changes protected paths: ");
     for (const named of ['CLAUDE.md (agent configuration)', '.Claude/settings.json (agent configuration)', ".agents/workflows/evil.yml (baton's manifests)"]) expect(record).toContain(named);
     expect(record).not.toContain('src/ok.txt (');
-    expect(record).toContain('unless the step sets `protected-paths: allow`');
+    expect(record).toContain('unless the step lists them in `protected-paths` (or sets `protected-paths: allow`)');
     for (const path of Object.keys(planted)) expect(await onAnyBranch(h, runId, path), path).toEqual([]);
     // The worker job that made them warned already.
     const worker = [...h.runner.store.runs.values()].find((r) => r.path.endsWith('baton-worker.yml'))!;

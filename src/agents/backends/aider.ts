@@ -25,10 +25,23 @@ export const aider: AgentBackend = {
       'aider', '--message-file', messageFile, '--yes-always', '--no-auto-commits', '--no-dirty-commits', '--no-check-update', '--no-pretty', '--no-stream',
       '--no-gitignore', '--analytics-disable', '--chat-history-file', `${opts.tmpDir}/aider-chat.md`, '--input-history-file', `${opts.tmpDir}/aider-input`,
     ];
+    // Its configuration is what baton gives it: `--config` loads only the file named (aider
+    // docs, "YAML config file"), here an empty one. `.env` and the model settings files are
+    // read from the home folder, the repository root and the current folder whatever is named
+    // (aider docs, "Config with .env", "Advanced model settings"): the named ones are empty,
+    // and the worker puts the repository's back as the run's base had them before aider
+    // starts (restore-agent-config.ts). No lint or test command runs on its own: a planted
+    // `lint-cmd` or `AIDER_TEST_CMD` would run with the worker's environment.
+    const config = `${opts.tmpDir}/aider-config`;
+    argv.push(
+      '--config', `${config}.yml`, '--env-file', `${config}.env`, '--model-settings-file', `${config}.model.settings.yml`, '--model-metadata-file', `${config}.model.metadata.json`,
+      '--no-auto-lint', '--no-auto-test',
+    );
     if (spec.model) argv.push('--model', spec.model);
     // aider has no turn limit or read-only switch: maxTurns and writes:false rely on the prompt.
     argv.push(...(spec.args ?? []));
-    return { argv, env: {}, files: { [messageFile]: prompt } };
+    const files = { [messageFile]: prompt, [`${config}.yml`]: '', [`${config}.env`]: '', [`${config}.model.settings.yml`]: '[]\n', [`${config}.model.metadata.json`]: '{}\n' };
+    return { argv, env: {}, files };
   },
 
   parse(stdout) {

@@ -2,6 +2,7 @@
 // terminal through the reader the MCP server uses (GitHubRuns → findRecords), so the CLI
 // trusts exactly what the App and the MCP server trust: the bot's status comment.
 import type { JobState, RunState } from '../../engine/index.ts';
+import { printable } from '../../printable.ts';
 import { GitHubRuns, type GitHubTarget } from '../../mcp/github.ts';
 import { ToolError } from '../../mcp/target.ts';
 import { viewOfState } from '../../record/view.ts';
@@ -24,15 +25,7 @@ export function threadTarget(text: string | undefined): ThreadTarget | undefined
   return { owner: m[1]!, repo: m[2]!, number };
 }
 
-/**
- * Text from GitHub (step reasons, questions, agent transcripts) is written by people and
- * agents: its control characters could move the cursor or rewrite the terminal's title.
- * They are shown as `^[`-style escapes; newlines and tabs stay.
- */
-export function printable(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => (c === '\r' ? '' : `^${String.fromCharCode((c.charCodeAt(0) + 64) & 0x7f)}`));
-}
+export { printable };
 
 /** Errors a person fixes (no token, no such run, GitHub refused): one line, exit 1. */
 function failedWith(io: CliIO, command: string, err: unknown): number {

@@ -16,7 +16,10 @@ import { tooLargeMessage } from './outputs.ts';
 import type { WorkerRunName } from './run-id.ts';
 import { cancelCause, orGone, WorkerRunGone, type CancelCause } from './worker-run.ts';
 import { foreignWorkerRun, type WorkerRunFacts } from './worker-provenance.ts';
-import { protectedPathKind, protectedPathsMessage } from '../../agents/protected-paths.ts';
+import { listedPath, protectedPathKind, protectedPathsMessage } from '../../agents/protected-paths.ts';
+
+/** What a step lets its results change among protected paths: all (`allow`), those it lists, or none. */
+type ProtectedAllowance = boolean | readonly string[];
 import { resolveLink, symlinkProblem } from '../../agents/symlink-target.ts';
 import type { Workflow } from '../../manifest/types.ts';
 import { workflowFilesRemedy, workflowRefusal, writesAsOf, type WritesAs } from './workflow-files.ts';
@@ -100,7 +103,7 @@ async function applyBundle(
   job: JobState,
   bundle: ResultBundle,
   base: AttemptKey,
-  allowProtected: boolean,
+  allowProtected: ProtectedAllowance,
 ): Promise<RunEvent[]> {
   const failed = (reason: WorkerFailed['reason'], error: string): RunEvent[] => [{ type: 'worker.failed', ...base, reason, error, checkpoint: null }];
   const r = bundle.result;
@@ -173,32 +176,34 @@ async function keepCheckpoint(gh: RepoContext, bundle: ResultBundle, branch: str
  * (always), or changes to protected paths the step did not opt in to (protected-paths.ts).
  * `writesAs` says what workflow files would take beyond opting in, in the run's mode.
  */
-export function refusedChanges(bundle: ResultBundle, allowProtected: boolean, writesAs: WritesAs = 'app'): string | undefined {
+export function refusedChanges(bundle: ResultBundle, allowProtected: ProtectedAllowance, writesAs: WritesAs = 'app'): string | undefined {
+  const allowed = (path: string): boolean => allowProtected === true || (Array.isArray(allowProtected) && listedPath(path, allowProtected));
   const links: string[] = [];
   const guarded: { path: string; what: string }[] = [];
   for (const c of bundle.result.changes) {
     const what = protectedPathKind(c.path);
-    if (what) guarded.push({ path: c.path, what });
+    if (what && !allowed(c.path)) guarded.push({ path: c.path, what });
     if (c.status === 'deleted' || c.mode !== '120000') continue;
     const target = Buffer.from(bundle.files.get(c.path) ?? new Uint8Array()).toString('utf8');
     const problem = symlinkProblem(c.path, target);
     if (problem) links.push(`${c.path} → ${JSON.stringify(target)} (${problem})`);
     else {
-      const pointsTo = protectedPathKind(resolveLink(c.path, target));
-      if (pointsTo && !what) guarded.push({ path: `${c.path} → ${target}`, what: `a symlink to ${pointsTo}` });
+      const link = resolveLink(c.path, target);
+      const pointsTo = protectedPathKind(link);
+      if (pointsTo && !what && !allowed(link)) guarded.push({ path: `${c.path} → ${target}`, what: `a symlink to ${pointsTo}` });
     }
   }
   if (links.length) return `the worker's result holds symlinks that leave the repository, which baton never writes: ${links.join(', ')}`;
-  if (guarded.length && !allowProtected) return protectedPathsMessage(guarded, workflowFilesRemedy(writesAs));
+  if (guarded.length) return protectedPathsMessage(guarded, workflowFilesRemedy(writesAs));
   return undefined;
 }
 
 /** Whether the step the job works for lets its results change protected paths (a fix round: the step it fixes). */
-function mayChangeProtected(workflow: Workflow, ref: WorkerRunName, job: JobState): boolean {
+function mayChangeProtected(workflow: Workflow, ref: WorkerRunName, job: JobState): ProtectedAllowance {
   const step = workflow.steps.find((s) => s.id === ref.step);
   if (!step) return false;
   const writer = job.kind === 'fix' && 'fix' in step && step.fix ? workflow.steps.find((s) => s.id === step.fix) : step;
-  return writer?.allowProtectedPaths === true;
+  return writer?.allowProtectedPaths ?? false;
 }
 
 export function jobOf(state: RunState, ref: WorkerRunName): JobState | undefined {

@@ -1,6 +1,7 @@
 // Live progress of a local run: the step list with states and times. On a terminal the
 // block is redrawn in place (and ticks once a second while something runs); anywhere
 // else each change is one plain line, so logs and CI output stay readable.
+import { printable } from '../../printable.ts';
 import type { RunState, StepState } from '../../engine/index.ts';
 import { duration } from '../../record/format.ts';
 
@@ -46,14 +47,15 @@ export class Progress {
       const sig = `${st.status}/${Math.max(0, ...st.jobs.map((j) => j.attempt))}/${st.gate?.phase ?? ''}/${st.gate?.round ?? ''}`;
       if (st.status === 'waiting' || this.seen.get(st.id) === sig) continue;
       this.seen.set(st.id, sig);
-      this.opts.write(line + '\n');
+      this.opts.write(printable(line) + '\n');
     }
   }
 
   /** Prints a message above the block (TTY) or as lines. */
   say(text: string): void {
     this.clear();
-    this.opts.write(text.endsWith('\n') ? text : text + '\n');
+    const safe = printable(text);
+    this.opts.write(safe.endsWith('\n') ? safe : safe + '\n');
     if (this.opts.tty && this.last) this.redraw();
   }
 
@@ -78,7 +80,7 @@ export class Progress {
     const head = `baton · ${s.workflow} · run ${s.runId} — ${s.status}${s.reason ? `: ${s.reason}` : ''}`;
     const lines = [head, ...s.steps.map((st) => this.stepLine(st, s, true))];
     this.clear();
-    this.opts.write(lines.join('\n') + '\n');
+    this.opts.write(printable(lines.join('\n')) + '\n');
     this.drawn = lines.length;
   }
 
