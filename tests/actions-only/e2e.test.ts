@@ -104,7 +104,7 @@ describe('Actions-only mode on the emulator', () => {
 
   it.each([
     ['with `protected-paths: allow`, GitHub refuses it', true, "GitHub refused to write .github/workflows/x.yml (403 Resource not accessible by integration): "],
-    ['without it, baton refuses it', false, "the worker's result changes protected paths: .github/workflows/x.yml (a GitHub Actions workflow). These steer later workflows and agents, so baton does not write them unless the step sets `protected-paths: allow`; for the workflow files that is not enough: "],
+    ['without it, baton refuses it', false, "the worker's result changes protected paths: .github/workflows/x.yml (a GitHub Actions workflow). These steer later workflows and agents, so baton does not write them unless the step lists them in `protected-paths` (or sets `protected-paths: allow`); for the workflow files that is not enough: "],
   ])('records an agent writing a workflow file as refused, not crashed (%s), with the one remedy a GITHUB_TOKEN run has; every job succeeds', async (_, allow, why) => {
     const CI = `name: ci-edit
 on: { labels: ["baton:ci"] }
