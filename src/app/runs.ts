@@ -17,6 +17,7 @@ import { loadOutputs } from '../hosts/github/outputs.ts';
 import { RunMemories, type RunMemory } from '../hosts/github/memory.ts';
 import { makeRunId, parseRunId } from '../hosts/github/run-id.ts';
 import { postOnce, readThread, type ThreadRead } from '../hosts/github/thread.ts';
+import { refusedStanding, replyFor, written } from '../hosts/github/stranger-door.ts';
 import { orGone, WorkerRunGone } from '../hosts/github/worker-run.ts';
 import { factsOfRun, type WorkerRunFacts } from '../hosts/github/worker-provenance.ts';
 import { KeyedQueue } from './queue.ts';
@@ -375,11 +376,17 @@ function overdue(state: RunState, now: number): boolean {
   return state.steps.some((s) => s.jobs.some((j) => j.status === 'running' && j.deadline !== null && j.deadline <= now));
 }
 
-/** Comments that look like a record but are not trusted: ignored, and said so once in the thread. */
+/**
+ * Comments that look like a record but are not trusted: ignored, and said so once per thread
+ * (not once per comment: anyone can post look-alikes), through the stranger door.
+ */
 async function reportIgnored(gh: RepoContext, number: number, read: ThreadRead, log: Log): Promise<void> {
-  for (const bad of read.ignored) {
-    log.warn(`ignored a baton record in comment ${bad.commentId} on #${number}: ${bad.problem}`);
-    const text = `⚠️ Comment ${bad.commentId} looks like a baton status comment, but ${bad.problem}: baton ignored it. A run's state is read only from baton's own status comment, unedited.`;
-    await postOnce(gh, number, `baton:reply ignored-record/${bad.commentId}`, text, read.markers);
-  }
+  const bad = read.ignored[0];
+  if (!bad) return;
+  log.warn(`ignored ${read.ignored.length} baton record(s) on #${number}, the first in comment ${bad.commentId}: ${bad.problem}`);
+  if (written(read.markers, IGNORED_RECORD_KEY)) return;
+  const text = `⚠️ Comment ${bad.commentId} looks like a baton status comment, but ${bad.problem}: baton ignored it, and ignores any other comment like it in this thread without saying so again. A run's state is read only from baton's own status comment, unedited.`;
+  await replyFor(gh, number, IGNORED_RECORD_KEY, refusedStanding(bad.author), text);
 }
+
+const IGNORED_RECORD_KEY = 'ignored-record';

@@ -4,7 +4,7 @@
 // hour, counted from baton's own replies on GitHub (so a restart forgets nothing); then the
 // 👀 reaction is all they get. People with a role are answered as before.
 import { afterEach, describe, expect, it } from 'vitest';
-import { REPLIES_PER_STRANGER_PER_HOUR } from '../../src/hosts/github/reply-limit.ts';
+import { WRITES_PER_STRANGER_PER_HOUR as REPLIES_PER_STRANGER_PER_HOUR } from '../../src/hosts/github/stranger-door.ts';
 import { startHarness, type Harness } from '../app/harness.ts';
 
 const OTHER = `name: other

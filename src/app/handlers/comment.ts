@@ -1,9 +1,13 @@
 // `issue_comment.created`, on issues and on pull requests: `/baton …` commands, and
-// otherwise answers to a run's open questions.
+// otherwise answers to a run's open questions. Who asks is decided here, before the engine:
+// what someone without the role for it asks for never becomes an engine event (it would claim
+// a generation and rewrite the status comment); its only effect is a reply through the
+// stranger door (hosts/github/stranger-door.ts), which rations it.
 import { toMermaid } from '../../manifest/graph.ts';
 import { didYouMean, q } from '../../manifest/diagnostics.ts';
 import type { Workflow } from '../../manifest/types.ts';
-import { isAllowed, isTerminal, type RetryRequested, type RunEvent, type RunState } from '../../engine/index.ts';
+import { describeRoles, isAllowed, isTerminal, type RetryRequested, type RunEvent, type RunState } from '../../engine/index.ts';
+import type { ApproveStep, Role } from '../../manifest/types.ts';
 import { restoreRunBranch } from '../../hosts/github/run-branches.ts';
 import { BUILTINS, USAGE, parseCommentCommand, type CommentCommand } from '../../hosts/github/comment-command.ts';
 import type { RepoContext } from '../../hosts/github/client.ts';
@@ -11,7 +15,8 @@ import { brokenFor, byCommand, defaultBranchHead, loadManifests, validWorkflows 
 import { permissionOf } from '../../hosts/github/permission.ts';
 import { openAsk, parseAnswers } from '../../hosts/github/translate.ts';
 import { notRunPull } from '../../hosts/github/run-id.ts';
-import { acknowledge, replyOnce, reportBrokenManifest } from '../replies.ts';
+import { replyOnce, reportBrokenManifest } from '../replies.ts';
+import { acknowledge, standingOf, type Standing } from '../../hosts/github/stranger-door.ts';
 import type { Log, RunService } from '../runs.ts';
 import { answerTooLong, keptLength, MAX_ANSWER_CHARS } from '../too-long.ts';
 import { startRun, type Thread } from './start.ts';
@@ -35,8 +40,10 @@ export async function onComment(runs: RunService, gh: RepoContext, ev: Commented
     return;
   }
   if (ev.authorIsBot && command.kind !== 'start') return; // bots may only start workflows that list them
-  await acknowledge(gh, { comment: ev.commentId });
-  const reply = (body: string) => replyTo(gh, ev, body);
+  // A bot has no repository permission to look up (GitHub answers 404): the workflow admits a listed one by name.
+  const asker: Asker = { login: ev.author, permission: ev.authorIsBot ? 'none' : await permissionOf(gh, ev.author) };
+  await acknowledge(gh, standingOf(ev.author, asker.permission), { comment: ev.commentId });
+  const reply = (body: string) => replyTo(gh, ev, standingOf(ev.author, asker.permission), body);
   switch (command.kind) {
     case 'help':
       return reply(`@${ev.author}, here is what baton understands.\n\n${await helpText(gh)}`);
@@ -44,15 +51,21 @@ export async function onComment(runs: RunService, gh: RepoContext, ev: Commented
       return reply(`@${ev.author}, ${command.message}.\n\n${USAGE}`);
     case 'start':
     case 'plan':
-      return startOrPlan(runs, gh, ev, command, log);
+      return startOrPlan(runs, gh, ev, asker, command, log);
     default:
-      return onRunCommand(runs, gh, ev, command, log);
+      return onRunCommand(runs, gh, ev, asker, command, log);
   }
 }
 
-/** A reply to the comment's author (who, without a role, gets only a few per thread and hour). */
-function replyTo(gh: RepoContext, ev: Commented, body: string): Promise<void> {
-  return replyOnce(gh, ev.thread.number, ev.key, body, ev.author);
+/** The comment's author and their repository permission, looked up once per comment. */
+interface Asker {
+  login: string;
+  permission: Role | 'none';
+}
+
+/** A reply to the comment's author, through the stranger door (rationed when `who` is a stranger). */
+function replyTo(gh: RepoContext, ev: Commented, who: Standing, body: string, key = ev.key): Promise<void> {
+  return replyOnce(gh, ev.thread.number, key, body, who);
 }
 
 async function helpText(gh: RepoContext): Promise<string> {
@@ -61,18 +74,20 @@ async function helpText(gh: RepoContext): Promise<string> {
   return `**baton commands**\n${USAGE}\n\n**Workflows of this repository**\n${lines.join('\n') || '(none in `.agents/workflows`)'}`;
 }
 
-async function startOrPlan(runs: RunService, gh: RepoContext, ev: Commented, command: Extract<CommentCommand, { kind: 'start' | 'plan' }>, log: Log): Promise<void> {
+async function startOrPlan(runs: RunService, gh: RepoContext, ev: Commented, asker: Asker, command: Extract<CommentCommand, { kind: 'start' | 'plan' }>, log: Log): Promise<void> {
   const sha = await defaultBranchHead(gh);
   const set = await loadManifests(gh, sha);
   const found = byCommand(set, command.workflow);
+  const who = standingOf(ev.author, asker.permission);
   if (!found) {
+    if (ev.authorIsBot) return; // a bot's typo is nobody's to read
     const broken = brokenFor(set, command.workflow);
-    if (broken && broken.file.replace(/^.*\//, '').replace(/\.ya?ml$/, '') === command.workflow) return reportBrokenManifest(gh, ev.thread.number, broken, sha, ev.key, ev.author);
+    if (broken && broken.file.replace(/^.*\//, '').replace(/\.ya?ml$/, '') === command.workflow) return reportBrokenManifest(gh, ev.thread.number, broken, sha, ev.key, who);
     const known = [...validWorkflows(set).flatMap((w) => w.on.commands), ...BUILTINS];
-    return replyTo(gh, ev, `@${ev.author}, \`/baton ${command.workflow}\` is not a command here${didYouMean(command.workflow, known)}\n\n${USAGE}`);
+    return replyTo(gh, ev, who, `@${ev.author}, \`/baton ${command.workflow}\` is not a command here${didYouMean(command.workflow, known)}\n\n${USAGE}`);
   }
-  if (command.kind === 'plan') return replyTo(gh, ev, `@${ev.author}, here is the plan.\n\n${planText(found.workflow, command.inputs)}`);
-  await startRun(runs, gh, { workflow: found.workflow, hash: found.hash, manifestCommit: sha, thread: ev.thread, actor: ev.author, actorIsBot: ev.authorIsBot, inputs: command.inputs, key: ev.key }, log);
+  if (command.kind === 'plan') return replyTo(gh, ev, who, `@${ev.author}, here is the plan.\n\n${planText(found.workflow, command.inputs)}`);
+  await startRun(runs, gh, { workflow: found.workflow, hash: found.hash, manifestCommit: sha, thread: ev.thread, actor: ev.author, actorIsBot: ev.authorIsBot, permission: asker.permission, inputs: command.inputs, key: ev.key }, log);
 }
 
 function planText(workflow: Workflow, inputs: Record<string, string>): string {
@@ -95,9 +110,10 @@ async function runOf(runs: RunService, gh: RepoContext, ev: Commented, log: Log)
   return (await runs.runsOfThread(gh, ev.thread.number, log)).at(-1);
 }
 
-async function onRunCommand(runs: RunService, gh: RepoContext, ev: Commented, command: CommentCommand, log: Log): Promise<void> {
+async function onRunCommand(runs: RunService, gh: RepoContext, ev: Commented, asker: Asker, command: CommentCommand, log: Log): Promise<void> {
   const runId = await runOf(runs, gh, ev, log);
-  if (!runId) return replyTo(gh, ev, `@${ev.author}, there is no baton run in this thread.`);
+  const who = standingOf(ev.author, asker.permission);
+  if (!runId) return replyTo(gh, ev, who, `@${ev.author}, there is no baton run in this thread.`);
   const at = Date.now();
   await runs.onRun(
     gh,
@@ -105,25 +121,49 @@ async function onRunCommand(runs: RunService, gh: RepoContext, ev: Commented, co
     async (memory, workflow): Promise<RunEvent[]> => {
       const foreign = foreignPull(gh, ev, memory.state);
       if (foreign) {
-        await replyOnce(gh, ev.thread.number, ev.key, `@${ev.author}, this pull request says it was opened by baton run \`${runId}\`, but ${foreign}: nothing was done.`);
+        await replyTo(gh, ev, who, `@${ev.author}, this pull request says it was opened by baton run \`${runId}\`, but ${foreign}: nothing was done.`);
         return [];
       }
       if (command.kind === 'status') {
         // Looking is also a chance to catch up: worker runs whose webhook never came are looked up.
         memory.warm = false;
         const title = memory.body.split('\n').find((l) => l.startsWith('### ')) ?? `run \`${runId}\``;
-        await replyTo(gh, ev, `@${ev.author}, ${title.replace(/^### /, '')}\n\nThe status comment is kept up to date${memory.commentId ? ` (comment ${memory.commentId})` : ''}.`);
+        await replyTo(gh, ev, who, `@${ev.author}, ${title.replace(/^### /, '')}\n\nThe status comment is kept up to date${memory.commentId ? ` (comment ${memory.commentId})` : ''}.`);
         return [];
       }
-      const actor = { actor: ev.author, permission: await permissionOf(gh, ev.author) };
-      const base = { key: ev.key, at, ...actor };
+      if (command.kind !== 'cancel' && command.kind !== 'approve' && command.kind !== 'retry') return [];
+      // The role is decided here: a refusal changes nothing in the run, claims nothing, and costs one rationed reply.
+      const refusal = refusalOf(memory.state, workflow, command.kind, asker);
+      if (refusal) {
+        await replyTo(gh, ev, standingOf(ev.author, asker.permission, refusal.roles), `@${ev.author}, ${refusal.text}`);
+        return [];
+      }
+      const base = { key: ev.key, at, actor: ev.author, permission: asker.permission };
       if (command.kind === 'cancel') return [{ type: 'cancel.requested', ...base }];
       if (command.kind === 'approve') return [{ type: 'approval.given', ...base }];
-      if (command.kind === 'retry') return retryEvents(gh, ev, memory.state, workflow, { ...base, step: command.step });
-      return [];
+      return retryEvents(gh, ev, memory.state, workflow, { ...base, step: command.step });
     },
     log,
   );
+}
+
+/** The approve steps running now, in workflow order (the first is the one `/baton approve` passes). */
+function runningApprovals(state: RunState, workflow: Workflow): ApproveStep[] {
+  return workflow.steps.filter((s): s is ApproveStep => s.kind === 'approve' && state.steps.some((st) => st.id === s.id && st.status === 'running'));
+}
+
+/**
+ * Why someone may not do what they asked, decided before the engine (which would refuse too,
+ * but only after claiming the run and recording the event): the text of the refusal and the
+ * roles that would have been enough. `/baton approve` with nothing waiting is answered only to
+ * people with the workflow's roles; to anyone else it is a refusal like any other.
+ */
+function refusalOf(state: RunState, workflow: Workflow, kind: 'cancel' | 'approve' | 'retry', asker: Asker): { text: string; roles: readonly Role[] } | undefined {
+  const step = kind === 'approve' ? runningApprovals(state, workflow)[0] : undefined;
+  const roles = step?.roles ?? workflow.on.roles;
+  if (isAllowed(asker.permission, roles)) return undefined;
+  const what = kind === 'cancel' ? 'cancelling this run' : kind === 'retry' ? 'retrying a step' : step ? `approving step \`${step.id}\`` : 'approving a step of this run';
+  return { text: `${what} needs ${describeRoles(roles)}; yours is \`${asker.permission}\`.`, roles };
 }
 
 /**
@@ -136,7 +176,7 @@ async function retryEvents(gh: RepoContext, ev: Commented, state: RunState, work
   if (!isTerminal(state.status) || !isAllowed(retry.permission, workflow.on.roles)) return [event];
   const branch = await restoreRunBranch(gh, state);
   if (branch.refused) {
-    await replyTo(gh, ev, `@${ev.author}, run \`${state.runId}\` cannot be retried: ${branch.refused}. Start a new run instead (the workflow's label or \`/baton\` command, as for this one).`);
+    await replyTo(gh, ev, standingOf(ev.author, retry.permission, workflow.on.roles), `@${ev.author}, run \`${state.runId}\` cannot be retried: ${branch.refused}. Start a new run instead (the workflow's label or \`/baton\` command, as for this one).`);
     return [];
   }
   if (!branch.head) return [event];
@@ -149,7 +189,7 @@ async function answer(runs: RunService, gh: RepoContext, ev: Commented, log: Log
   await runs.onRun(
     gh,
     runId,
-    async (memory): Promise<RunEvent[]> => {
+    async (memory, workflow): Promise<RunEvent[]> => {
       const foreign = foreignPull(gh, ev, memory.state);
       if (foreign) {
         log.warn(`comment ${ev.commentId} on #${ev.thread.number} is no answer to run ${runId}: ${foreign}`);
@@ -160,10 +200,16 @@ async function answer(runs: RunService, gh: RepoContext, ev: Commented, log: Log
       const answers = parseAnswers(ev.body, ask.total, ask.open);
       if (answers.every((a) => a === null)) return [];
       const permission = await permissionOf(gh, ev.author);
+      const who = standingOf(ev.author, permission, workflow.on.roles);
+      if (who.stranger) {
+        // Decided before the engine: the question stays open, nothing is claimed or rewritten.
+        await replyTo(gh, ev, who, `@${ev.author}, thanks — but answers to baton's questions count only from people with ${describeRoles(workflow.on.roles)}.`, `${ev.key}/refusal`);
+        return [];
+      }
       const length = keptLength(...answers.filter((a): a is string => a !== null));
       if (length > MAX_ANSWER_CHARS) {
         // Too long to keep in the record: say so; the question stays open.
-        await replyOnce(gh, ev.thread.number, `${ev.key}/too-long`, answerTooLong(ev.author, length), ev.author);
+        await replyTo(gh, ev, who, answerTooLong(ev.author, length), `${ev.key}/too-long`);
         return [];
       }
       return [{ type: 'questions.answered', key: ev.key, at: Date.now(), step: ask.step, answers, actor: ev.author, permission }];

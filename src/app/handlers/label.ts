@@ -3,7 +3,8 @@ import { q } from '../../manifest/diagnostics.ts';
 import { didYouMean } from '../../manifest/diagnostics.ts';
 import type { RepoContext } from '../../hosts/github/client.ts';
 import { brokenFor, byLabel, defaultBranchHead, loadManifests, validWorkflows } from '../../hosts/github/manifests.ts';
-import { acknowledge, replyOnce, reportBrokenManifest } from '../replies.ts';
+import { replyOnce, reportBrokenManifest } from '../replies.ts';
+import { acknowledge, standingOf } from '../../hosts/github/stranger-door.ts';
 import type { Log, RunService } from '../runs.ts';
 import { startRun, type Thread } from './start.ts';
 
@@ -28,6 +29,7 @@ export async function onLabeled(runs: RunService, gh: RepoContext, ev: Labeled, 
     const labels = validWorkflows(set).flatMap((w) => w.on.labels);
     return replyOnce(gh, ev.thread.number, ev.key, `No workflow in \`.agents/workflows\` starts on the label ${q(ev.label)}${didYouMean(ev.label, labels)}\n\nLabels that start a workflow: ${labels.map(q).join(', ') || '(none)'}.`);
   }
-  await acknowledge(gh, { issue: ev.thread.number });
+  // Labelling takes triage on GitHub: the labeller is no stranger to the 👀 (startRun decides the start).
+  await acknowledge(gh, standingOf(ev.sender, 'triage', ['triage']), { issue: ev.thread.number });
   await startRun(runs, gh, { workflow: found.workflow, hash: found.hash, manifestCommit: sha, thread: ev.thread, actor: ev.sender, actorIsBot: ev.senderIsBot, inputs: {}, key: ev.key }, log);
 }

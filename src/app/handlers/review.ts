@@ -1,6 +1,7 @@
 // `pull_request_review.submitted` on a run's PR: a human's approval or change request.
 // Only on the run's own PR (the number in its state, head in this repository): a branch
 // named `baton/<run>` on any other PR, or on a fork, is anyone's to push.
+import { isAllowed } from '../../engine/index.ts';
 import type { RepoContext } from '../../hosts/github/client.ts';
 import { permissionOf } from '../../hosts/github/permission.ts';
 import { notRunPull, runIdOfBranch } from '../../hosts/github/run-id.ts';
@@ -27,10 +28,18 @@ export async function onReview(runs: RunService, gh: RepoContext, ev: Reviewed, 
   await runs.onRun(
     gh,
     runId,
-    async (memory) => {
+    async (memory, workflow) => {
       const why = notRunPull(gh, memory.state, ev.prNumber, ev.headRepo);
       if (why) {
         log.warn(`review ${ev.reviewId} on #${ev.prNumber} ignored for run ${runId}: ${why}`);
+        return [];
+      }
+      // Decided before the engine: a review by someone whose permission neither the workflow's
+      // roles nor any approve step's admit counts for nothing, so it claims and rewrites nothing.
+      const permission = await permissionOf(gh, ev.author);
+      const approvers = workflow.steps.flatMap((s) => (s.kind === 'approve' ? [s.roles] : []));
+      if (![workflow.on.roles, ...approvers].some((roles) => isAllowed(permission, roles))) {
+        log.info(`review ${ev.reviewId} on #${ev.prNumber} by ${ev.author} (\`${permission}\`) does not count for run ${runId}`);
         return [];
       }
       let comments: ReturnType<typeof reviewComments> = [];
@@ -38,7 +47,6 @@ export async function onReview(runs: RunService, gh: RepoContext, ev: Reviewed, 
         const all = await gh.octokit.paginate('GET /repos/{owner}/{repo}/pulls/{pull_number}/comments', { owner: gh.owner, repo: gh.repo, pull_number: ev.prNumber, per_page: 100 });
         comments = reviewComments(all.filter((c) => Number(c.pull_request_review_id) === ev.reviewId));
       }
-      const permission = await permissionOf(gh, ev.author);
       return [{ type: 'review.submitted', key: ev.key, at: Date.now(), state, body: ev.body ?? '', comments, actor: ev.author, permission }];
     },
     log,

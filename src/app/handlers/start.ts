@@ -1,12 +1,13 @@
 // Starting a run from a label or a `/baton <workflow>` comment: the workflow comes from
-// the default branch; the starter's permission is looked up; the engine decides whether
-// it is enough (and answers a refusal naming the role).
+// the default branch; the starter's permission is looked up and decided here, before the
+// engine: a refused start claims nothing and costs one reply through the stranger door.
 import { sanitizeUntrusted } from '../../engine/untrusted.ts';
-import { isAllowed, listsBot, type Json } from '../../engine/index.ts';
-import type { Workflow } from '../../manifest/types.ts';
+import { describeRoles, listsBot, type Json } from '../../engine/index.ts';
+import type { Role, Workflow } from '../../manifest/types.ts';
 import type { RepoContext } from '../../hosts/github/client.ts';
 import { permissionOf } from '../../hosts/github/permission.ts';
 import { replyOnce } from '../replies.ts';
+import { standingOf } from '../../hosts/github/stranger-door.ts';
 import type { Log, RunService } from '../runs.ts';
 import { keptLength, MAX_THREAD_TEXT_CHARS, threadTooLong } from '../too-long.ts';
 
@@ -25,6 +26,8 @@ export interface StartRequest {
   thread: Thread;
   actor: string;
   actorIsBot: boolean;
+  /** The actor's permission when already looked up (a comment's author). */
+  permission?: Role | 'none';
   inputs: Record<string, Json>;
   key: string;
 }
@@ -36,13 +39,19 @@ export async function startRun(runs: RunService, gh: RepoContext, req: StartRequ
   }
   // A bot has no repository permission to look up (GitHub answers 404): the engine admits
   // a listed one by name.
-  const permission = req.actorIsBot ? 'none' : await permissionOf(gh, req.actor);
+  const permission = req.actorIsBot ? 'none' : (req.permission ?? (await permissionOf(gh, req.actor)));
+  const who = standingOf(req.actor, permission, req.workflow.on.roles, req.workflow.on.bots);
+  if (who.stranger) {
+    // The engine would refuse too, but only after claiming a generation for the reply.
+    const text = `@${req.actor}, starting \`${req.workflow.name}\` needs ${describeRoles(req.workflow.on.roles)}; yours is \`${permission}\`. Nothing was run.`;
+    await replyOnce(gh, req.thread.number, `${req.key}/reply`, text, who);
+    return;
+  }
   const text = { number: req.thread.number, title: sanitizeUntrusted(req.thread.title), body: sanitizeUntrusted(req.thread.body ?? ''), url: req.thread.url };
   const length = keptLength(text.title, text.body);
-  // Text the record cannot hold is refused here, with the limit. Someone without the role is
-  // refused by the engine instead, which keeps no record (and so none of the text).
-  if (length > MAX_THREAD_TEXT_CHARS && (listsBot(req.workflow.on.bots, req.actor) || isAllowed(permission, req.workflow.on.roles))) {
-    await replyOnce(gh, req.thread.number, `${req.key}/too-long`, threadTooLong(req.actor, req.thread.isPull, length), req.actor);
+  // Text the record cannot hold is refused here, with the limit.
+  if (length > MAX_THREAD_TEXT_CHARS) {
+    await replyOnce(gh, req.thread.number, `${req.key}/too-long`, threadTooLong(req.actor, req.thread.isPull, length), who);
     return;
   }
   await runs.start(

@@ -19,8 +19,8 @@ import type { CommitCache, RunMemory } from './memory.ts';
 import { mergeStepBranch, notFastForward } from './merge.ts';
 import { OutputStore, storeOutputs } from './outputs.ts';
 import { ensurePullRequest, postReview } from './pull-request.ts';
-import { overReplyLimit } from './reply-limit.ts';
-import { postOnce, readThread, writeRecord } from './thread.ts';
+import { refusedStanding, replyFor } from './stranger-door.ts';
+import { postOnce, writeRecord } from './thread.ts';
 import { LeaseTaken, type EventClaim } from './lease.ts';
 import { createRef } from './create-ref.ts';
 import { catchUpWithDefaultBranch, RunBranchRefused, workflowRuleRefusal } from './workflow-rule.ts';
@@ -216,8 +216,11 @@ export class GitHubHost implements HostPort {
       case 'reply': {
         const thread = command.thread ?? state.thread;
         if (!thread || this.memory.markers.has(`baton:reply ${command.key}`)) return [];
-        // A refusal to someone without the role: rationed, counted from the thread itself.
-        if (command.refused !== undefined && (await overReplyLimit(gh, (await readThread(gh, thread.number)).comments, command.refused, true))) return [];
+        // A refusal to someone without the role: through the stranger door, which rations it.
+        if (command.refused !== undefined) {
+          if (await replyFor(gh, thread.number, command.key, refusedStanding(command.refused), command.body)) this.memory.markers.add(`baton:reply ${command.key}`);
+          return [];
+        }
         await postOnce(gh, thread.number, `baton:reply ${command.key}`, command.body, this.memory.markers);
         return [];
       }

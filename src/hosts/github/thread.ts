@@ -22,7 +22,7 @@ export interface ThreadRead {
 }
 
 /** A marker counts only as the last line of one of baton's own comments, where postOnce puts it. */
-const MARKER = /\n<!-- (baton:(?:questions|reply|review) [^\s<>]+) -->\s*$/;
+const MARKER = /\n<!-- (baton:(?:questions|reply|review|stranger) [^\s<>]+) -->\s*$/;
 
 export async function readThread(gh: RepoContext, number: number): Promise<ThreadRead> {
   let date: string | undefined;
@@ -44,11 +44,16 @@ export async function readThread(gh: RepoContext, number: number): Promise<Threa
 export function markersOf(comments: readonly ThreadComment[], botLogin: string): Set<string> {
   const markers = new Set<string>();
   for (const c of comments) {
-    if (c.author.toLowerCase() !== botLogin.toLowerCase()) continue;
-    const m = MARKER.exec(c.body);
-    if (m) markers.add(m[1]!);
+    const m = markerOf(c, botLogin);
+    if (m) markers.add(m);
   }
   return markers;
+}
+
+/** The marker of one comment: only one of baton's own comments carries one. */
+export function markerOf(comment: ThreadComment, botLogin: string): string | undefined {
+  if (comment.author.toLowerCase() !== botLogin.toLowerCase()) return undefined;
+  return MARKER.exec(comment.body)?.[1];
 }
 
 /** Creates or edits the status comment; returns its id. No request when the body is unchanged. */
