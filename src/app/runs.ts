@@ -74,6 +74,8 @@ const DEFAULT_LEASE: LeaseOptions = {
 
 /** Bound on reloads for one event: each loss means another process made progress on the run. */
 const MAX_CLAIM_ROUNDS = 20;
+/** Claims no baton process made, gone past in one event (each costs a poll, no progress: counted apart). */
+const MAX_FOREIGN_CLAIMS = 200;
 
 export class RunService {
   readonly memories = new RunMemories();
@@ -153,7 +155,9 @@ export class RunService {
     return this.queue.run(this.memories.key(gh.owner, gh.repo, runId), async () => {
       let skipTo = 0;
       let known: ThreadRead | undefined;
-      for (let round = 0; ; round++) {
+      let foreign = 0;
+      for (let rounds = 0; ; rounds++) {
+        const round = rounds - foreign;
         const memory = await this.load(gh, runId, log, known);
         if (!memory) return undefined;
         // A claim whose process died: its generation is skipped, and its effects looked up (warm: false).
@@ -163,9 +167,11 @@ export class RunService {
         } catch (err) {
           // A view too old to claim from: read again, nobody to wait for.
           if (err instanceof StaleView && round < MAX_CLAIM_ROUNDS) continue;
-          if (!(err instanceof LeaseTaken) || round >= MAX_CLAIM_ROUNDS) throw err;
-          const waited = await this.waitForRecord(gh, runId, err.gen, memory.commentId, log);
+          if (!(err instanceof LeaseTaken) || round >= MAX_CLAIM_ROUNDS || foreign >= MAX_FOREIGN_CLAIMS) throw err;
+          // After one claim nobody of baton's made, the next ones are looked at before any wait.
+          const waited = await this.waitForRecord(gh, runId, err.gen, memory.commentId, log, foreign > 0);
           if (waited.outcome === 'taken-over') skipTo = err.gen;
+          if (waited.foreign) foreign++;
           known = waited.read; // the thread as the wait last read it: the reload starts from it
         }
       }
@@ -177,7 +183,7 @@ export class RunService {
    * it every pollMs; 'taken-over' when it did not come within the claim's time-to-live, counted
    * from now on this process's clock (the claimer started earlier, so it has stopped by then).
    */
-  private async waitForRecord(gh: RepoContext, runId: string, gen: number, commentId: number | null, log: Log): Promise<{ outcome: 'written' | 'taken-over'; read?: ThreadRead }> {
+  private async waitForRecord(gh: RepoContext, runId: string, gen: number, commentId: number | null, log: Log, eager = false): Promise<{ outcome: 'written' | 'taken-over'; read?: ThreadRead; foreign?: true }> {
     const { clock, ttlMs, pollMs, sleep } = this.lease;
     const start = clock();
     const report: LeaseReport = { claimMs: 0, waitMs: 0, lost: 1, takenOver: 0 };
@@ -189,9 +195,9 @@ export class RunService {
         if (written >= gen) return { outcome: 'written', read };
         // Not written after a first wait: is it a baton process's claim at all? One nobody of
         // baton's made (or one that is gone) would be waited on for a whole time-to-live for nothing.
-        if (poll === 1 && (await this.foreignClaim(gh, runId, gen, read, log))) {
+        if (poll === (eager ? 0 : 1) && (await this.foreignClaim(gh, runId, gen, read, log))) {
           report.takenOver = 1;
-          return { outcome: 'taken-over', read };
+          return { outcome: 'taken-over', read, foreign: true };
         }
         if (clock() - start >= ttlMs) {
           log.warn(`run ${runId}: generation ${gen} was claimed but its record never came within ${Math.round(ttlMs / 1000)} s (its App process died mid-event?); this process takes the run over`);
@@ -208,8 +214,9 @@ export class RunService {
 
   /**
    * True when the claim of generation `gen` is no baton process's (or is gone): the run goes on
-   * past it, and the thread is told once what was found (the commit it points at; nothing of its
-   * message, which anyone who can push may have written).
+   * past it, and the thread is told once per run what was found first (the commit it points at;
+   * nothing of its message, which anyone who can push may have written): a writer who makes 25
+   * such refs gets one notice, not 25.
    */
   private async foreignClaim(gh: RepoContext, runId: string, gen: number, read: ThreadRead | undefined, log: Log): Promise<boolean> {
     const maker = await claimMaker(gh, runId, gen);
@@ -220,7 +227,7 @@ export class RunService {
     const thread = parseRunId(runId)?.thread;
     if (maker && thread !== undefined) {
       const text = `⚠️ baton found \`${ref}\`, which baton did not make: it ${what}. It is not the claim of any baton process, so run \`${runId}\` goes on past it. Anyone who can create refs in this repository can make one; if you do not know where it comes from, delete it (\`git push origin :${ref}\`).`;
-      await postOnce(gh, thread, `baton:reply foreign-claim/${runId}/${gen}`, text, read?.markers ?? new Set());
+      await postOnce(gh, thread, `baton:reply foreign-claim/${runId}`, text, read?.markers ?? new Set());
     }
     return true;
   }

@@ -69,7 +69,7 @@ describe('reliability: the claims meet the answers GitHub gives', () => {
     await alice.rest.issues.createComment({ ...o, issue_number: number, body: 'answer.txt' });
     await h.settle();
     expect(await h.record(number)).toContain(`run \`${runId}\` — succeeded`);
-    const notices = (await h.comments(number)).filter((c) => c.includes(`baton:reply foreign-claim/${runId}/${gen + 1}`));
+    const notices = (await h.comments(number)).filter((c) => c.includes(`baton:reply foreign-claim/${runId} -->`));
     expect(notices).toHaveLength(1);
     expect(notices[0]).toContain(`found \`${leaseRef(runId, gen + 1)}\`, which baton did not make: it points at ${main.slice(0, 7)}`);
     // Gone past at once, not after a whole time-to-live.

@@ -18,6 +18,7 @@ import { actionLog, makeOctokit, repoContextOf } from '../github.ts';
 import type { Inputs } from '../inputs.ts';
 import { withLocalArtifact } from '../local-artifact.ts';
 import { apiUrl, MISSING_STATE_SECRET } from './run.ts';
+import { catchUpComments } from '../catch-up.ts';
 
 /** The attempt this worker run was dispatched for, from its `run`, `step` and `attempt` inputs. */
 export function attemptOf(inputs: Record<string, unknown> | undefined): WorkerRunName {
@@ -99,6 +100,8 @@ export async function applyMode(inputs: Inputs): Promise<void> {
   );
   if (foreign) throw new Error(`this run (${runId}) is not the worker run baton dispatched for ${ref.runId} ${ref.step} #${ref.attempt}: ${foreign}; nothing was applied`);
   if (!state) throw new Error(`run ${ref.runId} has no trusted status comment on #${ref.runId.replace(/^.*-(\d+)-\d+$/, '$1')}: nothing to apply to`);
+  // This job waits in the run's concurrency group too: a command it displaced is handled here.
+  if (state.thread) await catchUpComments(runs, gh, { thread: state.thread.number }, actionLog);
   const step = stepState(state, ref.step);
   core.info(`baton apply: run ${state.runId} is ${state.status}; step ${ref.step} is ${step?.status ?? 'unknown'}`);
 }

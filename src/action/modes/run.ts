@@ -4,6 +4,8 @@
 // time and reconciled (finished workers collected, what should exist ensured). The
 // workflow's `concurrency` group (see mode route) keeps one writer per run. On `schedule`
 // (the cron `baton init` writes) it sweeps the repository's open runs instead (app/sweep.ts).
+// A job waiting in that group is replaced by the next event's: so each job first handles the
+// run's comments whose jobs were (catch-up.ts), and keys a comment by its id, not by the job.
 import * as core from '@actions/core';
 import { routeFor } from '../../app/routes.ts';
 import { RunService } from '../../app/runs.ts';
@@ -14,6 +16,8 @@ import type { Inputs } from '../inputs.ts';
 import { docsUrl } from '../../names.ts';
 import { replyOnce } from '../../app/replies.ts';
 import { ourAppIdOf } from '../own-events.ts';
+import { catchUpComments, commentKey } from '../catch-up.ts';
+import { concurrencyKey } from '../route-key.ts';
 
 export async function runMode(inputs: Inputs): Promise<void> {
   const ev = readEvent(process.env);
@@ -45,7 +49,11 @@ export async function runMode(inputs: Inputs): Promise<void> {
     core.info(`baton run: ${what} is baton's own check suite; nothing to do`);
     return;
   }
-  await handler!(runs, gh, ev.payload, ev.id, { log: actionLog, ourAppId, workflowRunAsChecks: true });
+  // Comments first, oldest first: a displaced `/baton cancel` comes before the event that displaced it.
+  const comment = ev.name === 'issue_comment' ? (ev.payload.comment as { id?: number } | undefined)?.id : undefined;
+  const thread = Number(concurrencyKey(ev.name, ev.payload));
+  if (Number.isInteger(thread)) await catchUpComments(runs, gh, { thread, ...(comment !== undefined ? { except: comment } : {}) }, actionLog);
+  await handler!(runs, gh, ev.payload, comment !== undefined ? commentKey(comment) : ev.id, { log: actionLog, ourAppId, workflowRunAsChecks: true });
   await runs.idle();
 }
 

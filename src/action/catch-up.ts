@@ -1,0 +1,128 @@
+// Actions-only mode: the comments of a run that no job handled. Every event of a run runs in
+// one concurrency group, and GitHub keeps at most one running and one pending job per group:
+// a newer pending job cancels the older one. A maintainer's `/baton approve` waiting behind a
+// running job is so replaced by whatever comes next for the run — a stranger's "+1", a CI
+// status, the worker's apply job — and its comment is never handled. So each job of the run
+// first reads the run's threads (the issue, and the run's PR) and handles, oldest first, every
+// comment since the run started that could move it and that no job handled: a command
+// (approve, cancel, retry) or, while a question is open, an answer written after it — from
+// someone with a role the run's workflow listens to (a stranger's comments cost nothing here).
+// "Handled" is read from GitHub: a comment's key `comment:<id>` is in a record's applied keys
+// (the engine saw it) or baton replied to it (a reply marker carries the same key). Nothing
+// is stored for this: a catch-up that crashed is done again by the next job.
+import { isAllowed, type RunState } from '../engine/index.ts';
+import type { Role } from '../manifest/types.ts';
+import { onComment } from '../app/handlers/comment.ts';
+import type { Log, RunService } from '../app/runs.ts';
+import type { RepoContext } from '../hosts/github/client.ts';
+import { parseCommentCommand } from '../hosts/github/comment-command.ts';
+import { byName, loadManifests } from '../hosts/github/manifests.ts';
+import { permissionOf } from '../hosts/github/permission.ts';
+import { runIdOfPullBody } from '../hosts/github/run-id.ts';
+import { openAsk } from '../hosts/github/translate.ts';
+import { readThread, type ThreadRead } from '../hosts/github/thread.ts';
+import type { ThreadComment } from '../record/find.ts';
+
+/** The engine key of a comment in Actions-only mode: the same for its own job and any catch-up. */
+export const commentKey = (id: number | string): string => `comment:${id}`;
+
+/** Commands that move a run (help, status, plan and starts only answer or start one). */
+const RUN_COMMANDS = new Set(['approve', 'cancel', 'retry']);
+
+/** At most this many comments per job: the next job goes on where this one stopped. */
+export const MAX_CATCH_UP = 20;
+
+export interface CatchUp {
+  /** The run's home thread (the issue or PR number every run id carries). */
+  thread: number;
+  /** The comment the job was started for: handled by the job itself. */
+  except?: number;
+}
+
+/** Handles the comments of the thread's newest run that no job handled; returns how many. */
+export async function catchUpComments(runs: RunService, gh: RepoContext, c: CatchUp, log: Log): Promise<number> {
+  const home = await readThread(gh, c.thread);
+  const run = home.records.at(-1);
+  if (!run || run.state.status === 'idle') return 0;
+  const state = run.state;
+  const reads: Array<{ number: number; read: ThreadRead }> = [{ number: c.thread, read: home }];
+  if (state.pr && state.pr.number !== c.thread) reads.push({ number: state.pr.number, read: await readThread(gh, state.pr.number) });
+
+  const applied = new Set(home.records.flatMap((r) => r.state.appliedKeys));
+  const ask = openAsk(state);
+  const pending: Array<{ number: number; comment: ThreadComment }> = [];
+  for (const { number, read } of reads) {
+    // Answers only to the question that is open now: a remark made before it was asked is none.
+    const askedAt = ask ? lastQuestionId(read, gh.botLogin) : undefined;
+    for (const comment of read.comments) {
+      if (comment.id <= run.commentId || comment.id === c.except) continue;
+      if (isBotLogin(comment.author, gh.botLogin) || handled(comment.id, applied, read.markers)) continue;
+      const command = parseCommentCommand(comment.body);
+      const moves = command ? RUN_COMMANDS.has(command.kind) : askedAt !== undefined && comment.id > askedAt;
+      if (moves) pending.push({ number, comment });
+    }
+  }
+  if (!pending.length) return 0;
+
+  const roles = await rolesOf(gh, state);
+  const permissions = new Map<string, Awaited<ReturnType<typeof permissionOf>>>();
+  const issues = new Map<number, { title: string; body: string | null; url: string }>();
+  let done = 0;
+  for (const { number, comment } of pending.sort((a, b) => a.comment.id - b.comment.id)) {
+    if (done >= MAX_CATCH_UP) break;
+    if (!permissions.has(comment.author)) permissions.set(comment.author, await permissionOf(gh, comment.author));
+    if (!isAllowed(permissions.get(comment.author)!, roles)) continue;
+    if (!issues.has(number)) issues.set(number, await issueOf(gh, number));
+    const issue = issues.get(number)!;
+    const isPull = number !== c.thread;
+    log.info(`catch-up: comment ${comment.id} on #${number} by @${comment.author} was not handled (its job was displaced in the concurrency group); handling it now`);
+    await onComment(
+      runs,
+      gh,
+      {
+        thread: { number, isPull, title: issue.title, body: issue.body, url: issue.url },
+        commentId: comment.id,
+        body: comment.body,
+        author: comment.author,
+        authorIsBot: false,
+        key: commentKey(comment.id),
+        pullRunId: isPull ? runIdOfPullBody(issue.body) : undefined,
+      },
+      log,
+    );
+    done++;
+  }
+  return done;
+}
+
+function handled(id: number, applied: Set<string>, markers: Set<string>): boolean {
+  const key = commentKey(id);
+  if (applied.has(key)) return true;
+  for (const m of markers) if (m === `baton:reply ${key}` || m.startsWith(`baton:reply ${key}/`)) return true;
+  return false;
+}
+
+/** Bots may only start runs (docs/manifest.md `on.bots`): none of their comments moves one. */
+const isBotLogin = (login: string, botLogin: string) => login.toLowerCase() === botLogin.toLowerCase() || login.endsWith('[bot]');
+
+/** The newest of baton's question comments in a thread (its marker `baton:questions …`). */
+function lastQuestionId(read: ThreadRead, botLogin: string): number | undefined {
+  let last: number | undefined;
+  for (const c of read.comments) {
+    if (c.author.toLowerCase() === botLogin.toLowerCase() && /\n<!-- baton:questions [^\s<>]+ -->\s*$/.test(c.body)) last = c.id;
+  }
+  return last;
+}
+
+/** Every role the run's workflow acts for: its `on.roles` and its approve steps' roles. */
+async function rolesOf(gh: RepoContext, state: RunState): Promise<Role[]> {
+  const found = byName(await loadManifests(gh, state.manifestCommit), state.workflow);
+  if (!found) return [];
+  const w = found.workflow;
+  return [...w.on.roles, ...w.steps.flatMap((s) => (s.kind === 'approve' ? s.roles : []))];
+}
+
+async function issueOf(gh: RepoContext, number: number): Promise<{ title: string; body: string | null; url: string }> {
+  const res = await gh.octokit.request('GET /repos/{owner}/{repo}/issues/{issue_number}', { owner: gh.owner, repo: gh.repo, issue_number: number });
+  return { title: res.data.title, body: res.data.body ?? null, url: res.data.html_url };
+}
