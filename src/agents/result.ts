@@ -15,6 +15,7 @@ import { unzipSync } from 'fflate';
 import type { Json } from '../manifest/expressions.ts';
 import { INFRASTRUCTURE_CAUSES, type InfrastructureCause } from '../engine/events.ts';
 import { touchesGitDir } from './git-path.ts';
+import type { Sealed } from './leak-check.ts';
 
 export const RESULT_VERSION = 1;
 export const RESULT_ARTIFACT = 'baton-result';
@@ -60,8 +61,11 @@ export interface ResultBundle {
 
 export class InvalidResultError extends Error {}
 
-/** Writes the artifact directory (what upload-artifact then uploads). */
-export function writeResultDir(dir: string, bundle: ResultBundle): void {
+/**
+ * Writes the artifact directory (what upload-artifact then uploads). Only a bundle that
+ * passed the door (leak-check.ts) is taken: nothing reaches the artifact around it.
+ */
+export function writeResultDir(dir: string, bundle: Sealed<ResultBundle>): void {
   // Replaced, never merged: the agent ran before this and may have planted files or
   // symlinks where the result goes (the upload step would carry them, or write through them).
   try {
