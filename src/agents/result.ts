@@ -11,11 +11,11 @@
 // listed file is present.
 import { lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { unzipSync } from 'fflate';
 import type { Json } from '../manifest/expressions.ts';
 import { INFRASTRUCTURE_CAUSES, type InfrastructureCause } from '../engine/events.ts';
 import { touchesGitDir } from './git-path.ts';
 import type { Sealed } from './leak-check.ts';
+import { CapBreach, inflateWithin, RESULT_CAPS, type ResultCaps } from './result-caps.ts';
 
 export const RESULT_VERSION = 1;
 export const RESULT_ARTIFACT = 'baton-result';
@@ -111,22 +111,23 @@ export function readResultDir(dir: string): ResultBundle {
   return { result, files, transcript };
 }
 
-/** Reads the artifact as downloaded from the Actions API (a zip of the directory). */
-export function readResultZip(zip: Uint8Array): ResultBundle {
-  let entries: Record<string, Uint8Array>;
+/** Reads the artifact as downloaded from the Actions API (a zip of the directory), within `caps`. */
+export function readResultZip(zip: Uint8Array, caps: ResultCaps = RESULT_CAPS): ResultBundle {
+  let entries: Map<string, Uint8Array>;
   try {
-    entries = unzipSync(zip);
+    entries = inflateWithin(zip, caps);
   } catch (err) {
+    if (err instanceof CapBreach) throw new InvalidResultError(err.message);
     throw new InvalidResultError(`the worker result artifact is not a readable zip: ${(err as Error).message}`);
   }
-  const text = (name: string): string | undefined => (entries[name] ? Buffer.from(entries[name]).toString('utf8') : undefined);
+  const text = (name: string): string | undefined => (entries.has(name) ? Buffer.from(entries.get(name)!).toString('utf8') : undefined);
   const raw = text('result.json');
   if (raw === undefined) throw new InvalidResultError('the worker result artifact has no result.json');
   const result = parseResult(raw);
   const files = new Map<string, Uint8Array>();
   for (const c of result.changes) {
     if (c.status === 'deleted') continue;
-    const content = entries[`files/${c.path}`];
+    const content = entries.get(`files/${c.path}`);
     if (!content) throw new InvalidResultError(`the worker result lists ${c.path} as ${c.status} but does not contain it`);
     files.set(c.path, content);
   }
