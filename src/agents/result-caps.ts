@@ -22,7 +22,7 @@ const MiB = 1024 * 1024;
 export const RESULT_CAPS: ResultCaps = { artifactBytes: 32 * MiB, fileBytes: 32 * MiB, totalBytes: 64 * MiB, entries: 20_000 };
 
 /** Compressed bytes handed to the inflater at a time: what one step can inflate to is at most ~1032 times this. */
-const CHUNK = 16 * 1024;
+const CHUNK = 4 * 1024;
 
 export const mib = (n: number): string => `${Math.round((n / MiB) * 10) / 10} MiB`;
 
