@@ -27,7 +27,7 @@ export function zipBundle(bundle: ResultBundle): Uint8Array {
 export function withLocalArtifact(octokit: GitHubClient, runId: number, bundle: ResultBundle | undefined): GitHubClient {
   const request = (async (route: string, params: Record<string, unknown>) => {
     if (route === LIST && Number(params.run_id) === runId) {
-      return { status: 200, headers: {}, url: '', data: { total_count: bundle ? 1 : 0, artifacts: bundle ? [{ id: LOCAL_ID, name: RESULT_ARTIFACT, expired: false }] : [] } };
+      return { status: 200, headers: {}, url: '', data: { total_count: bundle ? 1 : 0, artifacts: bundle ? [{ id: LOCAL_ID, name: RESULT_ARTIFACT, expired: false, size_in_bytes: zipBundle(bundle).byteLength }] : [] } };
     }
     if (route === DOWNLOAD && bundle && params.artifact_id === LOCAL_ID) {
       const zip = zipBundle(bundle);

@@ -7,7 +7,7 @@ import type { DiffStatLine } from '../agents/changes.ts';
 const MAX_BLOCK = 60_000;
 const MAX_ROWS = 300;
 
-const ICONS: Record<WorkerResult['status'], string> = { succeeded: '✅', 'invalid-output': '⚠️', crashed: '❌', 'timed-out': '⏱️' };
+const ICONS: Record<WorkerResult['status'], string> = { succeeded: '✅', 'invalid-output': '⚠️', crashed: '❌', 'timed-out': '⏱️', refused: '🚫' };
 
 function clip(text: string): string {
   return text.length <= MAX_BLOCK ? text : `${text.slice(0, MAX_BLOCK)}\n[… ${text.length - MAX_BLOCK} more characters in the result artifact]`;

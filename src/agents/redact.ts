@@ -11,7 +11,7 @@ import { BACKEND_IMPLS } from './backends/index.ts';
 const CREDENTIAL_NAMES = new Set(Object.values(BACKEND_IMPLS).flatMap((b) => b.credentials));
 const SECRET_LOOKING = /(TOKEN|SECRET|PASSWORD|PASSWD|(^|_)KEY|API_KEY|PRIVATE_KEY|CREDENTIALS?|(^|_)PAT)$/i;
 /** Shorter values are not hidden: they would turn ordinary words into `***`. */
-const MIN_LENGTH = 8;
+export const MIN_LENGTH = 8;
 const MASK = '***';
 
 /** The values to hide: credentials of any backend, and variables named like secrets. */
@@ -68,10 +68,15 @@ function escape(ch: string): string {
 function patterns(secrets: string[]): RegExp[] {
   const forms = new Set<string>();
   for (const s of secrets) for (const f of secretForms(s)) forms.add(f);
-  return [...forms]
+  return formPatterns(forms, 'g');
+}
+
+/** A pattern per form that also matches it split by line breaks and spaces, raw or escaped. */
+export function formPatterns(forms: Iterable<string>, flags = ''): RegExp[] {
+  return [...new Set(forms)]
     .map((f) => [...f.replace(/\s/g, '')])
     .sort((a, b) => b.length - a.length)
-    .map((chars) => new RegExp(chars.map(escape).join(GAP), 'g'));
+    .map((chars) => new RegExp(chars.map(escape).join(GAP), flags));
 }
 
 export interface Redactor {

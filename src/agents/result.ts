@@ -11,10 +11,11 @@
 // listed file is present.
 import { lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { unzipSync } from 'fflate';
 import type { Json } from '../manifest/expressions.ts';
 import { INFRASTRUCTURE_CAUSES, type InfrastructureCause } from '../engine/events.ts';
 import { touchesGitDir } from './git-path.ts';
+import type { Sealed } from './leak-check.ts';
+import { CapBreach, inflateWithin, RESULT_CAPS, type ResultCaps } from './result-caps.ts';
 
 export const RESULT_VERSION = 1;
 export const RESULT_ARTIFACT = 'baton-result';
@@ -38,7 +39,8 @@ export interface WorkerResult {
    * valid result after the bounded re-prompts; crashed / timed-out: the agent did not finish
    * (changes made so far are still listed: partial work is never lost).
    */
-  status: 'succeeded' | 'invalid-output' | 'crashed' | 'timed-out';
+  /** `refused`: the worker withheld the result (it still carried a secret of the job: leak-check.ts). */
+  status: 'succeeded' | 'invalid-output' | 'crashed' | 'timed-out' | 'refused';
   outputs: Json;
   error: string | null;
   usage: { costUsd?: number; inputTokens?: number; outputTokens?: number; costEstimated?: boolean };
@@ -60,8 +62,11 @@ export interface ResultBundle {
 
 export class InvalidResultError extends Error {}
 
-/** Writes the artifact directory (what upload-artifact then uploads). */
-export function writeResultDir(dir: string, bundle: ResultBundle): void {
+/**
+ * Writes the artifact directory (what upload-artifact then uploads). Only a bundle that
+ * passed the door (leak-check.ts) is taken: nothing reaches the artifact around it.
+ */
+export function writeResultDir(dir: string, bundle: Sealed<ResultBundle>): void {
   // Replaced, never merged: the agent ran before this and may have planted files or
   // symlinks where the result goes (the upload step would carry them, or write through them).
   try {
@@ -107,22 +112,23 @@ export function readResultDir(dir: string): ResultBundle {
   return { result, files, transcript };
 }
 
-/** Reads the artifact as downloaded from the Actions API (a zip of the directory). */
-export function readResultZip(zip: Uint8Array): ResultBundle {
-  let entries: Record<string, Uint8Array>;
+/** Reads the artifact as downloaded from the Actions API (a zip of the directory), within `caps`. */
+export function readResultZip(zip: Uint8Array, caps: ResultCaps = RESULT_CAPS): ResultBundle {
+  let entries: Map<string, Uint8Array>;
   try {
-    entries = unzipSync(zip);
+    entries = inflateWithin(zip, caps);
   } catch (err) {
+    if (err instanceof CapBreach) throw new InvalidResultError(err.message);
     throw new InvalidResultError(`the worker result artifact is not a readable zip: ${(err as Error).message}`);
   }
-  const text = (name: string): string | undefined => (entries[name] ? Buffer.from(entries[name]).toString('utf8') : undefined);
+  const text = (name: string): string | undefined => (entries.has(name) ? Buffer.from(entries.get(name)!).toString('utf8') : undefined);
   const raw = text('result.json');
   if (raw === undefined) throw new InvalidResultError('the worker result artifact has no result.json');
   const result = parseResult(raw);
   const files = new Map<string, Uint8Array>();
   for (const c of result.changes) {
     if (c.status === 'deleted') continue;
-    const content = entries[`files/${c.path}`];
+    const content = entries.get(`files/${c.path}`);
     if (!content) throw new InvalidResultError(`the worker result lists ${c.path} as ${c.status} but does not contain it`);
     files.set(c.path, content);
   }
@@ -143,7 +149,7 @@ export function parseResult(raw: string): WorkerResult {
   if (v.version !== RESULT_VERSION) fail(`version ${JSON.stringify(v.version)} is not ${RESULT_VERSION}`);
   for (const k of ['run', 'step', 'slot', 'base', 'backend'] as const) if (typeof v[k] !== 'string') fail(`\`${k}\` must be a string`);
   if (!Number.isInteger(v.attempt) || v.attempt < 1) fail('`attempt` must be a positive integer');
-  if (!['succeeded', 'invalid-output', 'crashed', 'timed-out'].includes(v.status)) fail(`unknown status ${JSON.stringify(v.status)}`);
+  if (!['succeeded', 'invalid-output', 'crashed', 'timed-out', 'refused'].includes(v.status)) fail(`unknown status ${JSON.stringify(v.status)}`);
   if (!Array.isArray(v.changes)) fail('`changes` must be a list');
   for (const c of v.changes) {
     if (!c || typeof c.path !== 'string') fail('every change needs a `path`');

@@ -20,6 +20,7 @@ import { resolveMcpServers } from './mcp.ts';
 import type { McpServers } from './backends/mcp-config.ts';
 import { redactor, secretValues } from './redact.ts';
 import { restoreAgentConfig } from './restore-agent-config.ts';
+import { seal, type Sealed } from './leak-check.ts';
 import { buildPrompt, buildReprompt } from './prompt.ts';
 import { RESULT_VERSION, type ResultBundle, type WorkerResult } from './result.ts';
 import { validateOutputs } from './validate-output.ts';
@@ -62,7 +63,7 @@ interface Outcome {
 
 const SHELL = ['bash', '--noprofile', '--norc', '-eo', 'pipefail', '-c'];
 
-export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Promise<WorkerRun> {
+export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Promise<Sealed<WorkerRun>> {
   const now = opts.now ?? Date.now;
   const start = now();
   // Found before the agent runs: git, the object store and the base are not the agent's to change.
@@ -100,7 +101,7 @@ export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Prom
     const r = restoreAgentConfig(checkout, runBase);
     if (r.removed.length) transcript.push(`baton: removed agent configuration the run's base does not have, before the agent started: ${r.removed.join(', ')}`);
   };
-  const run: Run = { task, opts, outputFile, deadline, now, transcript, tmp, restore, ...(mcp && { mcpServers: mcp.servers, configDir }) };
+  const ctx: Run = { task, opts, outputFile, deadline, now, transcript, tmp, restore, ...(mcp && { mcpServers: mcp.servers, configDir }) };
 
   let outcome: Outcome;
   let prompt: string;
@@ -112,10 +113,10 @@ export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Prom
         throw new WorkerSetupError((err as Error).message);
       }
       prompt = buildPrompt(task, outputFile);
-      outcome = await runAgent(run, backend, prompt);
+      outcome = await runAgent(ctx, backend, prompt);
     } else {
       prompt = task.command!;
-      outcome = await runShell(run);
+      outcome = await runShell(ctx);
     }
   } finally {
     rmSync(tmp, { recursive: true, force: true });
@@ -155,7 +156,8 @@ export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Prom
   // Nothing the worker hands on carries a secret of the job, plain or encoded: not the
   // transcript, not the error, not the outputs (they reach the public status comment), not
   // the changed files (they reach the pull request).
-  const hide = redactor([...secretValues({ ...opts.env, ...task.env, ...(task.backend?.env ?? {}) }), ...(opts.secrets ?? []), ...(mcp?.secrets ?? [])]);
+  const secrets = [...secretValues({ ...opts.env, ...task.env, ...(task.backend?.env ?? {}) }), ...(opts.secrets ?? []), ...(mcp?.secrets ?? [])];
+  const hide = redactor(secrets);
   if (result.error) result.error = hide.text(result.error);
   result.outputs = hide.json(result.outputs);
   const files = new Map<string, Uint8Array>();
@@ -164,7 +166,17 @@ export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Prom
     if (hidden !== content) transcript.push(`baton: ${path} contained a secret of the job; it was replaced with ***`);
     files.set(path, hidden);
   }
-  return { result, files, transcript: hide.text(transcript.join('\n')), prompt, diffstat: changes.diffstat };
+  const bundle: WorkerRun = { result, files, transcript: hide.text(transcript.join('\n')), prompt, diffstat: changes.diffstat };
+  // Redaction masked the forms it knows; the door (leak-check.ts) refuses anything that
+  // still carries a secret — a path, a reversed output, a UTF-16 file — before it leaves.
+  return seal(bundle, secrets, (error) => withheld(result, error));
+}
+
+/** What is handed on instead of a result that carried a secret: the failure, and nothing the agent wrote. */
+function withheld(r: WorkerResult, error: string): WorkerRun {
+  const result: WorkerResult = { ...r, status: 'refused', outputs: null, error, changes: [] };
+  delete result.infrastructure;
+  return { result, files: new Map(), transcript: `baton: ${error}\n`, prompt: '(withheld with the result)', diffstat: [] };
 }
 
 interface Run {

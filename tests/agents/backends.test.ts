@@ -16,7 +16,7 @@ describe('invocations', () => {
       'claude-code': 'claude -p --output-format json --permission-mode bypassPermissions --model M --max-turns 7 --extra',
       codex: 'codex exec --json --sandbox workspace-write --model M --extra -',
       aider:
-        'aider --message-file /tmp/w/aider-message.md --yes-always --no-auto-commits --no-dirty-commits --no-check-update --no-pretty --no-stream --no-gitignore --analytics-disable --chat-history-file /tmp/w/aider-chat.md --input-history-file /tmp/w/aider-input --model M --extra',
+        'aider --message-file /tmp/w/aider-message.md --yes-always --no-auto-commits --no-dirty-commits --no-check-update --no-pretty --no-stream --no-gitignore --analytics-disable --chat-history-file /tmp/w/aider-chat.md --input-history-file /tmp/w/aider-input --config /tmp/w/aider-config.yml --env-file /tmp/w/aider-config.env --model-settings-file /tmp/w/aider-config.model.settings.yml --model-metadata-file /tmp/w/aider-config.model.metadata.json --no-auto-lint --no-auto-test --model M --extra',
       opencode: 'opencode run --format json --model M --extra',
       gemini: 'gemini --output-format json --approval-mode yolo --model M --extra --prompt Do the task given above.',
       copilot: 'copilot -s --no-ask-user --allow-all-tools --model=M --extra -p PROMPT',
@@ -36,7 +36,14 @@ describe('invocations', () => {
   it('puts the prompt on stdin, in a file, or (when too long for argv) in a file the argument names', () => {
     expect(backendFor('claude-code').invocation(spec(), 'P', opts).stdin).toBe('P');
     expect(backendFor('codex').invocation(spec(), 'P', opts).stdin).toBe('P');
-    expect(backendFor('aider').invocation(spec(), 'P', opts).files).toEqual({ '/tmp/w/aider-message.md': 'P' });
+    // aider also gets empty configuration of baton's own, so none in the checkout steers it (agent-config-paths.ts).
+    expect(backendFor('aider').invocation(spec(), 'P', opts).files).toEqual({
+      '/tmp/w/aider-message.md': 'P',
+      '/tmp/w/aider-config.yml': '',
+      '/tmp/w/aider-config.env': '',
+      '/tmp/w/aider-config.model.settings.yml': '[]\n',
+      '/tmp/w/aider-config.model.metadata.json': '{}\n',
+    });
     // opencode re-quotes message arguments with spaces; gemini puts stdin before --prompt.
     expect(backendFor('opencode').invocation(spec(), 'P', opts).stdin).toBe('P');
     expect(backendFor('gemini').invocation(spec(), 'P', opts).stdin).toBe('P');

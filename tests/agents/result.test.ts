@@ -3,7 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { zipSync } from 'fflate';
 import { afterAll, describe, expect, it } from 'vitest';
-import { InvalidResultError, readResultDir, readResultZip, writeResultDir, type WorkerResult } from '../../src/agents/result.ts';
+import { InvalidResultError, readResultDir, readResultZip, writeResultDir, type ResultBundle, type WorkerResult } from '../../src/agents/result.ts';
+import { seal } from '../../src/agents/leak-check.ts';
+
+const sealed = (b: ResultBundle) => seal(b, [], () => b);
 
 const dir = mkdtempSync(join(tmpdir(), 'baton-result-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -34,7 +37,7 @@ describe('worker result artifact', () => {
       ['src/a.ts', Buffer.from('export const a = 1;\n')],
       ['bin/run', Buffer.from('#!/bin/sh\n')],
     ]);
-    writeResultDir(join(dir, 'ok'), { result, files, transcript: 'hello' });
+    writeResultDir(join(dir, 'ok'), sealed({ result, files, transcript: 'hello' }));
     const back = readResultDir(join(dir, 'ok'));
     expect(back.result).toEqual(result);
     expect(Buffer.from(back.files.get('src/a.ts')!).toString()).toBe('export const a = 1;\n');

@@ -13,6 +13,7 @@ import { runWorker, type WorkerRun } from '../../agents/worker.ts';
 import type { DispatchWorker } from '../../engine/commands.ts';
 import type { InfrastructureCause } from '../../engine/events.ts';
 import { redactor, secretValues } from '../../agents/redact.ts';
+import { seal, type Sealed } from '../../agents/leak-check.ts';
 import { snapshotCommandFiles } from '../command-files.ts';
 import { agentEnvironment, tokensHeld } from '../env.ts';
 import type { Inputs } from '../inputs.ts';
@@ -35,7 +36,7 @@ export async function agentMode(inputs: Inputs): Promise<void> {
   // Every secret this process holds, given to the agent or not, is hidden from what it writes.
   const secrets = secretValues(process.env);
   const hide = redactor(secrets);
-  let run: WorkerRun;
+  let run: Sealed<WorkerRun>;
   try {
     const held = tokensHeld(process.env);
     if (held.length) {
@@ -55,10 +56,11 @@ export async function agentMode(inputs: Inputs): Promise<void> {
     if (!(err instanceof WorkerSetupError)) throw new Error(hide.text((err as Error).message), { cause: err });
     // Nothing ran: the result still tells the app why, then the step fails.
     const message = hide.text(err.message);
-    const bundle = setupFailure(task, message, Date.now() - started, err.infrastructure);
+    const failure = (error: string) => setupFailure(task, error, Date.now() - started, err.infrastructure);
+    const bundle = seal(failure(message), secrets, failure);
     writeResultDir(inputs.resultDir, bundle);
     await report(task, { ...bundle, prompt: task.prompt ?? task.command ?? '', diffstat: [] }, inputs);
-    throw new WorkerSetupError(message);
+    throw new WorkerSetupError(bundle.result.error ?? message);
   } finally {
     for (const [s, h] of handlers) process.off(s, h);
   }

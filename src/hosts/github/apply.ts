@@ -5,6 +5,7 @@
 // the merge that follows points the run branch at it (merge.ts). Only a failed attempt's
 // partial work gets its step branch, because the next attempt starts from it.
 import { InvalidResultError, RESULT_ARTIFACT, readResultZip, type ResultBundle } from '../../agents/result.ts';
+import { artifactTooLarge } from '../../agents/result-caps.ts';
 import type { JobState, RunEvent, RunState, WorkerFailed, WorkerFinished } from '../../engine/index.ts';
 import { fixBranch, stepBranch, stepState } from '../../engine/index.ts';
 import { messageOf, refusedForGood, statusOf, type GitHubClient, type RepoContext } from './client.ts';
@@ -228,11 +229,17 @@ export async function downloadResult(gh: ResultSource, runId: number): Promise<R
   const list = await orGone(runId, () => gh.octokit.request('GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts', { owner: gh.owner, repo: gh.repo, run_id: runId, name: RESULT_ARTIFACT }));
   const artifact = list.data.artifacts.find((a) => a.name === RESULT_ARTIFACT && !a.expired);
   if (!artifact) return undefined;
+  // Refused by its size before a byte is fetched (result-caps.ts); the inflated size is capped while reading.
+  const tooLarge = artifactTooLarge(artifact.size_in_bytes);
+  if (tooLarge) throw new RefusedError(tooLarge);
   const zip = await orGone(runId, () =>
     gh.octokit.request('GET /repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}', { owner: gh.owner, repo: gh.repo, artifact_id: artifact.id, archive_format: 'zip' }),
   );
+  const bytes = new Uint8Array(zip.data as ArrayBuffer);
+  const grown = artifactTooLarge(bytes.byteLength);
+  if (grown) throw new RefusedError(grown);
   try {
-    return readResultZip(new Uint8Array(zip.data as ArrayBuffer));
+    return readResultZip(bytes);
   } catch (err) {
     if (err instanceof InvalidResultError) throw new RefusedError(`the worker's result was refused: ${err.message}`);
     throw err;
