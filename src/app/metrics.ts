@@ -6,6 +6,7 @@
 // each event's time split into the App's own and GitHub's (event-time.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ProbotOctokit } from 'probot';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { requestStarted, timeEvent, type EventTime } from './event-time.ts';
 import type { SweepReport } from './sweeper.ts';
@@ -114,7 +115,7 @@ export class Metrics {
   handler(token: string | undefined): (req: IncomingMessage, res: ServerResponse) => Promise<boolean> {
     return async (req, res) => {
       if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') return false;
-      if (token && req.headers.authorization !== `Bearer ${token}`) {
+      if (token && !bearerMatches(req.headers.authorization, token)) {
         res.writeHead(401, { 'content-type': 'text/plain' }).end('metrics need the bearer token set in BATON_METRICS_TOKEN\n');
         return true;
       }
@@ -122,4 +123,17 @@ export class Metrics {
       return true;
     };
   }
+}
+
+const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+
+/**
+ * Whether an Authorization header carries `token` as its bearer token, compared in constant
+ * time: `!==` stops at the first differing character, so its timing tells a scraper how much
+ * of a guess was right. Both sides are hashed first so the compare sees equal lengths and the
+ * token's length does not leak either.
+ */
+export function bearerMatches(header: string | undefined, token: string): boolean {
+  const m = /^Bearer (.*)$/s.exec(header ?? '');
+  return timingSafeEqual(digest(m ? m[1]! : ''), digest(token)) && m !== null;
 }

@@ -9,6 +9,7 @@ import { RESULT_ARTIFACT } from '../agents/result.ts';
 import { downloadResult } from '../hosts/github/apply.ts';
 import { WorkerRunGone } from '../hosts/github/worker-run.ts';
 import { viewOfState, type RunView } from './summary.ts';
+import { fencedView } from './fenced-view.ts';
 import { ToolError } from './target.ts';
 import type { Json } from '../engine/index.ts';
 
@@ -116,7 +117,7 @@ export class GitHubRuns {
   }
 
   private view(r: FoundRecord): RunView {
-    return { ...viewOfState(r.state), url: r.url ?? '', ...(r.unverified ? { unverified: 'signed by the App with a key this server does not hold (set BATON_STATE_SECRET to check it)' } : {}) };
+    return { ...fencedView(viewOfState(r.state)), url: r.url ?? '', ...(r.unverified ? { unverified: 'signed by the App with a key this server does not hold (set BATON_STATE_SECRET to check it)' } : {}) };
   }
 
   /** One run's record: `runId`, or the newest on the thread. */

@@ -12,6 +12,7 @@ import { findWorkflow, listWorkflows, loadWorkflow, REPO_WORKFLOWS } from '../ho
 import type { Json, RunEvent } from '../engine/index.ts';
 import { ToolError } from './target.ts';
 import type { RunView } from './summary.ts';
+import { fencedView } from './fenced-view.ts';
 
 export class LocalRuns {
   /** Runs this server is driving right now, by `<repo>\0<run>`. */
@@ -105,7 +106,7 @@ export class LocalRuns {
 
   view(store: RunStore): RunView {
     const { state, workflow } = readRun(store);
-    return summarize(store, state, workflow);
+    return fencedView(summarize(store, state, workflow));
   }
 
   /** Waits for the runs this server drives (tests, shutdown). */

@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { appRequests, startHarness, type Harness } from './harness.ts';
 import { samples } from './prometheus.ts';
+import { bearerMatches } from '../../src/app/metrics.ts';
 
 const HELLO = `name: hello
 on: { labels: ["baton:hello"] }
@@ -69,8 +70,21 @@ describe('app: /metrics', () => {
     process.env.BATON_METRICS_TOKEN = 'scrape-me';
     h = await startHarness({ files: { '.agents/workflows/hello.yml': HELLO } });
     expect((await fetch(`http://127.0.0.1:${h.port}/metrics`)).status).toBe(401);
+    // Wrong guesses of every shape: same length, a prefix, the token and more, another scheme.
+    for (const authorization of ['Bearer scrape-mf', 'Bearer scrape-m', 'Bearer scrape-me2', 'Basic scrape-me', 'scrape-me', 'Bearer ']) {
+      expect((await fetch(`http://127.0.0.1:${h.port}/metrics`, { headers: { authorization } })).status, authorization).toBe(401);
+    }
     const ok = await fetch(`http://127.0.0.1:${h.port}/metrics`, { headers: { authorization: 'Bearer scrape-me' } });
     expect(ok.status).toBe(200);
     expect(await ok.text()).toContain('baton_github_requests_total');
+  });
+});
+
+describe('bearerMatches (the /metrics token check, compared in constant time)', () => {
+  it('accepts only the exact bearer token', () => {
+    expect(bearerMatches('Bearer s3cret', 's3cret')).toBe(true);
+    for (const header of [undefined, '', 'Bearer', 'Bearer ', 'Bearer s3creT', 'Bearer s3cre', 'Bearer s3cret ', 'bearer s3cret', 'Token s3cret', 's3cret']) {
+      expect(bearerMatches(header, 's3cret'), String(header)).toBe(false);
+    }
   });
 });

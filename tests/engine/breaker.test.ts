@@ -125,6 +125,28 @@ describe('fallback agent and circuit breaker', () => {
     expect(r.dispatches()).toHaveLength(6);
   });
 
+  it('an agent that fakes a 401 on every attempt gets a bounded number of free attempts, however long it waits', () => {
+    // A hijacked agent can make its CLI fail with "status 401" (write it to the CLI's stderr and
+    // kill it): that attempt does not use up a retry while its fallback stands in. The bound:
+    // two to open the breaker, then one try per cooldown, and every try is followed by an
+    // attempt of the fallback, which counts.
+    const retries = 3;
+    const r = new Run(workflow([agent('a', { writes: false, retries })], { agents }));
+    r.start();
+    const byAgent: Record<string, number> = {};
+    for (let i = 0; i < 100 && r.state.status === 'running'; i++) {
+      const d = r.dispatch('a');
+      byAgent[d.agent!] = (byAgent[d.agent!] ?? 0) + 1;
+      // The worst case: each attempt fails after a full cooldown, so the agent is tried every time it may be;
+    // the fallback fakes it too.
+      r.now += BREAKER_COOLDOWN_MS;
+      failed(r, 'a', 'authentication');
+    }
+    expect(r.state.status).toBe('failed');
+    expect(byAgent.backup).toBe(retries + 1);
+    expect(byAgent.coder).toBeLessThanOrEqual(2 + retries);
+  });
+
   it('a try after the cooldown that times out lets the next attempt try again', () => {
     const r = new Run(workflow([agent('a', { writes: false }), agent('b', { writes: false, retries: 1, timeoutMinutes: 5 })], { agents }));
     r.start();

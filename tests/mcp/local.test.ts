@@ -81,7 +81,7 @@ describe('baton mcp, local target', { timeout: 90_000 }, () => {
     expect(runId).toBe('triage-1');
 
     const run = await waitUntil(runId, (r) => r.waiting.length > 0);
-    expect(run.waiting[0]).toMatchObject({ step: 'ask', kind: 'ask', questions: ['Which version?'] });
+    expect(run.waiting[0]).toMatchObject({ step: 'ask', kind: 'ask', questions: ['<untrusted-data source="ask.question[1]">Which version?</untrusted-data>'] });
 
     const wrong = await mcp.call('baton_approve', { path: repo.dir, runId });
     expect(wrong.isError).toBe(true);
@@ -92,7 +92,7 @@ describe('baton mcp, local target', { timeout: 90_000 }, () => {
     const final = await waitUntil(runId, (r) => r.status !== 'running');
     expect(final.status).toBe('succeeded');
     const got = await mcp.call('baton_get_run', { path: repo.dir, runId });
-    expect((got.structuredContent as { run: { steps: { id: string; outputs: unknown }[] } }).run.steps.find((s) => s.id === 'classify')!.outputs).toMatchObject({ kind: 'bug' });
+    expect((got.structuredContent as { run: { steps: { id: string; outputs: unknown }[] } }).run.steps.find((s) => s.id === 'classify')!.outputs).toMatchObject({ kind: '<untrusted-data source="classify.outputs">bug</untrusted-data>' });
   });
 
   it('approves a gated run, cancels another, lists runs, and explains mistakes', async () => {
