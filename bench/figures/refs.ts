@@ -1,8 +1,9 @@
 // Refs left behind (docs/operations.md, "Refs baton keeps"): 20 runs of a small workflow go to
 // their pull request on the emulator with the real App, the PRs are closed, the claims' grace
-// period passes on the App's lease clock (moved forward, not waited) and the sweep runs; then the
+// period passes on the App's lease clock and on GitHub's (both moved forward, not waited) and the sweep runs; then the
 // claims and `baton/` branches still on the repository are counted. One measurement feeds both figures.
 import { openLabelled, startHarness } from '../../tests/app/harness.ts';
+import { CLOCK_MARGIN_MS } from '../../src/app/prune.ts';
 import type { Figure } from './figure.ts';
 
 const RUNS = 20;
@@ -32,7 +33,9 @@ function afterTwentyRuns(): Promise<{ claims: number; branches: number }> {
       for (const p of pulls) await alice.rest.pulls.update({ ...o, pull_number: p.number, state: 'closed' });
       await h.settle();
       await h.app.sweep();
-      skew += GRACE_MS + 1;
+      // Past the grace period on both clocks: the App's (its views) and GitHub's (the records' stamps the sweep compares).
+      skew += GRACE_MS + CLOCK_MARGIN_MS + 2_000;
+      h.emu.clock.advance(GRACE_MS + CLOCK_MARGIN_MS + 2_000);
       for (let i = 0; i < 5 && (await refs('baton/leases/')); i++) await h.app.sweep();
       return { claims: await refs('baton/leases/'), branches: await refs('heads/baton/') };
     } finally {
