@@ -246,16 +246,15 @@ function checkExpressions(wf: Workflow, ids: Set<string>, report: Report): void 
 }
 
 /**
- * Text an issue or an agent wrote, interpolated into a shell command, runs as code
- * (`$(curl …)` in a title, in an agent's output, in a fan-out item): it may reach a
+ * Text an issue, an answer or an agent wrote, interpolated into a shell command, runs as code
+ * (`$(curl …)` in a title, in an answer, in an agent's output, in a fan-out item): it may reach a
  * command only as an environment variable, which the shell expands without running it.
  */
 function shellInjection(stepId: string, source: string, tainted: Tainted): string {
   const last = tainted.ref.split('.').filter(Boolean).pop() ?? 'value';
   const name = last.toUpperCase().replace(/[^A-Z0-9_]/g, '_').replace(/^(?=\d)/, '_') || 'VALUE';
-  const who = tainted.taint === 'untrusted' ? 'anyone who can write on the issue or pull request' : 'an agent';
   return (
-    `step ${q(stepId)} puts ${q(source)} into a shell command; ${who} writes that text, and text like \`$(curl …)\` in it would run. ` +
+    `step ${q(stepId)} puts ${q(source)} into a shell command; ${tainted.writer}, and text like \`$(curl …)\` in it would run. ` +
     `Pass it through \`env:\` instead (\`env: { ${name}: \${{ ${source} }} }\`) and use "$${name}" in the command`
   );
 }

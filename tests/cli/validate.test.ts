@@ -46,6 +46,21 @@ describe('baton validate', () => {
     expect(r.stderr).toContain('1 of 1 workflow file invalid');
   });
 
+  it("refuses an answer put into a shell command, at its line, saying to pass it through env:", async () => {
+    // Answers were trusted in `run:` before; a manifest that relied on it is an error now, not a warning.
+    write(
+      'answers/.agents/workflows/relay.yml',
+      'steps:\n  - id: clarify\n    ask: { questions: ["Error output?"] }\n  - id: log\n    needs: [clarify]\n    run: echo "${{ steps.clarify.outputs.answers[0] }}" >> log.txt\n',
+    );
+    const r = await baton(['validate'], join(dir, 'answers'));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      ".agents/workflows/relay.yml:6:16: step `log` puts `steps.clarify.outputs.answers[0]` into a shell command; an answer may quote anyone (a reporter's error output pasted into it), so anyone writes that text",
+    );
+    expect(r.stderr).toContain('Pass it through `env:` instead (`env: { ANSWERS: ${{ steps.clarify.outputs.answers[0] }} }`) and use "$ANSWERS" in the command');
+    expect(r.stderr).toContain('1 of 1 workflow file invalid');
+  });
+
   it('finds the repository\'s .agents/workflows from any subfolder of it', async () => {
     write('nested/.git/HEAD', 'ref: refs/heads/main\n');
     write('nested/.agents/workflows/bad.yml', 'steps:\n  - id: a\n    run: "true"\n    needs: [c]\n');

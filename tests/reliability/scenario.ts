@@ -31,7 +31,8 @@ steps:
   - id: clarify
     ask: { questions: ["Which file?"] }
   - id: write
-    run: echo "\${{ steps.clarify.outputs.answers[0] }}" > answer.txt
+    env: { ANSWER: "\${{ steps.clarify.outputs.answers[0] }}" }
+    run: echo "$ANSWER" > answer.txt
 `;
 
 /** alice opens an issue and labels it `baton:ask`; the run waits for its answer. */

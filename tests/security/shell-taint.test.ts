@@ -1,5 +1,5 @@
 // Attack: text an issue or an agent wrote reaches a `run:` command one hop from the issue
-// (an agent's output, a fan-out item) and runs as code. Defence: the validator refuses any
+// (an agent's output, a fan-out item, a maintainer's answer quoting a reporter) and runs as code. Defence: the validator refuses any
 // `${{ }}` in `run:` that reads such text, however it is spelt, and says at the line how to
 // pass it through `env:`; the engine hands `env:` values to the process as they are.
 import { describe, expect, it } from 'vitest';
@@ -32,6 +32,13 @@ const refused: { name: string; run: string; extra?: string; name_?: string }[] =
   { name: 'the issue in upper case', run: 'echo ${{ ISSUE.Title }}' },
   { name: 'the whole issue through toJSON', run: 'echo ${{ toJSON(issue) }}' },
   { name: 'the pull request head label', run: 'git fetch origin ${{ pr.head.label }}' },
+  // A maintainer's answer may quote anyone: a reporter's error output holding `$(…)`.
+  { name: 'an answer', run: 'echo ${{ steps.clarify.outputs.answers[0] }}' },
+  { name: 'all answers through toJSON', run: 'echo ${{ toJSON(steps.clarify.outputs.answers) }}' },
+  { name: 'an answer in upper case', run: 'echo ${{ STEPS.Clarify.OUTPUTS.Answers[0] }}' },
+  { name: 'an ask step read whole', run: 'echo ${{ toJSON(steps.clarify) }}' },
+  { name: "an ask step's outputs by a computed key", run: "echo ${{ steps.clarify.outputs[format('answ{0}', 'ers')] }}" },
+  { name: 'every step at once', run: 'echo ${{ toJSON(steps) }}' },
 ];
 
 const manifest = (run: string, extra = ''): string =>
@@ -47,6 +54,12 @@ describe('agent- or issue-written text in a shell command', () => {
     expect(errors[0]!.line).toBe(yaml.split('\n').findIndex((l) => l.includes(run)) + 1);
   });
 
+  it("says an answer may quote anyone, and names the variable after it", () => {
+    const r = loadWorkflowText('wf.yml', manifest('echo "${{ steps.clarify.outputs.answers[0] }}"'));
+    expect(r.diagnostics[0]!.message).toContain("an answer may quote anyone (a reporter's error output pasted into it)");
+    expect(r.diagnostics[0]!.message).toContain('(`env: { ANSWERS: ${{ steps.clarify.outputs.answers[0] }} }`) and use "$ANSWERS" in the command');
+  });
+
   it('names the variable after what is read', () => {
     const r = loadWorkflowText('wf.yml', manifest('echo "${{ steps.plan.outputs.x }}"'));
     expect(r.diagnostics[0]!.message).toContain('an agent writes that text');
@@ -56,9 +69,9 @@ describe('agent- or issue-written text in a shell command', () => {
   it('accepts the same values through env, and trusted values in the command', () => {
     const yaml =
       `${head}  - id: use\n    needs: [plan, build, clarify, ok]\n    for-each: \${{ steps.plan.outputs.tasks }}\n` +
-      `    env:\n      X: \${{ steps.plan.outputs.x }}\n      ITEM: \${{ item }}\n      TITLE: \${{ issue.title }}\n` +
-      // inputs are given by a person with the role; answers and approvals by such people; the rest by baton
-      `    run: echo "$X" "$ITEM" "$TITLE" \${{ index }} \${{ issue.number }} \${{ steps.clarify.outputs.answers[0] }} \${{ steps.ok.outputs.approvedBy }} \${{ steps.plan.status }} \${{ run.id }} \${{ repo.name }}\n`;
+      `    env:\n      X: \${{ steps.plan.outputs.x }}\n      ITEM: \${{ item }}\n      TITLE: \${{ issue.title }}\n      ANSWER: \${{ steps.clarify.outputs.answers[0] }}\n` +
+      // inputs are given by a person with the role; who answered or approved are their logins; the rest by baton
+      `    run: echo "$X" "$ITEM" "$TITLE" "$ANSWER" \${{ index }} \${{ issue.number }} \${{ steps.clarify.outputs.answeredBy[0] }} \${{ steps.ok.outputs.approvedBy }} \${{ steps.clarify.status }} \${{ steps.plan.status }} \${{ run.id }} \${{ repo.name }}\n`;
     const r = loadWorkflowText('wf.yml', yaml);
     expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
   });

@@ -15,7 +15,8 @@ steps:
   - id: clarify
     ask: { questions: ["Which file?"] }
   - id: write
-    run: echo "\${{ steps.clarify.outputs.answers[0] }}" > answer.txt
+    env: { ANSWER: "\${{ steps.clarify.outputs.answers[0] }}" }
+    run: echo "$ANSWER" > answer.txt
 `;
 
 const o = { owner: 'acme', repo: 'widgets' };
