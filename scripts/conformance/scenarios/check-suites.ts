@@ -1,23 +1,26 @@
-/** FIDELITY.md: one check suite per app per commit; the suite's head_branch is shown, not compared. */
+/** Check suites: one per app per commit (FIDELITY.md), and which branch a suite names (readings.checkSuiteHeadBranch). */
 import { must } from '../observe.ts';
 import type { Scenario } from '../types.ts';
 import { commitOn, defaultBranch, PREFIX, scratchCommit, scratchRef } from './support.ts';
+
+/** What both suite scenarios call: a scratch commit and branches, check runs, the suite. */
+const SUITE_ROUTES = [
+  'GET /repos/{owner}/{repo}',
+  'GET /repos/{owner}/{repo}/git/ref/{ref}',
+  'POST /repos/{owner}/{repo}/git/trees',
+  'POST /repos/{owner}/{repo}/git/commits',
+  'POST /repos/{owner}/{repo}/git/refs',
+  'DELETE /repos/{owner}/{repo}/git/refs/{ref}',
+  'POST /repos/{owner}/{repo}/check-runs',
+  'GET /repos/{owner}/{repo}/check-suites/{check_suite_id}',
+];
 
 export const oneSuitePerApp: Scenario = {
   name: 'check suites per app',
   assumption: { row: 'One check suite per app per commit' },
   claim: 'two check runs of the App on one commit: one suite, app is the App',
   needs: ['app'],
-  routes: [
-    'GET /repos/{owner}/{repo}',
-    'GET /repos/{owner}/{repo}/git/ref/{ref}',
-    'POST /repos/{owner}/{repo}/git/trees',
-    'POST /repos/{owner}/{repo}/git/commits',
-    'POST /repos/{owner}/{repo}/git/refs',
-    'DELETE /repos/{owner}/{repo}/git/refs/{ref}',
-    'POST /repos/{owner}/{repo}/check-runs',
-    'GET /repos/{owner}/{repo}/check-suites/{check_suite_id}',
-  ],
+  routes: SUITE_ROUTES,
   requests: 10,
   async run(ctx) {
     const app = ctx.as('app');
@@ -48,16 +51,7 @@ export const checkSuiteHeadBranch: Scenario = {
   name: 'the head_branch of a check suite',
   assumption: { reading: 'checkSuiteHeadBranch' },
   needs: ['app'],
-  routes: [
-    'GET /repos/{owner}/{repo}',
-    'GET /repos/{owner}/{repo}/git/ref/{ref}',
-    'POST /repos/{owner}/{repo}/git/trees',
-    'POST /repos/{owner}/{repo}/git/commits',
-    'POST /repos/{owner}/{repo}/git/refs',
-    'DELETE /repos/{owner}/{repo}/git/refs/{ref}',
-    'POST /repos/{owner}/{repo}/check-runs',
-    'GET /repos/{owner}/{repo}/check-suites/{check_suite_id}',
-  ],
+  routes: SUITE_ROUTES,
   requests: 12,
   async run(ctx) {
     const app = ctx.as('app');
