@@ -60,6 +60,7 @@ const GITHUB: Record<string, [scope: string, level: 'read' | 'write'] | 'app-jwt
   'POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions': ['issues', 'write'],
   'GET /repos/{owner}/{repo}/pulls': ['pull_requests', 'read'],
   'GET /repos/{owner}/{repo}/pulls/{pull_number}': ['pull_requests', 'read'],
+  'GET /repos/{owner}/{repo}/issues/{issue_number}': ['issues', 'read'],
   'GET /repos/{owner}/{repo}/pulls/{pull_number}/comments': ['pull_requests', 'read'],
   'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews': ['pull_requests', 'read'],
   'PATCH /repos/{owner}/{repo}/pulls/{pull_number}': ['pull_requests', 'write'],
