@@ -3,19 +3,12 @@
 // period passes on the App's lease clock and on GitHub's (both moved forward, not waited) and the sweep runs; then the
 // claims and `baton/` branches still on the repository are counted. One measurement feeds both figures.
 import { openLabelled, startHarness } from '../../tests/app/harness.ts';
+import { HELLO } from '../../tests/app/stories.ts';
 import { CLOCK_MARGIN_MS } from '../../src/app/prune.ts';
 import type { Figure } from './figure.ts';
 
 const RUNS = 20;
 const GRACE_MS = 10 * 60_000;
-const HELLO = `name: hello
-on: { labels: ["baton:hello"] }
-steps:
-  - id: greet
-    run: echo "hello" > hello.txt
-  - id: pr
-    pull-request: { title: "Hello for #\${{ issue.number }}" }
-`;
 const o = { owner: 'acme', repo: 'widgets' };
 
 let measured: Promise<{ claims: number; branches: number }> | undefined;

@@ -9,7 +9,8 @@
 // sweeps after each record has aged past the grace period.
 import { isTerminal } from '../engine/index.ts';
 import type { RepoContext } from '../hosts/github/client.ts';
-import { deleteRef, listClaims, type ClaimRef } from '../hosts/github/refs.ts';
+import { deleteRef } from '../hosts/github/git-refs.ts';
+import { listClaims, type ClaimRef } from '../hosts/github/refs.ts';
 import { parseRunId } from '../hosts/github/run-id.ts';
 import { readThread } from '../hosts/github/thread.ts';
 import type { Log, RunService } from './runs.ts';

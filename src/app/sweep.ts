@@ -9,6 +9,7 @@
 // unheard). Shared by the App's timer (sweeper.ts) and Actions-only's schedule.
 // It also removes what finished runs leave: the branches of a run whose pull request is closed
 // (a backstop for the `pull_request.closed` event) and the claims nobody needs (prune.ts).
+import { refsUnder } from '../hosts/github/git-refs.ts';
 import { isTerminal, nextDeadline, type CheckResult, type RunEvent, type RunState } from '../engine/index.ts';
 import type { RepoContext } from '../hosts/github/client.ts';
 import { isRunBranch, runIdOfBranch } from '../hosts/github/run-id.ts';
@@ -55,9 +56,8 @@ export class FinishedRuns {
 
 /** The run ids of a repository's run branches (step branches `baton/<run>/<step>` left out). */
 export async function runIdsOnGitHub(gh: RepoContext): Promise<string[]> {
-  const refs = await gh.octokit.paginate('GET /repos/{owner}/{repo}/git/matching-refs/{ref}', { owner: gh.owner, repo: gh.repo, ref: 'heads/baton/', per_page: 100 });
   const ids = new Set<string>();
-  for (const r of refs as Array<{ ref: string }>) if (isRunBranch(r.ref)) ids.add(runIdOfBranch(r.ref)!);
+  for (const r of await refsUnder(gh, 'heads/baton/')) if (isRunBranch(r.ref)) ids.add(runIdOfBranch(r.ref)!);
   return [...ids];
 }
 

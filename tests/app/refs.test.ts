@@ -17,16 +17,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLOCK_MARGIN_MS } from '../../src/app/prune.ts';
 import { openLabelled, startHarness, type Harness } from './harness.ts';
+import { HELLO } from './stories.ts';
 
 const o = { owner: 'acme', repo: 'widgets' };
-const HELLO = `name: hello
-on: { labels: ["baton:hello"] }
-steps:
-  - id: greet
-    run: echo "hello" > hello.txt
-  - id: pr
-    pull-request: { title: "Hello for #\${{ issue.number }}" }
-`;
 const GRACE_MS = 10 * 60_000;
 const RUNS = Number(process.env.REFS_RUNS ?? 20);
 

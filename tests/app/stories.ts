@@ -101,3 +101,13 @@ export async function prFiles(reader: Octokit, branch: string): Promise<string[]
   const diff = await reader.rest.repos.compareCommitsWithBasehead({ ...o, basehead: `main...${branch}` });
   return (diff.data.files ?? []).map((f) => f.filename).sort();
 }
+
+/** A run step and a PR, nothing else: the smallest run that ends in a pull request (refs tests, bench). */
+export const HELLO = `name: hello
+on: { labels: ["baton:hello"] }
+steps:
+  - id: greet
+    run: echo "hello" > hello.txt
+  - id: pr
+    pull-request: { title: "Hello for #\${{ issue.number }}" }
+`;

@@ -1,7 +1,7 @@
 /** GitHub's size limits in its own units: bytes for a check run's summary, characters for a comment. */
-import { attempt, must, show } from '../observe.ts';
+import { attempt, show } from '../observe.ts';
 import type { Scenario } from '../types.ts';
-import { PREFIX, scratchCommit } from './support.ts';
+import { PREFIX, scratchCommit, scratchIssue } from './support.ts';
 
 const CHECK_RUNS = 'POST /repos/{owner}/{repo}/check-runs';
 
@@ -40,10 +40,7 @@ export const commentCharacters: Scenario = {
   async run(ctx) {
     const octokit = ctx.as('actor');
     const { owner, repo } = ctx.target;
-    const issue = await must(octokit.request('POST /repos/{owner}/{repo}/issues', { owner, repo, title: `${PREFIX} scratch issue ${ctx.id} (closed by the kit)` }), 'opening an issue');
-    ctx.cleanup(`issue #${issue.number}`, () =>
-      octokit.request('PATCH /repos/{owner}/{repo}/issues/{issue_number}', { owner, repo, issue_number: issue.number, state: 'closed', state_reason: 'not_planned' }),
-    );
+    const issue = await scratchIssue(ctx, octokit);
     const comment = (chars: number) => attempt(octokit.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', { owner, repo, issue_number: issue.number, body: 'x'.repeat(chars) }));
     const fits = await comment(65_536);
     if (fits.ok) ctx.cleanup(`comment ${fits.data.id}`, () => octokit.request('DELETE /repos/{owner}/{repo}/issues/comments/{comment_id}', { owner, repo, comment_id: fits.data.id }));
@@ -78,10 +75,7 @@ export const commentStamps: Scenario = {
   async run(ctx) {
     const octokit = ctx.as('actor');
     const { owner, repo } = ctx.target;
-    const issue = await must(octokit.request('POST /repos/{owner}/{repo}/issues', { owner, repo, title: `${PREFIX} scratch issue ${ctx.id} (closed by the kit)` }), 'opening an issue');
-    ctx.cleanup(`issue #${issue.number}`, () =>
-      octokit.request('PATCH /repos/{owner}/{repo}/issues/{issue_number}', { owner, repo, issue_number: issue.number, state: 'closed', state_reason: 'not_planned' }),
-    );
+    const issue = await scratchIssue(ctx, octokit);
     const near = (date: string | undefined, stamp: string) => date !== undefined && Math.abs(Date.parse(date) - Date.parse(stamp)) < MINUTE_MS;
     const posted = await octokit.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', { owner, repo, issue_number: issue.number, body: 'first' });
     const id = posted.data.id;

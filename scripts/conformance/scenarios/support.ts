@@ -13,6 +13,16 @@ export async function defaultBranch(ctx: ScenarioContext, octokit: Octokit): Pro
   return { name: repository.default_branch, sha: ref.object.sha };
 }
 
+/** An issue of the kit's own, closed again after the scenario (GitHub deletes no issue through the API). */
+export async function scratchIssue(ctx: ScenarioContext, octokit: Octokit): Promise<{ number: number }> {
+  const { owner, repo } = ctx.target;
+  const issue = await must(octokit.request('POST /repos/{owner}/{repo}/issues', { owner, repo, title: `${PREFIX} scratch issue ${ctx.id} (closed by the kit)` }), 'opening an issue');
+  ctx.cleanup(`issue #${issue.number}`, () =>
+    octokit.request('PATCH /repos/{owner}/{repo}/issues/{issue_number}', { owner, repo, issue_number: issue.number, state: 'closed', state_reason: 'not_planned' }),
+  );
+  return issue;
+}
+
 /** A commit on `parent` that writes `files` (null removes one); nothing points at it yet. */
 export async function commitOn(ctx: ScenarioContext, octokit: Octokit, parent: string, files: Record<string, string | null>, message: string): Promise<string> {
   const { owner, repo } = ctx.target;

@@ -6,6 +6,7 @@
 //   one, the one pushed to, or null: tests/emulator/readings.ts, `checkSuiteHeadBranch`).
 // A listed branch is believed only with its head; when the list may have left a run branch
 // out, one `matching-refs` read of `heads/baton/` answers which run branches are at the commit.
+import { refsUnder } from '../../hosts/github/git-refs.ts';
 import type { RepoContext } from '../../hosts/github/client.ts';
 import { isRunBranch, runIdOfBranch } from '../../hosts/github/run-id.ts';
 
@@ -24,8 +25,8 @@ export interface NamedBranch {
 export async function runIdsAt(gh: RepoContext, sha: string, named: NamedBranch[], complete: boolean): Promise<string[]> {
   const hits = named.filter((b) => isRunBranch(b.name) && (b.head === undefined || b.head === sha)).map((b) => runIdOfBranch(b.name)!);
   if (hits.length > 0 || complete) return [...new Set(hits)];
-  const refs = (await gh.octokit.paginate('GET /repos/{owner}/{repo}/git/matching-refs/{ref}', { owner: gh.owner, repo: gh.repo, ref: 'heads/baton/', per_page: 100 })) as Array<{ ref: string; object: { sha: string } }>;
-  return [...new Set(refs.filter((r) => r.object.sha === sha && isRunBranch(r.ref)).map((r) => runIdOfBranch(r.ref)!))];
+  const refs = await refsUnder(gh, 'heads/baton/');
+  return [...new Set(refs.filter((r) => r.sha === sha && isRunBranch(r.ref)).map((r) => runIdOfBranch(r.ref)!))];
 }
 
 /** A status webhook names at most this many branches: with this many, others may be left out. */

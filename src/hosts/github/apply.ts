@@ -10,7 +10,7 @@ import type { JobState, RunEvent, RunState, WorkerFailed, WorkerFinished } from 
 import { fixBranch, stepBranch, stepState } from '../../engine/index.ts';
 import { messageOf, refusedForGood, statusOf, type GitHubClient, type RepoContext } from './client.ts';
 import { MAKER_TRAILER } from './lease.ts';
-import { createRef } from './create-ref.ts';
+import { createRef } from './git-refs.ts';
 import type { CommitCache } from './memory.ts';
 import { checkTextBytes, MAX_CHECK_TEXT_BYTES } from './limits.ts';
 import { tooLargeMessage } from './outputs.ts';

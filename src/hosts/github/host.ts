@@ -22,7 +22,7 @@ import { ensurePullRequest, postReview } from './pull-request.ts';
 import { refusedStanding, replyFor } from './stranger-door.ts';
 import { postOnce, writeRecord } from './thread.ts';
 import { LeaseTaken, type EventClaim } from './lease.ts';
-import { createRef } from './create-ref.ts';
+import { createRef } from './git-refs.ts';
 import { catchUpWithDefaultBranch, RunBranchRefused, workflowRuleRefusal } from './workflow-rule.ts';
 import { drive } from '../driver.ts';
 import { stepState } from '../../engine/index.ts';

@@ -52,7 +52,7 @@
 // try is checked against the ref's commit, so a process never waits a time-to-live for itself.
 import type { RunState } from '../../engine/index.ts';
 import { messageOf, statusOf, type RepoContext } from './client.ts';
-import { createRef } from './create-ref.ts';
+import { createRef, readRef } from './git-refs.ts';
 import { defaultBranchTip, workflowRuleRefusal } from './workflow-rule.ts';
 
 /** Refs under this prefix are baton's claims; no branch or tag, so no workflow runs on them. */
@@ -131,14 +131,8 @@ export const MAKER_TRAILER = 'Baton-Maker: ';
  * no such claim. Two reads; asked once per wait on a claim whose record has not come.
  */
 export async function claimMaker(gh: RepoContext, runId: string, gen: number): Promise<{ baton: boolean; sha: string } | null> {
-  let sha: string;
-  try {
-    const ref = await gh.octokit.request('GET /repos/{owner}/{repo}/git/ref/{ref}', { owner: gh.owner, repo: gh.repo, ref: leaseRef(runId, gen).slice('refs/'.length) });
-    sha = ref.data.object.sha;
-  } catch (err) {
-    if (statusOf(err) === 404) return null;
-    throw err;
-  }
+  const sha = await readRef(gh, leaseRef(runId, gen));
+  if (sha === null) return null;
   const commit = await gh.octokit.request('GET /repos/{owner}/{repo}/git/commits/{commit_sha}', { owner: gh.owner, repo: gh.repo, commit_sha: sha }).catch((err: unknown) => {
     // A ref onto a tree or a blob is no commit of baton's.
     if (statusOf(err) === 404) return null;
@@ -154,13 +148,7 @@ export async function claimMaker(gh: RepoContext, runId: string, gen: number): P
  * that would change nothing learns whether its view of the run is current before dropping itself.
  */
 export async function generationClaimed(gh: RepoContext, runId: string, gen: number): Promise<boolean> {
-  try {
-    await gh.octokit.request('GET /repos/{owner}/{repo}/git/ref/{ref}', { owner: gh.owner, repo: gh.repo, ref: leaseRef(runId, gen).slice('refs/'.length) });
-    return true;
-  } catch (err) {
-    if (statusOf(err) === 404) return false;
-    throw err;
-  }
+  return (await readRef(gh, leaseRef(runId, gen))) !== null;
 }
 
 /**

@@ -5,6 +5,7 @@
 // attempt is retried from the run branch and nothing of baton's points at the commit any
 // more, but people looking into the conflict want to fetch it. A conflict names the files
 // both sides touched.
+import { readRef } from './git-refs.ts';
 import type { MergeStepBranch, RunEvent } from '../../engine/index.ts';
 import { setBranch } from './apply.ts';
 import { messageOf, refusedForGood, statusOf, type RepoContext } from './client.ts';
@@ -57,8 +58,9 @@ export async function mergeStepBranch(gh: RepoContext, commits: CommitCache, cmd
       return done(res.data.sha);
     }
     // 204: already merged (a retried event); the branch head is where it is.
-    const now = await gh.octokit.request('GET /repos/{owner}/{repo}/git/ref/{ref}', { ...o, ref: `heads/${cmd.into}` });
-    return done(now.data.object.sha);
+    const now = await readRef(gh, `heads/${cmd.into}`);
+    if (now === null) throw new Error(`${cmd.into} is gone: it was deleted while baton merged into it`);
+    return done(now);
   } catch (err) {
     if (workflowRuleRefusal(err)) return catchUp(err);
     if (statusOf(err) !== 409) return refused(err);

@@ -5,8 +5,7 @@
 // the Action's `keep-branches`) keeps them all.
 import { isTerminal, type RunState } from '../../engine/index.ts';
 import type { RepoContext } from './client.ts';
-import { createRef } from './create-ref.ts';
-import { deleteRef, refsUnder } from './refs.ts';
+import { createRef, deleteRef, readRef, refsUnder } from './git-refs.ts';
 import { messageOf, refusedForGood, statusOf } from './client.ts';
 import { catchUpWithDefaultBranch, defaultBranchTip, RunBranchRefused, workflowRuleRefusal } from './workflow-rule.ts';
 
@@ -36,7 +35,7 @@ export async function pullClosed(gh: RepoContext, number: number): Promise<boole
  */
 export async function removeRunBranches(gh: RepoContext, state: RunState): Promise<number> {
   let deleted = 0;
-  for (const ref of await refsUnder(gh, `heads/baton/steps/${state.runId}/`)) if (await deleteRef(gh, ref)) deleted++;
+  for (const { ref } of await refsUnder(gh, `heads/baton/steps/${state.runId}/`)) if (await deleteRef(gh, ref)) deleted++;
   if (state.runBranch === `baton/${state.runId}` && (await deleteRef(gh, `heads/${state.runBranch}`))) deleted++;
   return deleted;
 }
@@ -51,13 +50,7 @@ export async function removeRunBranches(gh: RepoContext, state: RunState): Promi
 export async function restoreRunBranch(gh: RepoContext, state: RunState): Promise<{ head?: string; refused?: string }> {
   const branch = state.runBranch;
   if (!branch.startsWith('baton/') || !state.head) return {};
-  const o = { owner: gh.owner, repo: gh.repo };
-  try {
-    await gh.octokit.request('GET /repos/{owner}/{repo}/git/ref/{ref}', { ...o, ref: `heads/${branch}` });
-    return {};
-  } catch (err) {
-    if (statusOf(err) !== 404) throw err;
-  }
+  if ((await readRef(gh, `heads/${branch}`)) !== null) return {};
   // Made meanwhile (another process retrying too, or this one before a lost answer): there it is.
   const create = async (sha: string): Promise<void> => void (await createRef(gh, `refs/heads/${branch}`, sha));
   const gone = `its branch \`${branch}\` was deleted when its pull request${state.pr ? ` #${state.pr.number}` : ''} was closed`;

@@ -14,6 +14,7 @@
 // nothing of this happens. Where GitHub still refuses (the run itself changes workflow files; it
 // conflicts with main), the caller records a refusal saying so: a run never waits on it for ever.
 import { messageOf, statusOf, type RepoContext } from './client.ts';
+import { readRef } from './git-refs.ts';
 
 /**
  * Whether an error may be GitHub's refusal of a workflow-file change at a ref or a merge: 403
@@ -68,6 +69,7 @@ export async function catchUpWithDefaultBranch(gh: RepoContext, branch: string, 
   if (merged !== null) return merged;
   if (first !== null) return first;
   // Neither merge was needed (someone brought the branch up to date meanwhile): where it is now.
-  const now = await gh.octokit.request('GET /repos/{owner}/{repo}/git/ref/{ref}', { ...o, ref: `heads/${branch}` });
-  return now.data.object.sha;
+  const now = await readRef(gh, `heads/${branch}`);
+  if (now === null) throw new Error(`${branch} is gone: it was deleted while baton brought it up to date`);
+  return now;
 }
