@@ -109,7 +109,7 @@ export class LeaseExpired extends Error {
 
 /**
  * Claims generation `gen` of a run: true when this process holds the claim, false when another
- * does. Made through createRef (create-ref.ts), which reads GitHub's answers; a claim that
+ * does. Made through createRef (git-refs.ts), which reads GitHub's answers; a claim that
  * exists after an unanswered try is this process's own when it points at `sha`, which names its
  * maker (the claim anchor, or a step commit this process made): no other process points a claim
  * at it, so a process never takes its own claim for another's and waits a time-to-live for itself.
