@@ -6,27 +6,34 @@
  * SDK's client (initialize, list the tools). Prints how long each part took.
  *
  *   npx tsx scripts/release/registry-check.ts        (or: npm run release:registry-check)
+ *   npx tsx scripts/release/registry-check.ts --tarball <file.tgz>
  *
- * Verdaccio is installed into a temporary folder when this runs, never as a devDependency:
- * pinned to 6.8.0 with `node-fetch` overridden to 2.7.0 (the version its dependency tree
- * resolves otherwise does not start on this Node). The overrides need a package.json of
- * their own, which is why this is not a plain `npx -y verdaccio@6.8.0`.
+ * With --tarball it publishes that file instead of packing this checkout: the release job checks
+ * the very tarball it hands to the publish job.
+ *
+ * Verdaccio is never a devDependency: it comes from its own committed lockfile
+ * (scripts/release/registry-check/package.json and package-lock.json), installed into a temporary
+ * folder with `npm ci --ignore-scripts` (./registry-tools.ts), so the release job runs only the
+ * 327 packages that lockfile names, at the bytes its integrity hashes name, and none of their
+ * install scripts.
+ * The lockfile pins verdaccio 6.8.0 with `node-fetch` overridden to 2.7.0 (the version its
+ * dependency tree resolves otherwise does not start on this Node). To move verdaccio: edit that
+ * package.json, then `npm install --package-lock-only --ignore-scripts` in its folder.
  * Exit status: 0 when every check passed, 1 otherwise.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { PACKAGE_NAME } from '../../src/names.ts';
+import { installRegistryTools } from './registry-tools.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const VERDACCIO = '6.8.0';
-const NODE_FETCH = '2.7.0';
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 const figures: [string, number][] = [];
@@ -55,14 +62,21 @@ async function waitForRegistry(url: string, child: ChildProcess): Promise<void> 
   throw new Error('verdaccio did not answer /-/ping within 60 s');
 }
 
+const args = process.argv.slice(2);
+const at = args.indexOf('--tarball');
+const tarball = at >= 0 ? resolve(args[at + 1] ?? '') : null;
+if (at >= 0 && !args[at + 1]?.endsWith('.tgz')) {
+  console.error('registry check: --tarball needs the path of a .tgz that npm pack made');
+  process.exit(1);
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'baton-registry-'));
 let registry: ChildProcess | undefined;
 try {
-  // 1. Verdaccio, pinned, into its own folder.
+  // 1. Verdaccio, from its committed lockfile, into a temporary folder (no node_modules in the repository).
   const home = join(dir, 'verdaccio');
   mkdirSync(home);
-  writeFileSync(join(home, 'package.json'), JSON.stringify({ private: true, dependencies: { verdaccio: VERDACCIO }, overrides: { 'node-fetch': NODE_FETCH } }, null, 2));
-  await timed('install verdaccio', () => execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: home, stdio: 'inherit' }));
+  await timed('install verdaccio (npm ci)', () => installRegistryTools(home));
 
   // 2. Started on loopback with a temporary storage; no uplink, so nothing can come from npmjs.org.
   const port = await freePort();
@@ -95,8 +109,10 @@ try {
   // An empty cache: the package must come from the loopback registry, not from an earlier install.
   const env = { ...process.env, npm_config_userconfig: npmrc, npm_config_registry: url, npm_config_cache: join(dir, 'cache'), npm_config_update_notifier: 'false' };
 
-  // 4. Publish this checkout (prepack builds the bundles).
-  await timed('npm publish', () => execFileSync('npm', ['publish', '--registry', url, '--loglevel=error'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] }));
+  // 4. Publish the release job's tarball as it is, or else this checkout (prepack builds the bundles).
+  await timed('npm publish', () => tarball
+    ? execFileSync('npm', ['publish', tarball, '--ignore-scripts', '--registry', url, '--loglevel=error'], { cwd: dir, env, stdio: ['ignore', 'ignore', 'inherit'] })
+    : execFileSync('npm', ['publish', '--registry', url, '--loglevel=error'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] }));
 
   // 5. From an empty folder, as a user would.
   const fresh = join(dir, 'fresh');
