@@ -5,16 +5,22 @@
 # Everything the App needs is in dist/app.js (Probot bundled in): the image is Node.js and
 # four files and folders, run as the unprivileged `node` user. docs/operations.md, "Container".
 
-# Build: the bundles, from exactly what the lockfile says.
-FROM node:24-slim AS build
+# The base image by digest: a tag (`node:24-slim`) can be moved to another image, a digest cannot.
+# node:24-slim (Node.js 24.19.0, Debian bookworm), its multi-platform index as the Docker Official
+# Images record it (docker-library/repo-info, repos/node/remote/24-slim.md, 2026-08-03). To move
+# it: `docker buildx imagetools inspect node:24-slim` and replace both digests (a test holds them equal).
+
+# Build: the bundles, from exactly what the lockfile says, running none of the dependencies'
+# install scripts (the bundles build the same without them).
+FROM node:24-slim@sha256:cd84903a12dbd26b46f1f3b8144a2568c41c5d37ddd0c7a80a34c7a19786b35f AS build
 WORKDIR /build
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY . .
 RUN npm run build
 
 # Run: no npm install at run time, no build tools, no shell needed.
-FROM node:24-slim
+FROM node:24-slim@sha256:cd84903a12dbd26b46f1f3b8144a2568c41c5d37ddd0c7a80a34c7a19786b35f
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000
 WORKDIR /app
 COPY --from=build /build/package.json /build/app.yml ./
