@@ -98,7 +98,7 @@ describe('the release workflow: who holds what', () => {
     const visit = (file: string) => {
       if (seen.has(file)) return;
       seen.add(file);
-      for (const [, spec] of readFileSync(join(root, 'scripts/release', file), 'utf8').matchAll(/^import .* from '([^']+)';$/gm)) {
+      for (const [, spec] of readFileSync(join(root, 'scripts/release', file), 'utf8').matchAll(/^(?:import|export)\s(?:[^'"]*\sfrom\s)?['"]([^'"]+)['"]/gm)) {
         if (spec!.startsWith('./')) visit(spec!.slice(2));
         else expect(spec, `${file} imports ${spec}`).toMatch(/^node:/);
       }
@@ -201,13 +201,16 @@ describe('the release workflow: what runs', () => {
     expect(out.tarball).toBe('pack-me-1.0.0.tgz');
     expect(out.sha256sums!.split('\n').map((l) => l.split(/\s+/)[1])).toEqual(['pack-me-1.0.0.tgz', 'action.js', 'notes.md']);
 
-    const check = jobs.publish!.steps.find((s) => s.run?.includes('sha256sum --check'))!;
-    const verify = () => spawnSync('bash', ['-e', '-c', check.run!], { cwd: release, env: { ...process.env, SHA256SUMS: out.sha256sums }, encoding: 'utf8' });
-    expect(verify().status).toBe(0);
+    const checks = Object.entries(jobs).flatMap(([name, job]) => job.steps.filter((s) => s.run?.includes('sha256sum --check')).map((s) => [name, s.run!] as const));
+    expect(checks.map(([name]) => name)).toEqual(['attest', 'publish', 'release']);
+    const verify = (run: string) => spawnSync('bash', ['-e', '-c', run], { cwd: release, env: { ...process.env, SHA256SUMS: out.sha256sums }, encoding: 'utf8' });
+    for (const [name, run] of checks) expect(verify(run).status, name).toBe(0);
     writeFileSync(join(release, 'action.js'), 'console.log("another action");\n');
-    const r = verify();
-    expect(r.status).not.toBe(0);
-    expect(r.stdout).toContain('action.js: FAILED');
+    for (const [name, run] of checks) {
+      const r = verify(run);
+      expect(r.status, `${name} takes a changed action.js`).not.toBe(0);
+      expect(r.stdout).toContain('action.js: FAILED');
+    }
   });
 
   it('publishes the tarball the build made, with provenance, on the Node.js the runners use (run here with --dry-run)', () => {
@@ -265,7 +268,7 @@ describe('the registry check\'s tools', () => {
     expect(entries.filter(([, p]) => !/^sha512-/.test(p.integrity ?? '')).map(([path]) => path)).toEqual([]);
   });
 
-  it('install without running a dependency\'s install script, and refuse a folder without a lockfile', () => {
+  it('install without running a dependency\'s install script, and only what the lockfile says', () => {
     // A dependency whose postinstall would leave a file behind, as a tarball (npm installs it like one from a registry).
     const evil = temp();
     writeFileSync(join(evil, 'package.json'), JSON.stringify({ name: 'evil', version: '1.0.0', scripts: { postinstall: "node -e \"require('fs').writeFileSync('../../postinstall-ran', '')\"" } }));
@@ -278,7 +281,11 @@ describe('the registry check\'s tools', () => {
     expect(existsSync(join(into, 'node_modules/evil/package.json'))).toBe(true);
     expect(existsSync(join(into, 'postinstall-ran'))).toBe(false);
 
-    rmSync(join(from, 'package-lock.json'));
+    // A package.json the lockfile does not match: npm ci refuses it (npm install would rewrite the lockfile and go on).
+    const other = temp();
+    writeFileSync(join(other, 'package.json'), JSON.stringify({ name: 'other', version: '1.0.0' }));
+    const otherTarball = join(other, execFileSync('npm', ['pack'], { cwd: other, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim().split('\n').at(-1)!);
+    writeFileSync(join(from, 'package.json'), JSON.stringify({ private: true, dependencies: { evil: `file:${tarball}`, other: `file:${otherTarball}` } }));
     expect(() => installRegistryTools(temp(), from)).toThrow();
   }, 60_000);
 });
