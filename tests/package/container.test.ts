@@ -73,6 +73,12 @@ describe('the container image (Dockerfile)', () => {
     expect(arg(runtime, 'RUN')).toEqual([]);
   });
 
+  it('starts from a base image pinned by digest (a moved tag changes nothing) and installs with no install scripts', () => {
+    for (const stage of stages) expect(stage.from).toMatch(/^node:24-slim@sha256:[0-9a-f]{64}$/);
+    const installs = stages.flatMap((stage) => arg(stage, 'RUN')).filter((r) => /\bnpm (ci|install|i|add)\b/.test(r));
+    expect(installs).toEqual([expect.stringMatching(/^npm ci --ignore-scripts\b/)]);
+  });
+
   it('holds the App bundle and only what it reads at run time', () => {
     expect(readdirSync(join(image.root, 'app')).sort()).toEqual(['app.yml', 'dist', 'package.json', 'workflows-library']);
     expect(readdirSync(join(image.root, 'app', 'dist'))).toEqual(['app.js']);
