@@ -2,8 +2,9 @@
  * The release path up to the registry, on loopback: starts a throwaway npm registry
  * (verdaccio) on 127.0.0.1, publishes this checkout to it with `npm publish` (which builds
  * through `prepack`), then from an empty folder with an empty npm cache runs what a user runs:
- * `npx -y @baton-dev/baton --version`, and `npx -y @baton-dev/baton mcp` driven by the MCP
- * SDK's client (initialize, list the tools). Prints how long each part took.
+ * `npx -y @baton-dev/baton --version`, and `npx -y @baton-dev/baton@<version> mcp` (as the
+ * README's MCP snippets start it) driven by the MCP SDK's client (initialize, list the tools).
+ * Prints how long each part took.
  *
  *   npx tsx scripts/release/registry-check.ts        (or: npm run release:registry-check)
  *   npx tsx scripts/release/registry-check.ts --tarball <file.tgz>
@@ -122,7 +123,7 @@ try {
   await timed('npx -y --version (cached)', () => execFileSync('npx', ['-y', PACKAGE_NAME, '--version'], { cwd: fresh, env, encoding: 'utf8' }));
 
   const tools = await timed('npx -y mcp: initialize + list tools', async () => {
-    const transport = new StdioClientTransport({ command: 'npx', args: ['-y', PACKAGE_NAME, 'mcp'], cwd: fresh, env: env as Record<string, string>, stderr: 'inherit' });
+    const transport = new StdioClientTransport({ command: 'npx', args: ['-y', `${PACKAGE_NAME}@${VERSION}`, 'mcp'], cwd: fresh, env: env as Record<string, string>, stderr: 'inherit' });
     const client = new Client({ name: 'baton-registry-check', version: '1.0.0' });
     await client.connect(transport);
     try {

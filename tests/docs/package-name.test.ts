@@ -10,6 +10,7 @@ import { PACKAGE_NAME } from '../../src/names.ts';
 const root = join(import.meta.dirname, '..', '..');
 const docs = ['README.md', 'workflows-library/README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
 const read = (f: string) => readFileSync(join(root, f), 'utf8');
+const { version } = JSON.parse(read('package.json')) as { version: string };
 
 describe('package name in the docs', () => {
   it.each(docs)('%s: no `npx baton` for users (only about a clone of baton)', (file) => {
@@ -20,14 +21,18 @@ describe('package name in the docs', () => {
     expect(bad.map(({ n, line }) => `${file}:${n}: ${line.trim()}`)).toEqual([]);
   });
 
-  it('every MCP client snippet starts the scoped package with npx -y', () => {
+  // An MCP server starts with every session and holds the user's token: an unversioned
+  // `npx -y` runs whatever was published last with it. The version is package.json's, so a
+  // release that forgets to move the snippets fails here.
+  it('every MCP client snippet starts the scoped package, at the version of package.json, with npx -y', () => {
     const readme = read('README.md');
     const json = [...readme.matchAll(/"args":\s*\[([^\]]*)\]/g)].map((m) => m[1]!.replace(/\s+/g, ' ').trim());
     const toml = [...readme.matchAll(/^args = \[([^\]]*)\]/gm)].map((m) => m[1]!.trim());
     const cli = [...readme.matchAll(/claude mcp add baton -- (.*?)`/g)].map((m) => m[1]!);
     expect(json.length).toBeGreaterThanOrEqual(3); // Claude Code, Cursor, VS Code
     expect(toml.length).toBeGreaterThanOrEqual(1); // Codex
-    for (const args of [...json, ...toml]) expect(args).toBe(`"-y", "${PACKAGE_NAME}", "mcp"`);
-    expect(cli).toEqual([`npx -y ${PACKAGE_NAME} mcp`]);
+    const spec = `${PACKAGE_NAME}@${version}`;
+    for (const args of [...json, ...toml]) expect(args, `README.md: move the MCP snippets to ${spec}`).toBe(`"-y", "${spec}", "mcp"`);
+    expect(cli).toEqual([`npx -y ${spec} mcp`]);
   });
 });
