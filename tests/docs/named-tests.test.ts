@@ -8,8 +8,11 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** `<file>.test.ts` › <name>, the file in backticks or not; the name up to a cell or list end. */
-const REFERENCE = /`?((?:[\w.-]+\/)*[\w.-]+\.test\.ts)`?\s*›\s*([^|\n;]+?)(?=\s*(?:\||;|\n|$|`[\w./-]+\.test\.ts`|\s›\s))/g;
+/**
+ * `<file>.test.ts` › <name>, the file in backticks or not; the name up to a cell or list end.
+ * Further names of the same file follow as `; › <name>` (or ` › <name>`): each is checked too.
+ */
+const REFERENCE = /`?((?:[\w.-]+\/)*[\w.-]+\.test\.ts)`?\s*›\s*([^|\n;›]+?(?:;?\s*›\s*[^|\n;›]+?)*)(?=\s*(?:\||;|\n|$|`[\w./-]+\.test\.ts`))/g;
 
 interface Reference {
   file: string;
@@ -21,7 +24,7 @@ export function referencesIn(text: string, base: string): Reference[] {
   for (const m of text.matchAll(REFERENCE)) {
     const path = m[1]!.startsWith('tests/') ? m[1]! : join(base, m[1]!);
     // A name may be shortened with … or end in a parenthesised remark; a later › is a second test of the same file.
-    for (const part of m[2]!.split(/\s›\s/)) {
+    for (const part of m[2]!.split(/;?\s*›\s*/)) {
       // A name may be quoted, and wrapped onto the next line (what is on the first line is its prefix).
       let name = part.replace(/\s*\([^)]*\)\s*$/, '').replace(/[.,]$/, '').trim();
       // A quoted name ends at its closing quote, whatever follows it.
