@@ -31,7 +31,6 @@ export async function onStatus(
 
 const named = (branch: string | null): NamedBranch[] => (branch === null ? [] : [{ name: branch }]);
 
-
 /** A suite as an event names it: its app, id and head_branch, and its workflow run when the event carries it. */
 interface EventSuite {
   app: string | null;
@@ -103,7 +102,9 @@ function suiteReport(suite: SuiteResult | null, suitesWithRuns: Set<string>): Su
  * of a fork's pull request or of another branch at the same commit are not the run's CI.
  */
 export async function checkRunsAt(gh: RepoContext, sha: string, branch: string): Promise<{ checks: CheckResult[]; complete: boolean; suites: Set<string> }> {
-  const all = await gh.octokit.paginate('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', { owner: gh.owner, repo: gh.repo, ref: sha, per_page: 100 });
+  // `filter: all`: the default (`latest`) keeps one check run per name, and a foreign one newer
+  // than the run's own would hide it. Of the run's own, the engine keeps the newest per name.
+  const all = await gh.octokit.paginate('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', { owner: gh.owner, repo: gh.repo, ref: sha, filter: 'all', per_page: 100 });
   // Actions suites are known by their workflow runs: read only when there are some.
   const origins = all.some((c) => isActionsApp(c.app?.slug)) ? await actionsRunsAt(gh, sha) : new Map<string, WorkflowRunOrigin>();
   const runOf = (c: (typeof all)[number]) => origins.get(String(c.check_suite?.id));
