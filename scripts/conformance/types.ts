@@ -43,6 +43,13 @@ export interface Target {
    * GitHub waits one poll interval and answers false.
    */
   settle(): Promise<boolean>;
+  /**
+   * Opens a pull request against the repository from a fork whose branch `branch` is the
+   * commit `sha` (which the repository has); returns its number. The emulator does it itself
+   * (tests/emulator/forks.ts); on GitHub it needs a second account with a fork, which the kit
+   * does not hold, so it is absent there and scenarios that need it are skipped.
+   */
+  openForkPullRequest?(o: { branch: string; sha: string; base: string; title: string }): Promise<number>;
   close(): Promise<void>;
 }
 

@@ -5,7 +5,8 @@ import type { SuiteResult } from '../engine/index.ts';
 import type { RepoContext } from '../hosts/github/client.ts';
 import { runIdOfPullBody } from '../hosts/github/run-id.ts';
 import { factsOfRun } from '../hosts/github/worker-provenance.ts';
-import { isActionsApp, onCheckRun, onCheckSuite, onStatus } from './handlers/checks.ts';
+import { onCheckRun, onCheckSuite, onStatus } from './handlers/checks.ts';
+import { originOfRun } from './handlers/suite-owner.ts';
 import { onComment } from './handlers/comment.ts';
 import { onLabeled } from './handlers/label.ts';
 import { onPullClosed } from './handlers/pull-closed.ts';
@@ -103,7 +104,7 @@ export const ROUTES: Record<string, Route> = {
         conclusion: c.conclusion ?? null,
         sha: c.head_sha,
         branch: c.check_suite?.head_branch ?? null,
-        byActions: isActionsApp(c.app?.slug),
+        app: c.app?.slug ?? null,
         summary: c.output?.summary ?? null,
         url: c.html_url ?? null,
         at: c.completed_at ?? c.started_at ?? null,
@@ -116,7 +117,7 @@ export const ROUTES: Record<string, Route> = {
     );
   },
   'check_suite.completed': (runs, gh, p, key, env) =>
-    onCheckSuite(runs, gh, { sha: p.check_suite.head_sha, branch: p.check_suite.head_branch ?? null, byActions: isActionsApp(p.check_suite.app?.slug), appId: p.check_suite.app?.id ?? null, ourAppId: env.ourAppId, suite: suiteOf(p.check_suite), key }, env.log),
+    onCheckSuite(runs, gh, { sha: p.check_suite.head_sha, branch: p.check_suite.head_branch ?? null, app: p.check_suite.app?.slug ?? null, appId: p.check_suite.app?.id ?? null, ourAppId: env.ourAppId, suite: suiteOf(p.check_suite), key }, env.log),
   'workflow_run.completed': async (runs, gh, p, key, env) => {
     const r = p.workflow_run;
     if (r.path === gh.workerWorkflow || String(r.path).endsWith(`/${gh.workerWorkflow}`)) {
@@ -124,7 +125,8 @@ export const ROUTES: Record<string, Route> = {
     }
     if (env.workflowRunAsChecks) {
       const suite = r.check_suite_id ? { id: String(r.check_suite_id), label: `workflow ${r.name ?? r.path}`, conclusion: r.conclusion ?? null } : null;
-      return onCheckSuite(runs, gh, { sha: r.head_sha, branch: r.head_branch ?? null, byActions: true, appId: null, ourAppId: null, suite, key }, env.log);
+      // The workflow run says where it ran (a fork's pull request, another branch): no read needed.
+      return onCheckSuite(runs, gh, { sha: r.head_sha, branch: r.head_branch ?? null, app: 'github-actions', run: originOfRun({ ...r, repository: r.repository ?? p.repository }), appId: null, ourAppId: null, suite, key }, env.log);
     }
   },
 };

@@ -99,7 +99,7 @@ export async function sweepRun(runs: RunService, gh: RepoContext, runId: string,
       // CI that finished unheard: whether GitHub sends `workflow_run` for a run that a job's
       // GITHUB_TOKEN dispatched is not documented, and a delivery can be lost.
       if (waitingOnChecks(memory.state)) {
-        const { checks, complete } = await checkRunsAt(gh, memory.state.head);
+        const { checks, complete } = await checkRunsAt(gh, memory.state.head, memory.state.runBranch);
         if (newToRun(memory.state, checks, complete)) events.push({ type: 'checks.reported', key: `sweep-checks:${memory.state.head}:${t}`, at: t, sha: memory.state.head, checks, ...(complete ? { complete } : {}) });
       }
       const due = nextDeadline(memory.state, workflow);

@@ -51,6 +51,16 @@ export interface Readings {
    */
   checkSuiteHeadBranch: 'first-branch' | 'pushed-branch' | 'null';
   /**
+   * The `head_branch` of the check suite of a workflow run that a pull request from a fork
+   * started (event `pull_request`, the run's `head_repository` the fork). The REST reference
+   * ("Get a check suite") says "Pushes to a branch in a forked repository are not detected and
+   * return an empty `pull_requests` array and a `null` value for `head_branch`"; the workflow
+   * run itself names the fork's branch as its `head_branch`, and whether its suite follows the
+   * run or the note is not written down. `fork-branch`: the fork's branch name (a fork may name
+   * it `baton/<run>`); `null`: as the note says.
+   */
+  forkSuiteHeadBranch: 'fork-branch' | 'null';
+  /**
    * Whether a workflow run that a job's `GITHUB_TOKEN` dispatched starts `on: workflow_run`
    * workflows when it completes. Events a GITHUB_TOKEN causes start no workflow except
    * `workflow_dispatch` and `repository_dispatch` (docs "Triggering a workflow from a
@@ -67,6 +77,7 @@ export const DEFAULT_READINGS: Readings = {
   workflowRefusalAt: 'trees',
   tokenPullRequestRuns: 'action-required',
   checkSuiteHeadBranch: 'first-branch',
+  forkSuiteHeadBranch: 'fork-branch',
   workflowRunAfterTokenDispatch: 'fires',
 };
 
@@ -77,6 +88,7 @@ export const READING_VALUES: { [K in keyof Readings]: readonly Readings[K][] } =
   workflowRefusalAt: ['trees', 'commits', 'ref'],
   tokenPullRequestRuns: ['none', 'action-required'],
   checkSuiteHeadBranch: ['first-branch', 'pushed-branch', 'null'],
+  forkSuiteHeadBranch: ['fork-branch', 'null'],
   workflowRunAfterTokenDispatch: ['fires', 'silent'],
 };
 

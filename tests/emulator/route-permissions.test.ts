@@ -25,6 +25,8 @@ const GITHUB: Record<string, [scope: string, level: 'read' | 'write'] | 'app-jwt
   'GET /installation/repositories': 'none',
   'GET /repos/{owner}/{repo}/git/matching-refs/{ref}': ['contents', 'read'],
   'GET /repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}': ['actions', 'read'],
+  // Which workflow run an Actions check suite is (head branch and repository): a checks gate counts only the run's own.
+  'GET /repos/{owner}/{repo}/actions/runs': ['actions', 'read'],
   'GET /repos/{owner}/{repo}/actions/runs/{run_id}': ['actions', 'read'],
   'GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts': ['actions', 'read'],
   'GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs': ['actions', 'read'],

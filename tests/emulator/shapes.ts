@@ -274,8 +274,22 @@ export class Shapes {
     };
   }
 
-  private branchRef(repo: Repo, branch: string, sha: string) {
+  private branchRef(repo: Repo, branch: string, sha: string, headRepo: string = repo.fullName) {
+    if (headRepo.toLowerCase() !== repo.fullName.toLowerCase()) {
+      const fork = this.fork(repo, headRepo);
+      return { label: `${fork.owner.login}:${branch}`, ref: branch, sha, user: fork.owner, repo: fork };
+    }
     return { label: `${repo.owner}:${branch}`, ref: branch, sha, user: this.user(repo.owner), repo: this.repository(repo) };
+  }
+
+  /** A fork of `repo` (forks.ts): this repository's shape under the fork's name, owner and id, `fork: true`. */
+  fork(repo: Repo, fullName: string) {
+    const [owner, name] = fullName.split('/') as [string, string];
+    const id = this.store.forkId(fullName);
+    const base = this.repository(repo);
+    const swap = (v: unknown): unknown => (typeof v === 'string' ? v.split(`/${repo.fullName}`).join(`/${fullName}`) : v);
+    const renamed = Object.fromEntries(Object.entries(base).map(([k, v]) => [k, swap(v)])) as typeof base;
+    return { ...renamed, id, node_id: nodeId('R', id), name, full_name: fullName, owner: this.user(owner), fork: true };
   }
 
   /** `pull-request-simple` (lists): no counts. */
@@ -315,7 +329,7 @@ export class Shapes {
       review_comment_url: `${this.repoUrl(repo)}/pulls/comments{/number}`,
       comments_url: `${issueUrl}/comments`,
       statuses_url: `${this.repoUrl(repo)}/statuses/${pull.headSha}`,
-      head: this.branchRef(repo, pull.head, pull.headSha),
+      head: this.branchRef(repo, pull.head, pull.headSha, pull.headRepo),
       base: this.branchRef(repo, pull.base, pull.baseSha),
       _links: {
         self: { href: url },

@@ -88,7 +88,7 @@ export interface ReviewComment {
 
 export interface PullData {
   head: string;
-  /** The head repository's full name (forks) — always this repository here. */
+  /** The head repository's full name: this repository's, or a fork's (forks.ts). */
   headRepo: string;
   base: string;
   headSha: string;
@@ -251,6 +251,8 @@ export class Store {
   /** Apps other than baton that act on repositories (GitHub Actions, a CI app), by slug. */
   private readonly otherApps = new Map<string, App>();
   private lastId = 1000;
+  /** Forks that opened pull requests here (forks.ts): full name → repository id. */
+  private readonly forkIds = new Map<string, number>();
   /** Installation ids count from 1 and are never reused (a token of a removed installation reaches nothing). */
   private lastInstallationId = 0;
 
@@ -303,6 +305,13 @@ export class Store {
   }
 
   /** Ids are unique across all kinds, like GitHub's database ids are for practical purposes. */
+  /** The id of a fork, by its full name (made on first use; forks are otherwise not emulated). */
+  forkId(fullName: string): number {
+    let id = this.forkIds.get(fullName.toLowerCase());
+    if (id === undefined) this.forkIds.set(fullName.toLowerCase(), (id = this.nextId()));
+    return id;
+  }
+
   nextId(): number {
     this.lastId += 1;
     return this.lastId;

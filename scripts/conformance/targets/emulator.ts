@@ -10,6 +10,7 @@ import { withActions } from '../../../tests/emulator/actions/index.ts';
 import { signAppJwt } from '../../../tests/emulator/app-jwt.ts';
 import { startEmulator } from '../../../tests/emulator/emulator.ts';
 import { OPERATIONS } from '../../../tests/emulator/openapi/operations.ts';
+import { openForkPullRequest } from '../../../tests/emulator/forks.ts';
 import type { Readings } from '../../../tests/emulator/readings.ts';
 import type { LimitMet, Target } from '../types.ts';
 import { kitOctokit } from './octokit.ts';
@@ -42,6 +43,7 @@ export async function emulatorTarget(readings: Partial<Readings> = {}): Promise<
       await actions.runner.idle();
       return true;
     },
+    openForkPullRequest: (o) => openForkPullRequest(emu, { owner: OWNER, repo: REPO, fork: 'conformance-fork', ...o }),
     async close() {
       const bugs = [...actions.runner.errors];
       await emu.close();

@@ -1,11 +1,15 @@
 // CI results on a run branch: `status`, `check_run.completed` and `check_suite.completed`
-// become `checks.reported` for each run whose branch has the commit as its head (which runs
-// those are: run-branches.ts). baton's own check runs are not CI and are skipped.
+// become `checks.reported` for each run whose CI they are: a status for each run whose branch
+// has the commit as its head (run-branches.ts), a check run only from a suite of the run
+// (suite-owner.ts). baton's own check runs are not CI and are skipped.
 import type { RepoContext } from '../../hosts/github/client.ts';
 import { checkRunResult, statusResult } from '../../hosts/github/translate.ts';
 import type { CheckResult, SuiteResult } from '../../engine/index.ts';
 import type { Log, RunService } from '../runs.ts';
 import { runIdsAt, STATUS_BRANCHES_LISTED, type NamedBranch } from './run-branches.ts';
+import { actionsRunsAt, isActionsApp, suiteOfRun, type WorkflowRunOrigin } from './suite-owner.ts';
+import { isRunBranch, runIdOfBranch } from '../../hosts/github/run-id.ts';
+import { runBranch } from '../../engine/naming.ts';
 
 const ours = (name: string): boolean => name.startsWith('baton / ');
 
@@ -27,43 +31,60 @@ export async function onStatus(
 
 const named = (branch: string | null): NamedBranch[] => (branch === null ? [] : [{ name: branch }]);
 
+/** A suite as an event names it: its app, id and head_branch, and its workflow run when the event carries it. */
+interface EventSuite {
+  app: string | null;
+  id: string | null;
+  branch: string | null;
+  run?: WorkflowRunOrigin;
+}
+
 /**
- * A workflow run's suite (app `github-actions`, `byActions` below) names the ref the run ran
- * on: believed as it is, no request. Another app's suite names a branch GitHub picked.
+ * The runs a suite at `sha` is CI of (suite-owner.ts). Another app's: the run branches at the
+ * commit. An Actions suite names the ref its workflow run ran on, or nothing for a fork's
+ * (readings.ts): one naming no run branch is no run's, without a request; one naming a run
+ * branch is believed only once its workflow run says where it ran (this repository, that branch).
  */
-export const isActionsApp = (slug: string | null | undefined): boolean => slug === 'github-actions';
+async function runsOfSuite(gh: RepoContext, sha: string, suite: EventSuite): Promise<string[]> {
+  if (!isActionsApp(suite.app)) return runIdsAt(gh, sha, named(suite.branch), false);
+  if (suite.run === undefined && !isRunBranch(suite.branch)) return [];
+  const run = suite.run ?? (suite.id === null ? undefined : (await actionsRunsAt(gh, sha)).get(suite.id));
+  const runId = runIdOfBranch(run?.headBranch);
+  return runId !== undefined && suiteOfRun({ app: suite.app, run }, runBranch(runId)) ? [runId] : [];
+}
 
 export async function onCheckRun(
   runs: RunService,
   gh: RepoContext,
-  ev: { name: string; status: string; conclusion: string | null; sha: string; branch: string | null; byActions: boolean; summary: string | null; url: string | null; at: string | null; appId: number | null; ourAppId: number | null; suiteId: number | null; key: string },
+  ev: { name: string; status: string; conclusion: string | null; sha: string; branch: string | null; app: string | null; summary: string | null; url: string | null; at: string | null; appId: number | null; ourAppId: number | null; suiteId: number | null; key: string },
   log: Log,
 ): Promise<void> {
   if (ours(ev.name) || (ev.appId !== null && ev.appId === ev.ourAppId)) return;
   // A check run that ran tells that its suite is no longer held for approval (if it was).
   const ran = ev.suiteId !== null && ev.conclusion !== 'action_required';
   const suites = ran ? [{ id: String(ev.suiteId), label: '', conclusion: null }] : [];
-  for (const runId of await runIdsAt(gh, ev.sha, named(ev.branch), ev.byActions)) {
+  for (const runId of await runsOfSuite(gh, ev.sha, { app: ev.app, id: ev.suiteId === null ? null : String(ev.suiteId), branch: ev.branch })) {
     await report(runs, gh, runId, ev.key, ev.sha, [checkRunResult(ev.name, ev.status, ev.conclusion, ev.summary, ev.url, ev.at)], false, log, suites);
   }
 }
 
 /**
- * A suite finished: read every check run on the commit, so that `names: ["*"]` can decide.
+ * A suite finished: read the run's CI on the commit, so that `names: ["*"]` can decide.
  * The suite itself is reported too: one held for approval (`action_required`) has no check
  * runs to tell it (Actions-only mode: the workflow run stands for its suite).
  */
 export async function onCheckSuite(
   runs: RunService,
   gh: RepoContext,
-  ev: { sha: string; branch: string | null; byActions: boolean; appId: number | null; ourAppId: number | null; suite: SuiteResult | null; key: string },
+  ev: { sha: string; branch: string | null; app: string | null; run?: WorkflowRunOrigin; appId: number | null; ourAppId: number | null; suite: SuiteResult | null; key: string },
   log: Log,
 ): Promise<void> {
   if (ev.appId !== null && ev.appId === ev.ourAppId) return;
-  const runIds = await runIdsAt(gh, ev.sha, named(ev.branch), ev.byActions);
-  if (runIds.length === 0) return;
-  const { checks, complete, suites } = await checkRunsAt(gh, ev.sha);
-  for (const runId of runIds) await report(runs, gh, runId, ev.key, ev.sha, checks, complete, log, suiteReport(ev.suite, suites));
+  const runIds = await runsOfSuite(gh, ev.sha, { app: ev.app, id: ev.suite?.id ?? null, branch: ev.branch, ...(ev.run ? { run: ev.run } : {}) });
+  for (const runId of runIds) {
+    const { checks, complete, suites } = await checkRunsAt(gh, ev.sha, runBranch(runId));
+    await report(runs, gh, runId, ev.key, ev.sha, checks, complete, log, suiteReport(ev.suite, suites));
+  }
 }
 
 /**
@@ -75,10 +96,19 @@ function suiteReport(suite: SuiteResult | null, suitesWithRuns: Set<string>): Su
   return [suitesWithRuns.has(suite.id) && suite.conclusion === 'action_required' ? { ...suite, conclusion: null } : suite];
 }
 
-/** Every CI check run on a commit (baton's own left out), whether all of them completed, and the suites that have check runs. */
-export async function checkRunsAt(gh: RepoContext, sha: string): Promise<{ checks: CheckResult[]; complete: boolean; suites: Set<string> }> {
-  const all = await gh.octokit.paginate('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', { owner: gh.owner, repo: gh.repo, ref: sha, per_page: 100 });
-  const theirs = all.filter((c) => !ours(c.name));
-  const suites = new Set(all.map((c) => String(c.check_suite?.id)));
+/**
+ * The run's CI on a commit: every check run of a suite that is the run's (suite-owner.ts; baton's
+ * own left out), whether all of them completed, and the suites that have check runs. Check runs
+ * of a fork's pull request or of another branch at the same commit are not the run's CI.
+ */
+export async function checkRunsAt(gh: RepoContext, sha: string, branch: string): Promise<{ checks: CheckResult[]; complete: boolean; suites: Set<string> }> {
+  // `filter: all`: the default (`latest`) keeps one check run per name, and a foreign one newer
+  // than the run's own would hide it. Of the run's own, the engine keeps the newest per name.
+  const all = await gh.octokit.paginate('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', { owner: gh.owner, repo: gh.repo, ref: sha, filter: 'all', per_page: 100 });
+  // Actions suites are known by their workflow runs: read only when there are some.
+  const origins = all.some((c) => isActionsApp(c.app?.slug)) ? await actionsRunsAt(gh, sha) : new Map<string, WorkflowRunOrigin>();
+  const runOf = (c: (typeof all)[number]) => origins.get(String(c.check_suite?.id));
+  const theirs = all.filter((c) => !ours(c.name) && suiteOfRun({ app: c.app?.slug, run: runOf(c) }, branch));
+  const suites = new Set(theirs.map((c) => String(c.check_suite?.id)));
   return { checks: theirs.map((c) => checkRunResult(c.name, c.status, c.conclusion, c.output?.summary, c.html_url, c.completed_at ?? c.started_at)), complete: theirs.every((c) => c.status === 'completed'), suites };
 }

@@ -14,7 +14,11 @@ export function jobCheckRuns(emulator: Emulator): JobCheckHooks {
   const suites = checkSuitesOf(emulator);
   const senderOf = (actor: Record<string, unknown>): string => String(actor.login ?? 'github-actions[bot]');
   return {
-    createCheckSuite: (run, headSha) => suites.forWorkflowRun(emulator.repo(run.owner, run.repo), run.id, headSha, run.headBranch || null).id,
+    // A fork's pull request run: which branch its suite names is undocumented (readings.ts, forkSuiteHeadBranch).
+    createCheckSuite: (run, headSha) => {
+      const branch = run.headRepository && emulator.readings.forkSuiteHeadBranch === 'null' ? null : run.headBranch || null;
+      return suites.forWorkflowRun(emulator.repo(run.owner, run.repo), run.id, headSha, branch).id;
+    },
 
     jobChanged: async (run, job) => {
       const repo = emulator.repo(run.owner, run.repo);

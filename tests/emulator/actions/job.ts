@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { CommandFileError, parseCommandFile, parsePathFile } from './command-files.ts';
 import { condition, template, templateMap, templateText, toText, type Contexts, type Json } from './expressions.ts';
 import type { ActionsHost } from './host.ts';
-import { tokenPermissions } from './permissions.ts';
+import { readOnlyIf, tokenPermissions } from './permissions.ts';
 import { actionRuntimeVariables, jobDirs, RUNNER_NAME, runnerContext, runnerVariables } from './runner-env.ts';
 import type { JobConclusion, JobRecord, RunRecord, StepConclusion, StepRecord } from './records.ts';
 import type { ArtifactService } from './steps/artifacts.ts';
@@ -96,7 +96,9 @@ export class JobExecution {
       const dirs = jobDirs(req.dir);
       for (const d of [dirs.workspace, dirs.temp, dirs.files, dirs.home]) await mkdir(d, { recursive: true });
 
-      const permissions = tokenPermissions(def.permissions, req.workflow.permissions);
+      // A fork's pull request: read-only token, none of the repository's secrets (forks.ts).
+      const fromFork = req.run.headRepository !== undefined;
+      const permissions = readOnlyIf(fromFork, tokenPermissions(def.permissions, req.workflow.permissions));
       token = await req.host.mintToken(req.run.owner, req.run.repo, permissions);
       secretsList.push(token);
       // The runtime service's token of this job: JavaScript actions get it, `run:` steps do not.
@@ -124,7 +126,7 @@ export class JobExecution {
           ...req.contexts,
           github,
           runner: runnerContext(dirs),
-          secrets: { ...(req.options.secrets ?? {}), GITHUB_TOKEN: token },
+          secrets: { ...(fromFork ? {} : (req.options.secrets ?? {})), GITHUB_TOKEN: token },
           job: { status: 'success', container: {}, services: {} },
           steps: {},
           env: {},

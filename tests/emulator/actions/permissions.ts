@@ -47,3 +47,9 @@ export function tokenPermissions(job: Permissions | undefined, workflow: Permiss
   }
   return out;
 }
+
+/** The token with every `write` lowered to `read` when `readOnly` (a fork's pull request: forks.ts). */
+export function readOnlyIf(readOnly: boolean, permissions: TokenPermissions): TokenPermissions {
+  if (!readOnly) return permissions;
+  return Object.fromEntries(Object.entries(permissions).map(([scope, level]) => [scope, level === 'write' ? 'read' : level])) as TokenPermissions;
+}

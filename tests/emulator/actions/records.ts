@@ -93,6 +93,15 @@ export interface RunRecord {
   /** GITHUB_HEAD_REF / GITHUB_BASE_REF of a run started by pull_request(_target). */
   headRef?: string;
   baseRef?: string;
+  /** A pull request's run from a fork (tests/emulator/forks.ts): the fork's repository, its `head_repository`. */
+  headRepository?: Record<string, unknown>;
+  /**
+   * A `pull_request` run: the pull request's head, which the API shows as the run's `head_sha`
+   * (GitHub's runs list and PR checks show the head commit), while `headSha` — GITHUB_SHA, what
+   * the jobs check out — is the test merge commit (docs "Events that trigger workflows",
+   * pull_request: GITHUB_SHA "Last merge commit on the GITHUB_REF branch").
+   */
+  pullHeadSha?: string;
   inputs: Record<string, string | boolean | number>;
   /** The user object of who dispatched, as the API renders it. */
   actor: Record<string, unknown>;

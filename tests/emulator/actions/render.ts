@@ -89,7 +89,7 @@ export class ActionsShapes {
       check_suite_id: run.checkSuiteId,
       check_suite_node_id: nodeId('CS', run.checkSuiteId),
       head_branch: run.headBranch,
-      head_sha: run.headSha,
+      head_sha: run.pullHeadSha ?? run.headSha,
       path: run.path,
       run_number: run.runNumber,
       run_attempt: run.runAttempt,
@@ -116,7 +116,7 @@ export class ActionsShapes {
       workflow_url: `${api}/actions/workflows/${run.workflowId}`,
       head_commit: headCommit,
       repository,
-      head_repository: repository,
+      head_repository: run.headRepository ? repositoryLite(run.headRepository) : repository,
       display_title: run.displayTitle,
     };
   }
@@ -130,7 +130,7 @@ export class ActionsShapes {
       run_url: this.runUrl(run),
       run_attempt: job.runAttempt,
       node_id: nodeId('CR', job.id),
-      head_sha: run.headSha,
+      head_sha: run.pullHeadSha ?? run.headSha,
       url: `${api}/actions/jobs/${job.id}`,
       html_url: `${this.runHtml(run)}/job/${job.id}`,
       status: job.status,

@@ -76,7 +76,7 @@ export function registerActionsRoutes(emulator: Emulator, runner: ActionsRunner)
       .filter((run) => !status || run.status === status || run.conclusion === status)
       .filter((run) => !q.get('branch') || run.headBranch === q.get('branch'))
       .filter((run) => !q.get('event') || run.event === q.get('event'))
-      .filter((run) => !q.get('head_sha') || run.headSha === q.get('head_sha'))
+      .filter((run) => !q.get('head_sha') || (run.pullHeadSha ?? run.headSha) === q.get('head_sha'))
       .filter((run) => !q.get('actor') || run.actor.login === q.get('actor'))
       .filter((run) => !q.get('check_suite_id') || run.checkSuiteId === Number(q.get('check_suite_id')))
       .filter((run) => !q.get('created') || createdMatches(q.get('created')!, run.createdAt));

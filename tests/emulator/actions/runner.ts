@@ -255,6 +255,7 @@ export class ActionsRunner {
       ref: location.ref,
       ...(location.headRef !== undefined ? { headRef: location.headRef } : {}),
       ...(location.baseRef !== undefined ? { baseRef: location.baseRef } : {}),
+      ...forkOf(o.event, o.eventPayload, o.repository),
       inputs: o.inputs,
       actor: o.actor,
       createdAt: now,
@@ -266,6 +267,7 @@ export class ActionsRunner {
     };
     // GitHub attaches a pull_request run's checks to the pull request's head, not the test merge commit.
     const checksSha = o.event === 'pull_request' ? String((o.eventPayload.pull_request as { head?: { sha?: string } } | undefined)?.head?.sha ?? location.sha) : location.sha;
+    if (o.event === 'pull_request') run.pullHeadSha = checksSha;
     run.checkSuiteId = this.host.createCheckSuite?.(run, checksSha) ?? this.store.id();
     const contexts: Contexts = {
       github: githubContext(this.host, run, o.repository, o.eventPayload, o.workflow),
@@ -669,4 +671,11 @@ function githubContext(
       workflow_sha: run.headSha,
     }),
   ) as Record<string, Json>;
+}
+
+/** A `pull_request` run of a pull request from a fork: the fork is the run's head repository. */
+function forkOf(event: string, payload: Record<string, unknown>, repository: Record<string, unknown>): { headRepository?: Record<string, unknown> } {
+  if (event !== 'pull_request') return {};
+  const head = (payload.pull_request as { head?: { repo?: Record<string, unknown> | null } } | undefined)?.head?.repo;
+  return head && head.id !== repository.id ? { headRepository: head } : {};
 }

@@ -1,0 +1,80 @@
+/**
+ * Pull requests from forks, as far as baton meets them: someone without access to the
+ * repository forks it, pushes a branch and opens a pull request against it. The fork itself is
+ * not emulated (no repository, no REST routes of its own): its branch is a commit this
+ * repository already has — GitHub keeps a fork network's objects together, and a fork can push
+ * the very commit of any public branch — under a name of the contributor's choosing.
+ *
+ * What follows is GitHub's: `pull_request.opened` with `head.repo` the fork; with Actions
+ * installed, `pull_request` workflows run in this repository on the test merge commit, their
+ * `head_repository` the fork, their GITHUB_TOKEN read-only and without the repository's secrets
+ * (docs "Automatic token authentication": "read-only permissions in pull requests from forked
+ * repositories"; docs "Using secrets": secrets "are not passed to the runner when a workflow is
+ * triggered from a forked repository"), and their check suite's `head_branch` as the reading
+ * `forkSuiteHeadBranch` says (readings.ts).
+ */
+import type { Emulator } from './emulator.ts';
+import { now, type Issue } from './store.ts';
+import { pullJson } from './routes/pulls.ts';
+
+export interface ForkPullRequest {
+  /** The repository the pull request is opened against. */
+  owner: string;
+  repo: string;
+  /** The fork's owner: the contributor, who opens the pull request. */
+  fork: string;
+  /** The fork's branch, named as the contributor likes (`baton/<run>` too). */
+  branch: string;
+  /** Its head: a commit this repository has. */
+  sha: string;
+  title: string;
+  /** The base branch; the default branch when absent. */
+  base?: string;
+}
+
+/** Opens a pull request from `fork`'s branch; returns its number. */
+export async function openForkPullRequest(emulator: Emulator, o: ForkPullRequest): Promise<number> {
+  const repo = emulator.repo(o.owner, o.repo);
+  const git = emulator.git(o.owner, o.repo);
+  if (o.fork.toLowerCase() === repo.owner.toLowerCase()) throw new Error('a fork belongs to another account than the repository');
+  if ((await git.readCommit(o.sha).catch(() => null)) === null) throw new Error(`${o.sha} is no commit of ${repo.fullName}: a fork's branch here is a commit the repository has`);
+  const base = o.base ?? repo.defaultBranch;
+  const baseSha = await git.resolveRef(`refs/heads/${base}`);
+  if (baseSha === null) throw new Error(`no branch ${base} in ${repo.fullName}`);
+  emulator.store.user(o.fork);
+  const created = now();
+  const issue: Issue = {
+    number: repo.nextNumber++,
+    id: emulator.store.nextId(),
+    repoId: repo.id,
+    title: o.title,
+    body: null,
+    user: o.fork,
+    state: 'open',
+    stateReason: null,
+    labels: [],
+    assignees: [],
+    locked: false,
+    createdAt: created,
+    updatedAt: created,
+    closedAt: null,
+    reactions: [],
+    pull: {
+      head: o.branch,
+      headRepo: `${o.fork}/${repo.name}`,
+      base,
+      headSha: o.sha,
+      baseSha,
+      draft: false,
+      merged: false,
+      mergedAt: null,
+      mergeCommitSha: null,
+      reviews: [],
+      maintainerCanModify: false,
+    },
+  };
+  repo.issues.set(issue.number, issue);
+  const json = await pullJson(emulator, repo, issue);
+  emulator.webhooks.emit('pull_request', { action: 'opened', number: issue.number, pull_request: json }, { owner: repo.owner, repo: repo.name, sender: o.fork });
+  return issue.number;
+}
