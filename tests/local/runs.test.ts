@@ -49,6 +49,8 @@ describe('local runs after they started', { timeout: 90_000 }, () => {
     // Going on is still refused: the run would continue against another manifest.
     const resume = await baton(repo, ['resume', 'gated-1']);
     expect(resume.code).toBe(2);
+    // One prefix, the command's: not "baton resume: baton: …".
+    expect(resume.stderr).toMatch(/^baton resume: (?!baton)\S/);
   });
 
   it('prune removes finished runs\' worktrees and branches, says so, and leaves waiting runs alone', async () => {
