@@ -111,7 +111,7 @@ describe('the pull request of a local run', { timeout: 90_000 }, () => {
       expect(r.code).toBe(0);
       const body = repo.file('.baton/runs/shipit-1/pull-request.md');
       expect(body).not.toContain('#0');
-      expect(body).toMatch(/^Wrote FIXED\.txt for issue\.$/m);
+      expect(body).toMatch(/^Wrote FIXED\.txt for the issue\.$/m);
       const command = /Open the pull request with:\n {2}(.*)\n/.exec(r.stdout)![1]!;
       expect(command).not.toContain('#0');
       // Nor does the record: the local "PR" is the run branch.
@@ -126,7 +126,7 @@ describe('the pull request of a local run', { timeout: 90_000 }, () => {
       expect(execFileSync('git', ['rev-parse', 'refs/heads/baton/shipit-1'], { cwd: remote, encoding: 'utf8' }).trim()).toBe(repo.git('rev-parse', 'baton/shipit-1'));
       const asked = readFileSync(log, 'utf8');
       expect(asked).toContain('pr\ncreate\n--head\nbaton/shipit-1\n');
-      expect(asked).toContain('Wrote FIXED.txt for issue.');
+      expect(asked).toContain('Wrote FIXED.txt for the issue.');
     } finally {
       rmSync(remote, { recursive: true, force: true });
       rmSync(bin, { recursive: true, force: true });

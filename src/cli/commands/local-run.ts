@@ -3,6 +3,7 @@
 // message for the outcome.
 import { createInterface } from 'node:readline/promises';
 import { InvalidStateError, ManifestChangedError, UnknownStateVersionError } from '../../engine/index.ts';
+import { AgentsNotReadyError } from '../../hosts/local/agents-ready.ts';
 import { GitError } from '../../hosts/local/git.ts';
 import { Progress } from '../../hosts/local/progress.ts';
 import type { Interaction, LocalRun, Outcome, RunOptions } from '../../hosts/local/run.ts';
@@ -83,7 +84,7 @@ export function report(run: LocalRun, outcome: Outcome, io: CliIO, flags: LocalF
 }
 
 /** Errors a person can fix (a changed manifest, an unreadable state, no such run…): exit 2 with the message; others are bugs and propagate. */
-const KNOWN_ERRORS = [ManifestChangedError, UnknownStateVersionError, InvalidStateError, WorkflowNotFoundError, InvalidWorkflowError, InputError, RunNotFoundError, GitError];
+const KNOWN_ERRORS = [AgentsNotReadyError, ManifestChangedError, UnknownStateVersionError, InvalidStateError, WorkflowNotFoundError, InvalidWorkflowError, InputError, RunNotFoundError, GitError];
 
 export function knownError(err: unknown, io: CliIO, command: string): number | null {
   if (!KNOWN_ERRORS.some((kind) => err instanceof kind)) return null;
