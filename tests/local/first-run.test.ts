@@ -66,7 +66,7 @@ describe('a first local run of fix-issue', { timeout: 60_000 }, () => {
     repo = makeRepo();
     const r = await baton(repo, ['run', 'fix-issue', '--local', '--input', 'issue=Login fails']);
     expect(r.code).toBe(3);
-    expect(r.stdout).toContain('Step `clarify` asks:\n  1. Which part of the code should the fix touch?\n');
+    expect(r.stdout).toContain('Step `clarify` asks:\n  1. Which part of the code should the fix for the issue touch?\n');
     expect(r.stdout).not.toMatch(/#0|#(?![\w-])/);
   });
 });
