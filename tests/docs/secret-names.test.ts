@@ -57,7 +57,7 @@ function statements(text: string): string[] {
   const prose = text.replace(/^[ \t]*#[ \t]?/gm, '');
   return prose
     .split(/\n[ \t]*\n|\n(?=[ \t]*(?:[-*] |\d+\. |\|))/)
-    .flatMap((block) => block.replace(/\s*\n\s*/g, ' ').split(/(?<!\b(?:e\.g|i\.e|etc|vs)\.)(?<=[.!?;])\s+(?=[A-Z`*(\[])|;\s+/));
+    .flatMap((block) => block.replace(/\s*\n\s*/g, ' ').split(/(?<!\b(?:e\.g|i\.e|etc|vs)\.)(?<=[.!?;])\s+(?=[A-Z`*([])|;\s+/));
 }
 
 interface Mention {
