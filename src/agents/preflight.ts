@@ -69,14 +69,23 @@ export function programOf(backend: AgentBackend, spec: AgentSpec): string {
   return first;
 }
 
-/** Throws a WorkerSetupError naming what is missing and how to get it. */
-export function preflight(backend: AgentBackend, spec: AgentSpec, env: NodeJS.ProcessEnv, cwd: string): string {
+/**
+ * Where the agent runs, for what the messages tell a person to do: in a GitHub worker job
+ * (install the CLI in the job, pass a repository secret) or on their own machine.
+ */
+export type SetupPlace = 'worker-job' | 'local';
+
+/** Throws a WorkerSetupError naming what is missing and how to get it, there. */
+export function preflight(backend: AgentBackend, spec: AgentSpec, env: NodeJS.ProcessEnv, cwd: string, place: SetupPlace = 'worker-job'): string {
   const program = programOf(backend, spec);
   const path = findExecutable(program, env, cwd);
   if (!path) {
+    const local = place === 'local';
     throw new WorkerSetupError(
       backend.binary
-        ? `\`${program}\` is not on PATH; install it (${installCommand(backend)}) in the worker job before baton runs, or pick another backend in the manifest's \`agents:\``
+        ? local
+          ? `\`${program}\` (${backend.name}) is not on PATH: install it with \`${installCommand(backend)}\`, or give this agent another backend in the workflow's \`agents:\` (\`baton doctor\` lists what is ready here)`
+          : `\`${program}\` is not on PATH; install it (${installCommand(backend)}) in the worker job before baton runs, or pick another backend in the manifest's \`agents:\``
         : `\`${program}\` (the \`run:\` of this \`command\` agent) was not found${program.includes('/') ? ` relative to ${cwd}` : ' on PATH'}, or is not executable`,
       'cli-missing',
     );
@@ -89,8 +98,12 @@ export function preflight(backend: AgentBackend, spec: AgentSpec, env: NodeJS.Pr
       ...creds.notEnough.map((n) => `; ${n} is set, but ${backend.notEnough![n]}`),
       ...creds.incomplete.map((c) => `; ${c.name} is set, but it also needs ${c.missing.join(' and ')}`),
     ].join('');
+    const which = names.length === 1 ? names[0] : `one of ${names.join(', ')}`;
+    const login = backend.loginFiles.length ? `, or sign in with \`${backend.binary}\` itself (it keeps the login in ~/${backend.loginFiles[0]})` : '';
     throw new WorkerSetupError(
-      `${backend.name} needs credentials: set ${names.length === 1 ? names[0] : `one of ${names.join(', ')}`} in the worker's environment (in Actions: a repository secret passed with \`env:\`)${hints}`,
+      place === 'local'
+        ? `${backend.name} needs credentials: set ${which} in your environment${login}${hints}`
+        : `${backend.name} needs credentials: set ${which} in the worker's environment (in Actions: a repository secret passed with \`env:\`)${hints}`,
       'authentication',
     );
   }

@@ -14,7 +14,7 @@ import { addUsage, type AgentBackend, type Usage } from './backends/types.ts';
 import { collectChanges, openCheckout, type Checkout, type DiffStatLine } from './changes.ts';
 import { extractResult, type Extracted } from './extract.ts';
 import { infrastructureCause } from './infrastructure.ts';
-import { preflight, WorkerSetupError } from './preflight.ts';
+import { preflight, WorkerSetupError, type SetupPlace } from './preflight.ts';
 import { runProcess, type ProcessResult } from './process.ts';
 import { resolveMcpServers } from './mcp.ts';
 import type { McpServers } from './backends/mcp-config.ts';
@@ -41,6 +41,8 @@ export interface WorkerOptions {
    * hidden from what the worker hands on, like those of `env`.
    */
   secrets?: string[];
+  /** Where the agent runs, for the wording of setup failures (default: a GitHub worker job). */
+  place?: SetupPlace;
 }
 
 /** The result bundle, plus what a summary of the attempt shows. */
@@ -76,7 +78,7 @@ export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Prom
   const agent = task.prompt !== null && task.backend !== null;
   if (!agent && task.command === null) throw new WorkerSetupError(`step ${task.step}: the task has neither a prompt with an agent nor a command to run`);
   const backend = agent ? backendFor(task.backend!.uses) : null;
-  if (backend) preflight(backend, task.backend!, opts.env, opts.cwd);
+  if (backend) preflight(backend, task.backend!, opts.env, opts.cwd, opts.place);
   // The agent's MCP servers, their `${NAME}` references read from the job's environment.
   const mcp = backend ? resolveMcpServers(task.agent ?? task.backend!.uses, task.backend!, opts.env) : null;
 

@@ -20,6 +20,15 @@ export const EXIT = { ok: 0, failed: 1, usage: 2, waiting: 3 } as const;
 
 export class UsageError extends Error {}
 
+/**
+ * The one form of a command's error line: `baton <command>: <message>`. Messages from lower
+ * layers may carry baton's name already (the Action prints them on their own), so a leading
+ * `baton:` or `baton <command>:` is not repeated.
+ */
+export function errorLine(command: string, message: string): string {
+  return `baton ${command}: ${message.replace(/^(?:baton(?: [a-z]+)?:\s*)+/, '')}`;
+}
+
 function line(text: string): string {
   const safe = printable(text);
   return safe.endsWith('\n') ? safe : safe + '\n';

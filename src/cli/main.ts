@@ -1,7 +1,7 @@
 // The `baton` command line: picks the subcommand, turns usage mistakes into exit 2.
 // Each command's module is imported only when that command runs (or shows its help): the MCP
 // server, the local host and their dependencies cost nothing to `baton --help` or `--version`.
-import { EXIT, UsageError, processIO, type CliIO } from './io.ts';
+import { EXIT, UsageError, errorLine, processIO, type CliIO } from './io.ts';
 import { PACKAGE_NAME, batonVersion } from '../names.ts';
 
 interface Loaded {
@@ -47,7 +47,7 @@ export function usage(): string {
     'Commands:',
     ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`),
     '',
-    'Run `baton <command> --help` for the options of one command; `baton --version` for the version.',
+    'Run `baton <command> --help` (or `baton help <command>`) for the options of one command; `baton --version` for the version.',
   ].join('\n');
 }
 
@@ -57,6 +57,8 @@ export async function main(argv: string[], io: CliIO = processIO, env: NodeJS.Pr
     io.out(`${PACKAGE_NAME} ${batonVersion()}`);
     return EXIT.ok;
   }
+  // `baton help <command>` is `baton <command> --help`, as in git and npm.
+  if (name === 'help' && rest.length > 0) return main([rest[0]!, '--help'], io, env);
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     io.out(usage());
     return name === undefined ? EXIT.usage : EXIT.ok;
@@ -77,7 +79,7 @@ export async function main(argv: string[], io: CliIO = processIO, env: NodeJS.Pr
     // parseArgs reports unknown options with codes like ERR_PARSE_ARGS_UNKNOWN_OPTION.
     const code = (err as { code?: string }).code ?? '';
     if (err instanceof UsageError || code.startsWith('ERR_PARSE_ARGS')) {
-      io.err(`baton ${name}: ${(err as Error).message}\n\n${command.help}`);
+      io.err(`${errorLine(name, (err as Error).message)}\n\n${command.help}`);
       return EXIT.usage;
     }
     throw err;

@@ -5,14 +5,14 @@ import { STATE_VERSION, type RunState } from './types.ts';
 
 export class UnknownStateVersionError extends Error {
   constructor(readonly found: unknown) {
-    super(`baton: run state version ${JSON.stringify(found)} is not supported (this baton reads version ${STATE_VERSION}); upgrade baton or start a new run`);
+    super(`run state version ${JSON.stringify(found)} is not supported (this baton reads version ${STATE_VERSION}); upgrade baton or start a new run`);
     this.name = 'UnknownStateVersionError';
   }
 }
 
 export class InvalidStateError extends Error {
   constructor(why: string) {
-    super(`baton: the run state cannot be read: ${why}`);
+    super(`the run state cannot be read: ${why}`);
     this.name = 'InvalidStateError';
   }
 }

@@ -15,7 +15,7 @@ export class ManifestChangedError extends Error {
     readonly current: string,
   ) {
     super(
-      `baton: the workflow of run \`${runId}\` changed since it started (manifest ${startedWith.slice(0, 12)} then, ${current.slice(0, 12)} now); the run cannot go on against the new manifest — start a new run`,
+      `the workflow of run \`${runId}\` changed since it started (manifest ${startedWith.slice(0, 12)} then, ${current.slice(0, 12)} now); the run cannot go on against the new manifest — start a new run`,
     );
     this.name = 'ManifestChangedError';
   }

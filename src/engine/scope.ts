@@ -15,6 +15,7 @@ import {
 } from '../manifest/expressions.ts';
 import { taintOf, type Tainted } from '../manifest/taint.ts';
 import { fenceUntrusted, labelAgentOutput } from './untrusted.ts';
+import { hasIssueNumber, withoutIssueReferences } from './issue-refs.ts';
 import type { Draft } from './draft.ts';
 import type { Json } from './types.ts';
 
@@ -209,6 +210,19 @@ export function renderText(d: Draft, template: string, extra: ItemScope = {}): R
   return { ok: true, value: v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v) };
 }
 
+/** The template as this run reads it: without `#${{ issue.number }}` when the run has no issue (./issue-refs.ts). */
+function forThisRun(d: Draft, template: string): string {
+  return hasIssueNumber(d.state.context.issue) ? template : withoutIssueReferences(template);
+}
+
+/**
+ * Text for people (questions, an approval's message, a pull request's title and body): like
+ * renderText, but a run without an issue says no `#0`.
+ */
+export function renderProse(d: Draft, template: string, extra: ItemScope = {}): Rendered<string> {
+  return renderText(d, forThisRun(d, template), extra);
+}
+
 function taintFor(d: Draft, source: string): Tainted {
   return taintOf(d.workflow.steps, parseExpression(source));
 }
@@ -217,10 +231,12 @@ function taintFor(d: Draft, source: string): Tainted {
  * A prompt for an agent: like renderText, but each `${{ }}` is rendered on its own and its
  * value placed according to where it comes from — issue and PR text fenced and labelled as
  * untrusted data, an agent's output labelled as such, trusted values as they are — whatever
- * the spelling of the expression (docs/security.md, "Prompt injection").
+ * the spelling of the expression (docs/security.md, "Prompt injection"). A run without an issue
+ * says no `#0` (./issue-refs.ts).
  */
 export function renderPrompt(d: Draft, template: string, extra: ItemScope = {}): Rendered<string> {
   if (!template.includes('${{')) return { ok: true, value: template };
+  template = forThisRun(d, template);
   let segments;
   try {
     segments = findSegments(template);

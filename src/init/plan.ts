@@ -27,6 +27,8 @@ export interface InitPlan {
   secrets: string[];
   /** The labels that start the workflows written (the App creates them; Actions-only mode cannot). */
   labels: TriggerLabel[];
+  /** The workflows written, parsed (what starts them, for the closing hint). */
+  workflows: Workflow[];
 }
 
 export function planInit(o: InitOptions): InitPlan {
@@ -42,7 +44,7 @@ export function planInit(o: InitOptions): InitPlan {
     const loaded = f.path.startsWith('.agents/workflows/') ? loadWorkflowText(f.path, f.text).loaded : undefined;
     return loaded ? [loaded.workflow] : [];
   });
-  return { files, secrets, labels: triggerLabels(manifests) };
+  return { files, secrets, labels: triggerLabels(manifests), workflows: manifests };
 }
 
 /** The `gh label create` command of a label; a name that starts with `-` goes after `--`, so gh cannot take it for an option. */

@@ -136,7 +136,9 @@ export class LocalRuns {
     const key = `${run.store.repo}\0${run.store.runId}`;
     const done = run
       .loop()
-      .then((outcome) => this.log(`run ${run.store.runId}: ${outcome}`))
+      // A finished run that did not succeed says how it ended (cancelled, stopped by its
+      // budget, failed), as `baton run` does: the outcome 'failed' covers all three.
+      .then((outcome) => this.log(`run ${run.store.runId}: ${outcome === 'failed' ? run.state.status : outcome}`))
       .catch((err: unknown) => this.log(`run ${run.store.runId} stopped on an error: ${(err as Error).stack ?? String(err)}`))
       .finally(() => {
         this.active.delete(key);

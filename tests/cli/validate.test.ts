@@ -130,6 +130,16 @@ describe('baton validate', () => {
     const sub = await baton(['validate', '--help']);
     expect(sub.code).toBe(0);
     expect(sub.stdout).toContain('Usage: baton validate [PATH…] [--json]');
+    // `baton help <command>` is that command's help, not the general one.
+    for (const cmd of ['run', 'validate', 'init']) {
+      const viaHelp = await baton(['help', cmd]);
+      expect(viaHelp.code, cmd).toBe(0);
+      expect(viaHelp.stdout, cmd).toContain(`Usage: baton ${cmd} `);
+      expect(viaHelp.stdout, cmd).toBe((await baton([cmd, '--help'])).stdout);
+    }
+    const unknown = await baton(['help', 'valdate']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown command "valdate"');
   });
 });
 

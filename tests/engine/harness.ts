@@ -43,7 +43,8 @@ export class Run {
       manifestCommit: 'c0',
       inputs: o.inputs ?? {},
       thread: { kind: 'issue', number: 42 },
-      issue: o.issue ?? { number: 42, title: 'Crash on save', body: 'It crashes.' },
+      // `issue: null`: a run with no issue (one started on a pull request).
+      issue: 'issue' in o ? (o.issue ?? null) : { number: 42, title: 'Crash on save', body: 'It crashes.' },
       repo: { owner: 'o', name: 'r' },
       baseBranch: 'main',
       baseSha: 'base0',

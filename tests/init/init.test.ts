@@ -170,6 +170,26 @@ describe('baton init', () => {
     }
   });
 
+  it.each(['app', 'actions'])('%s mode ends by saying how to start a workflow it wrote, never one it did not', async (mode) => {
+    const labelsIn = (out: string): string[] => [...new Set(out.match(/\bbaton:[\w-]+/g) ?? [])];
+    // A labelled workflow and a local one: the label of the one written, and how to try the local one.
+    const both = await init(repo(), ['--mode', mode, '--workflows', 'triage,local-demo']);
+    expect(both.code).toBe(0);
+    expect(labelsIn(both.out)).toEqual(['baton:triage']);
+    expect(both.out).toContain('To start triage, label an issue `baton:triage` (or comment `/baton triage` on it).');
+    expect(both.out).toContain('To try local-demo on this checkout first: `npx -y @baton-dev/baton run local-demo --local`.');
+    expect(both.out).not.toContain('fix-issue');
+    // Only a local workflow: no label to add, the local run to try.
+    const local = await init(repo(), ['--mode', mode, '--workflows', 'local-demo']);
+    expect(labelsIn(local.out)).toEqual([]);
+    expect(local.out).not.toMatch(/label an issue/);
+    expect(local.out).toContain('`npx -y @baton-dev/baton run local-demo --local`');
+    // A workflow started by a command only: the comment that starts it.
+    const command = await init(repo(), ['--mode', mode, '--workflows', 'upgrade-dependency']);
+    expect(labelsIn(command.out)).toEqual([]);
+    expect(command.out).toContain('To start upgrade-dependency, comment `/baton upgrade-dependency` on an issue.');
+  });
+
   it('app mode prints no label commands: the App creates the labels', async () => {
     const r = await init(repo(), ['--mode', 'app']);
     expect(r.out).not.toContain('gh label create');

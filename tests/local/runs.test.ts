@@ -49,6 +49,8 @@ describe('local runs after they started', { timeout: 90_000 }, () => {
     // Going on is still refused: the run would continue against another manifest.
     const resume = await baton(repo, ['resume', 'gated-1']);
     expect(resume.code).toBe(2);
+    // One prefix, the command's: not "baton resume: baton: …".
+    expect(resume.stderr).toMatch(/^baton resume: (?!baton)\S/);
   });
 
   it('prune removes finished runs\' worktrees and branches, says so, and leaves waiting runs alone', async () => {
@@ -109,7 +111,7 @@ describe('the pull request of a local run', { timeout: 90_000 }, () => {
       expect(r.code).toBe(0);
       const body = repo.file('.baton/runs/shipit-1/pull-request.md');
       expect(body).not.toContain('#0');
-      expect(body).toMatch(/^Wrote FIXED\.txt for issue\.$/m);
+      expect(body).toMatch(/^Wrote FIXED\.txt for the issue\.$/m);
       const command = /Open the pull request with:\n {2}(.*)\n/.exec(r.stdout)![1]!;
       expect(command).not.toContain('#0');
       // Nor does the record: the local "PR" is the run branch.
@@ -124,7 +126,7 @@ describe('the pull request of a local run', { timeout: 90_000 }, () => {
       expect(execFileSync('git', ['rev-parse', 'refs/heads/baton/shipit-1'], { cwd: remote, encoding: 'utf8' }).trim()).toBe(repo.git('rev-parse', 'baton/shipit-1'));
       const asked = readFileSync(log, 'utf8');
       expect(asked).toContain('pr\ncreate\n--head\nbaton/shipit-1\n');
-      expect(asked).toContain('Wrote FIXED.txt for issue.');
+      expect(asked).toContain('Wrote FIXED.txt for the issue.');
     } finally {
       rmSync(remote, { recursive: true, force: true });
       rmSync(bin, { recursive: true, force: true });

@@ -117,6 +117,9 @@ describe('baton mcp, local target', { timeout: 90_000 }, () => {
     expect(progress[0]).toContain(`${other}: running, running note`);
     const cancelled = await mcp.call('baton_cancel', { path: repo.dir, runId: other });
     expect((cancelled.structuredContent as { run: Run }).run.status).toBe('cancelled');
+    // The server's log says so too, not "failed".
+    expect(mcp.stderr()).toContain(`run ${other}: cancelled`);
+    expect(mcp.stderr()).not.toContain(`run ${other}: failed`);
     rmSync(hold);
 
     const runs = await mcp.call('baton_list_runs', { path: repo.dir });

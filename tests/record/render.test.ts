@@ -22,7 +22,7 @@ describe('status comment', () => {
     const body = renderRecord(run.state, wf);
     expect(body.split('\n')[1]).toBe('### 🏃 baton · fix-issue · run `r1` — running (0 of 6 steps done)');
     expect(body).toContain('| ❓ | Clarify the scope | waiting for answers (0 of 2) |');
-    expect(body).toContain('1. Which part of the code should the fix for #42 touch?');
+    expect(body).toContain('1. Which part of the code should the fix for issue #42 touch?');
     expect(body).toMatch(/\| ⏸️ \| [^|]+ \| waiting for clarify \|/);
     expect(body).toContain('**Open questions**');
     expect(body).toContain('```mermaid\nflowchart LR');

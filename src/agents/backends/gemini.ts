@@ -18,6 +18,8 @@ export const gemini: AgentBackend = {
   // What headless auth accepts from the environment (packages/cli/src/validateNonInterActiveAuth.ts,
   // core/contentGenerator.ts): a Gemini API key, or Vertex AI / Code Assist chosen explicitly.
   credentials: ['GEMINI_API_KEY', 'GOOGLE_GENAI_USE_VERTEXAI', 'GOOGLE_GENAI_USE_GCA'],
+  // Vertex AI's: a project and location, or an express-mode API key (credentialProblem below).
+  alternativeCredentials: ['GOOGLE_API_KEY'],
   loginFiles: ['.gemini/oauth_creds.json'],
 
   // Its file tools reach only the workspace and ~/.gemini/tmp: BATON_OUTPUT in the system

@@ -86,6 +86,12 @@ export interface AgentBackend {
    * and OPENAI_API_KEY): preflight and doctor say so rather than "needs credentials".
    */
   notEnough?: Record<string, string>;
+  /**
+   * Credentials the CLI accepts only beside a switch of `credentials` (gemini's GOOGLE_API_KEY
+   * with GOOGLE_GENAI_USE_VERTEXAI=true), which credentialProblem checks: with `credentials`,
+   * every key name the docs may mention (tests/docs/secret-names.test.ts holds them to it).
+   */
+  alternativeCredentials?: string[];
   /** A credential that is only a switch, with the variables it needs too (CLAUDE_CODE_USE_VERTEX → its region and project). */
   credentialCompanions?: Record<string, string[]>;
   /** Files under $HOME a CLI keeps a stored login in (`claude login`, `codex login`…). */

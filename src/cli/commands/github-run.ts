@@ -7,7 +7,7 @@ import { GitHubRuns, type GitHubTarget } from '../../mcp/github.ts';
 import { ToolError } from '../../mcp/target.ts';
 import { viewOfState } from '../../record/view.ts';
 import { usd } from '../../record/format.ts';
-import { EXIT, UsageError, type CliIO } from '../io.ts';
+import { EXIT, UsageError, errorLine, type CliIO } from '../io.ts';
 import { stepLines } from './step-lines.ts';
 
 export interface ThreadTarget extends GitHubTarget {
@@ -30,7 +30,7 @@ export { printable };
 /** Errors a person fixes (no token, no such run, GitHub refused): one line, exit 1. */
 function failedWith(io: CliIO, command: string, err: unknown): number {
   if (err instanceof ToolError) {
-    io.err(`baton ${command}: ${printable(err.message)}`);
+    io.err(errorLine(command, printable(err.message)));
     return EXIT.failed;
   }
   throw err;

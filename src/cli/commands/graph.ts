@@ -5,7 +5,7 @@ import { formatDiagnostic } from '../../manifest/diagnostics.ts';
 import { toMermaid } from '../../manifest/graph.ts';
 import { loadWorkflowFile } from '../../manifest/load.ts';
 import { findWorkflow, WorkflowNotFoundError, workflowsRoot } from '../../hosts/local/workflows.ts';
-import { EXIT, UsageError, type CliIO } from '../io.ts';
+import { EXIT, UsageError, errorLine, type CliIO } from '../io.ts';
 
 export const help = `Usage: baton graph <workflow>
 
@@ -24,7 +24,7 @@ export function graphCommand(args: string[], io: CliIO): number {
     file = findWorkflow(workflowsRoot(io.cwd) ?? io.cwd, positionals[0]!, io.cwd);
   } catch (err) {
     if (!(err instanceof WorkflowNotFoundError)) throw err;
-    io.err(`baton graph: ${err.message}`);
+    io.err(errorLine('graph', err.message));
     return EXIT.usage;
   }
   const result = loadWorkflowFile(file, undefined, relative(io.cwd, file) || file);

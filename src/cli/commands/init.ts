@@ -9,6 +9,7 @@ import { conflicts, ghLabelCreate, planInit, writePlan, type InitPlan } from '..
 import { EXIT, UsageError, type CliIO } from '../io.ts';
 import { ACTION_REF, batonVersion, docsUrl } from '../../names.ts';
 import { INIT_BASE_FILE, writeInitBase } from '../../init/base.ts';
+import { startHint } from '../../init/start-hint.ts';
 
 export const DEFAULT_ACTION_REF = ACTION_REF;
 
@@ -58,8 +59,9 @@ function report(plan: InitPlan, mode: string, appToken: boolean, io: CliIO, root
   }
   lines.push(
     mode === 'actions'
-      ? `Commit the files to the default branch; then label an issue (e.g. baton:fix-issue). About CI on run branches: ${docsUrl('actions-only.md#the-github_token-gotcha')}`
+      ? `Commit the files to the default branch. About CI on run branches: ${docsUrl('actions-only.md#the-github_token-gotcha')}`
       : `Commit the files to the default branch and install the baton GitHub App on the repository: ${docsUrl('app.md#run-it')}`,
+    startHint(plan.workflows),
   );
   io.out(lines.join('\n'));
 }

@@ -2,7 +2,8 @@
 // there is one, SIGTERM (from `baton cancel`) as a cancel, and the exit code and final
 // message for the outcome.
 import { createInterface } from 'node:readline/promises';
-import { ManifestChangedError } from '../../engine/index.ts';
+import { InvalidStateError, ManifestChangedError, UnknownStateVersionError } from '../../engine/index.ts';
+import { AgentsNotReadyError } from '../../hosts/local/agents-ready.ts';
 import { GitError } from '../../hosts/local/git.ts';
 import { Progress } from '../../hosts/local/progress.ts';
 import type { Interaction, LocalRun, Outcome, RunOptions } from '../../hosts/local/run.ts';
@@ -11,7 +12,7 @@ import { RunNotFoundError } from '../../hosts/local/store.ts';
 import { describeWaiting } from '../../hosts/local/waiting.ts';
 import { InvalidWorkflowError, WorkflowNotFoundError } from '../../hosts/local/workflows.ts';
 import { InputError } from '../../hosts/local/session.ts';
-import { EXIT, type CliIO } from '../io.ts';
+import { EXIT, errorLine, type CliIO } from '../io.ts';
 
 export interface LocalFlags {
   json: boolean;
@@ -82,19 +83,11 @@ export function report(run: LocalRun, outcome: Outcome, io: CliIO, flags: LocalF
   }
 }
 
-/** Errors a person can fix map to exit 2 with the message; others are bugs and propagate. */
+/** Errors a person can fix (a changed manifest, an unreadable state, no such run…): exit 2 with the message; others are bugs and propagate. */
+const KNOWN_ERRORS = [AgentsNotReadyError, ManifestChangedError, UnknownStateVersionError, InvalidStateError, WorkflowNotFoundError, InvalidWorkflowError, InputError, RunNotFoundError, GitError];
+
 export function knownError(err: unknown, io: CliIO, command: string): number | null {
-  if (err instanceof ManifestChangedError) {
-    io.err(`baton ${command}: ${err.message}`);
-    return EXIT.usage;
-  }
-  if (err instanceof WorkflowNotFoundError || err instanceof InvalidWorkflowError || err instanceof InputError || err instanceof RunNotFoundError) {
-    io.err(`baton ${command}: ${err.message}`);
-    return EXIT.usage;
-  }
-  if (err instanceof GitError) {
-    io.err(`baton ${command}: ${(err as Error).message}`);
-    return EXIT.usage;
-  }
-  return null;
+  if (!KNOWN_ERRORS.some((kind) => err instanceof kind)) return null;
+  io.err(errorLine(command, (err as Error).message));
+  return EXIT.usage;
 }

@@ -9,7 +9,7 @@ import { libraryWorkflows } from '../../init/library.ts';
 import { mergeThreeWay } from '../../init/merge.ts';
 import { planInit } from '../../init/plan.ts';
 import { ACTION_REF, batonVersion } from '../../names.ts';
-import { EXIT, UsageError, type CliIO } from '../io.ts';
+import { EXIT, UsageError, errorLine, type CliIO } from '../io.ts';
 
 export const help = `Usage: baton update [--repo DIR] [--action-ref OWNER/REPO@REF]
 
@@ -30,7 +30,7 @@ export function updateCommand(args: string[], io: CliIO): number {
     base = readInitBase(root);
   } catch (err) {
     if (!(err instanceof InitBaseError)) throw err;
-    io.err(`baton update: ${err.message}`);
+    io.err(errorLine('update', err.message));
     return EXIT.failed;
   }
   // A reference init chose by default follows baton's; one the user gave stays.

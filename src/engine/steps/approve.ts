@@ -6,11 +6,11 @@ import type { Draft } from '../draft.ts';
 import type { Actor } from '../events.ts';
 import { succeedStep } from '../lifecycle.ts';
 import { describeRoles, isAllowed } from '../roles.ts';
-import { renderText } from '../scope.ts';
+import { renderProse } from '../scope.ts';
 import type { StepKindHandler } from './kind.ts';
 
 function start(d: Draft, step: ApproveStep): void {
-  const message = step.message === undefined ? { ok: true as const, value: '' } : renderText(d, step.message);
+  const message = step.message === undefined ? { ok: true as const, value: '' } : renderProse(d, step.message);
   const text = message.ok ? message.value.trim() : '';
   d.setStep(step.id, { note: text || null });
   openStepCheck(d, step.id, d.step(step.id).opening, 'waiting for approval', text);

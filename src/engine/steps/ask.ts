@@ -6,14 +6,14 @@ import type { Draft } from '../draft.ts';
 import type { QuestionsAnswered } from '../events.ts';
 import { failStep, succeedStep } from '../lifecycle.ts';
 import { describeRoles, isAllowed } from '../roles.ts';
-import { render, renderText } from '../scope.ts';
+import { render, renderProse } from '../scope.ts';
 import type { StepKindHandler } from './kind.ts';
 
 function questionsOf(d: Draft, step: AskStep): { ok: true; value: string[] } | { ok: false; error: string } {
   if (Array.isArray(step.questions)) {
     const out: string[] = [];
     for (const q of step.questions) {
-      const r = renderText(d, q);
+      const r = renderProse(d, q);
       if (!r.ok) return { ok: false, error: `questions: ${r.error}` };
       out.push(r.value);
     }

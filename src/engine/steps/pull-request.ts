@@ -5,7 +5,7 @@ import { aggregateCheck, openStepCheck } from '../checks-runs.ts';
 import type { Draft } from '../draft.ts';
 import type { PullRequestEnsured, PullRequestFailed } from '../events.ts';
 import { failStep, succeedStep } from '../lifecycle.ts';
-import { renderText } from '../scope.ts';
+import { renderProse } from '../scope.ts';
 import type { StepKindHandler } from './kind.ts';
 
 function start(d: Draft, step: PullRequestStep): void {
@@ -14,9 +14,9 @@ function start(d: Draft, step: PullRequestStep): void {
 }
 
 function ensure(d: Draft, step: PullRequestStep): void {
-  const title = renderText(d, step.title);
+  const title = renderProse(d, step.title);
   if (!title.ok) return failStep(d, step.id, `title: ${title.error}`);
-  const body = step.body === undefined ? { ok: true as const, value: '' } : renderText(d, step.body);
+  const body = step.body === undefined ? { ok: true as const, value: '' } : renderProse(d, step.body);
   if (!body.ok) return failStep(d, step.id, `body: ${body.error}`);
   const st = d.step(step.id);
   d.setStep(step.id, { note: title.value });

@@ -6,7 +6,6 @@ import type { Workflow } from '../../manifest/types.ts';
 import { renderRecord } from '../../record/render.ts';
 import type { HostPort } from '../driver.ts';
 import { branchExists, pushRemote, removeWorktree, setBranch } from './git.ts';
-import { withoutIssueZero } from './pr-text.ts';
 import { runJob } from './jobs.ts';
 import { mergeStep } from './merge.ts';
 import { worktreesDir, type RunStore } from './store.ts';
@@ -115,8 +114,8 @@ export class LocalHost implements HostPort {
    * branch and opens the PR with `gh` (a PR needs its head branch on GitHub first).
    */
   private pullRequest(cmd: EnsurePullRequest): RunEvent[] {
-    const bodyFile = this.store.write('pull-request.md', `${withoutIssueZero(cmd.body)}\n`);
-    const words = ['gh', 'pr', 'create', '--head', cmd.head, '--base', cmd.base, '--title', withoutIssueZero(cmd.title), '--body-file', bodyFile];
+    const bodyFile = this.store.write('pull-request.md', `${cmd.body}\n`);
+    const words = ['gh', 'pr', 'create', '--head', cmd.head, '--base', cmd.base, '--title', cmd.title, '--body-file', bodyFile];
     if (cmd.draft) words.push('--draft');
     for (const l of cmd.labels) words.push('--label', l);
     const push = ['git', 'push', '-u', pushRemote(this.repo, cmd.base), cmd.head];

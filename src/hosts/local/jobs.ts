@@ -37,7 +37,7 @@ export async function runJob(task: DispatchWorker, ctx: JobContext): Promise<Run
     const prompt = task.kind === 'review' && task.prompt !== null ? withDiff(task.prompt, ctx.repo, ctx.baseSha, task.base) : task.prompt;
     let run;
     try {
-      run = await runWorker({ ...task, prompt }, { cwd: path, env: ctx.env, signal: ctx.signal });
+      run = await runWorker({ ...task, prompt }, { cwd: path, env: ctx.env, signal: ctx.signal, place: 'local' });
     } catch (err) {
       if (!(err instanceof WorkerSetupError)) throw err;
       return [{ type: 'worker.failed', key, at: Date.now(), ...ref, reason: 'dispatch-failed', error: err.message, ...(err.infrastructure && { infrastructure: err.infrastructure }) }];

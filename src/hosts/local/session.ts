@@ -11,6 +11,7 @@ import { LocalRun, type RunOptions } from './run.ts';
 import { listRunIds, RunStore } from './store.ts';
 import { viewOfState, waitingFor, type RunView } from '../../record/view.ts';
 import { findWorkflow, loadWorkflow } from './workflows.ts';
+import { assertAgentsReady } from './agents-ready.ts';
 
 export class InputError extends Error {}
 
@@ -40,6 +41,8 @@ export async function startLocalRun(repoDir: string, workflow: string, raw: Reco
   }
   const checked = resolveInputs(loaded.workflow, inputs);
   if (!checked.ok) throw new InputError(`${loaded.workflow.name}: ${checked.errors.join('; ')}`);
+  // Before anything is started or asked: a missing agent CLI or key fails now, not after the questions.
+  assertAgentsReady(loaded.workflow, opts.env, repo);
   return LocalRun.start({ repo, file, inputs, ...(issue !== undefined && { issue }) }, opts);
 }
 

@@ -1,0 +1,32 @@
+// How to start the first run, as `baton init` ends: named from the workflows it wrote, so a
+// newcomer is never told to add a label that starts nothing.
+import type { Workflow } from '../manifest/types.ts';
+import { PACKAGE_NAME } from '../names.ts';
+
+/**
+ * A workflow whose agents are all `command` stand-ins (local-demo): it needs no API key and
+ * is meant for trying baton on a checkout, not for issues on GitHub.
+ */
+function forLocalRuns(wf: Workflow): boolean {
+  const agents = Object.values(wf.agents);
+  return agents.length > 0 && agents.every((a) => a.uses === 'command');
+}
+
+/** The sentence(s) that say how to start a run of one of `workflows` (those init wrote). */
+export function startHint(workflows: readonly Workflow[]): string {
+  const github = workflows.filter((wf) => !forLocalRuns(wf));
+  const labelled = github.find((wf) => wf.on.labels.length > 0);
+  const commanded = github.find((wf) => wf.on.commands.length > 0);
+  const parts: string[] = [];
+  if (labelled) {
+    const also = labelled.on.commands[0] ? ` (or comment \`/baton ${labelled.on.commands[0]}\` on it)` : '';
+    parts.push(`To start ${labelled.name}, label an issue \`${labelled.on.labels[0]}\`${also}.`);
+  } else if (commanded) {
+    parts.push(`To start ${commanded.name}, comment \`/baton ${commanded.on.commands[0]}\` on an issue.`);
+  }
+  const local = workflows.find((wf) => !github.includes(wf)) ?? (parts.length ? undefined : workflows[0]);
+  if (local) {
+    parts.push(`To try ${local.name} on this checkout first: \`npx -y ${PACKAGE_NAME} run ${local.name} --local\`.`);
+  }
+  return parts.join(' ');
+}
