@@ -39,7 +39,7 @@ export function pinWarnings(files: Record<string, string>): PinWarning[] {
         title: 'action not pinned to a commit',
         message:
           `${file}:${u.index + 1}: \`uses: ${uses}\` is not pinned to a full commit SHA: whoever can move that ref changes what this job runs with its token. ` +
-          `Run \`baton update\` (it pins GitHub's actions and baton's Action) or write ${u.name}@<40-hex sha> # <version>`,
+          `Run \`baton update\` with baton from npm (it pins GitHub's actions and baton's Action) or write ${u.name}@<40-hex sha> # <version>`,
       });
     }
   }
