@@ -10,6 +10,7 @@ import { batonApp } from '../../src/app/app.ts';
 import { batonOctokit } from '../../src/app/octokit.ts';
 import type { RunService } from '../../src/app/runs.ts';
 import { withActions, type ActionsRunner } from '../../tests/emulator/actions/index.ts';
+import { batonActionMap } from '../../tests/emulator/actions/baton-action.ts';
 import { startEmulator, type Emulator } from '../../tests/emulator/emulator.ts';
 
 /** A tenth of GitHub's pacing: the demo's story in seconds, on the path production takes. */
@@ -56,7 +57,7 @@ export async function startStack(o: StackOptions): Promise<Stack> {
     privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
   });
   const secret = randomBytes(16).toString('hex');
-  const actions = withActions({ actions: { 'baton-dev/baton': o.root } });
+  const actions = withActions({ actions: batonActionMap(o.root) });
   const emu = await startEmulator({ webhookSecret: secret, appPublicKey: publicKey, plugins: [actions.plugin] });
 
   let runs: RunService | undefined;

@@ -13,6 +13,8 @@ export interface InitOptions {
   mode: 'app' | 'actions';
   workflows: LibraryWorkflow[];
   actionRef: string;
+  /** The release a pinned `actionRef` is (its `# vX.Y.Z` comment). */
+  actionVersion?: string;
   appToken: boolean;
 }
 
@@ -33,7 +35,7 @@ export interface InitPlan {
 
 export function planInit(o: InitOptions): InitPlan {
   const backends = [...new Set(o.workflows.flatMap((w) => w.backends))] as Backend[];
-  const wf = { mode: o.mode, actionRef: o.actionRef, backends, appToken: o.appToken && o.mode === 'actions' };
+  const wf = { mode: o.mode, actionRef: o.actionRef, ...(o.actionVersion ? { actionVersion: o.actionVersion } : {}), backends, appToken: o.appToken && o.mode === 'actions' };
   const files: InitFile[] = o.workflows.map((w) => ({ path: `.agents/workflows/${w.name}.yml`, text: forRepository(w.text, o.actionRef) }));
   files.push({ path: '.github/workflows/baton-worker.yml', text: workerWorkflow(wf) });
   if (o.mode === 'actions') files.push({ path: '.github/workflows/baton.yml', text: batonWorkflow(wf) });

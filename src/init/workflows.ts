@@ -4,11 +4,14 @@
 import { BACKEND_IMPLS } from '../agents/backends/index.ts';
 import { installCommand } from '../agents/backends/types.ts';
 import type { Backend } from '../manifest/types.ts';
+import { GITHUB_ACTION_PINS, pinnedUses } from './action-pins.ts';
 
 export interface WorkflowOptions {
   mode: 'app' | 'actions';
-  /** `uses:` of the baton Action, e.g. `baton-dev/baton@v1`. */
+  /** `uses:` of the baton Action, e.g. `baton-dev/baton@<sha>` (src/release-pin.ts). */
   actionRef: string;
+  /** The release a SHA `actionRef` is, written after it as `# vX.Y.Z`. */
+  actionVersion?: string;
   /** Backends the chosen workflows use: their CLIs are installed and their secret passed. */
   backends: Backend[];
   /** Actions-only: act with a GitHub App token (secrets APP_ID, APP_PRIVATE_KEY) so that CI starts on run branches. */
@@ -18,6 +21,11 @@ export interface WorkflowOptions {
 /** The secret each backend reads (the first credential it accepts). */
 export function secretsOf(backends: Backend[]): string[] {
   return [...new Set(backends.flatMap((b) => BACKEND_IMPLS[b].credentials.slice(0, 1)))].sort();
+}
+
+/** The baton Action's `uses:` value, with its version comment when it is a pin. */
+function batonUses(o: WorkflowOptions): string {
+  return o.actionVersion ? `${o.actionRef} # ${o.actionVersion}` : o.actionRef;
 }
 
 /**
@@ -45,7 +53,7 @@ function installSteps(backends: Backend[]): string[] {
 const APP_TOKEN_STEP = [
   '      - id: app-token',
   '        # An App token instead of GITHUB_TOKEN: pushes and PRs made with it start CI.',
-  '        uses: actions/create-github-app-token@v2',
+  `        uses: ${pinnedUses(GITHUB_ACTION_PINS.appToken)}`,
   '        with: { app-id: "${{ secrets.APP_ID }}", private-key: "${{ secrets.APP_PRIVATE_KEY }}" }',
 ];
 
@@ -74,10 +82,10 @@ function identity(o: WorkflowOptions, extra: string): string {
  * process's memory: both are dropped first, after the code of the later `uses:` steps and
  * the runner's node are made root's, so the agent cannot rewrite them.
  */
-function agentSteps(actionRef: string, secrets: string[], backends: Backend[]): string[] {
+function agentSteps(batonAction: string, secrets: string[], backends: Backend[]): string[] {
   return [
     '      - id: baton',
-    `        uses: ${actionRef}`,
+    `        uses: ${batonAction}`,
     '        with: { mode: locate, token: "" }',
     ...(backends.includes('codex') ? CODEX_SANDBOX_STEP : []),
     '      - name: Drop sudo and docker before the agent starts',
@@ -153,13 +161,13 @@ export function workerWorkflow(o: WorkflowOptions): string {
     '    permissions: { contents: read }',
     ...(actions ? ['    outputs: { key: "${{ steps.route.outputs.key }}" }'] : []),
     '    steps:',
-    ...(actions ? ['      - id: route', `        uses: ${o.actionRef}`, '        with: { mode: route }'] : []),
-    '      - uses: actions/checkout@v5',
+    ...(actions ? ['      - id: route', `        uses: ${batonUses(o)}`, '        with: { mode: route }'] : []),
+    `      - uses: ${pinnedUses(GITHUB_ACTION_PINS.checkout)}`,
     // The whole history: the worker puts agent configuration back as the run's base had it.
     '        with: { ref: "${{ inputs.base }}", fetch-depth: 0, persist-credentials: false }',
     ...installSteps(o.backends),
-    ...agentSteps(o.actionRef, secrets, o.backends),
-    '      - uses: actions/upload-artifact@v4',
+    ...agentSteps(batonUses(o), secrets, o.backends),
+    `      - uses: ${pinnedUses(GITHUB_ACTION_PINS.uploadArtifact)}`,
     '        if: always()   # partial work of a crashed or timed-out agent is kept too',
     // Without include-hidden-files, upload-artifact (v4.4+) drops every dotfile and
     // dot-folder: an agent's change to .gitignore or .config/… would vanish from the result.
@@ -176,11 +184,11 @@ export function workerWorkflow(o: WorkflowOptions): string {
       '    concurrency: { group: "baton-${{ needs.agent.outputs.key || inputs.run }}", cancel-in-progress: false }',
       `    permissions: ${WRITE_PERMISSIONS}`,
       '    steps:',
-      '      - uses: actions/download-artifact@v4',
+      `      - uses: ${pinnedUses(GITHUB_ACTION_PINS.downloadArtifact)}`,
       '        continue-on-error: true   # no artifact: the apply step reports why the agent left none',
       '        with: { name: baton-result, path: "${{ runner.temp }}/baton-result" }',
       ...(o.appToken ? APP_TOKEN_STEP : []),
-      `      - uses: ${o.actionRef}`,
+      `      - uses: ${batonUses(o)}`,
       identity(o, 'mode: apply, conclusion: "${{ needs.agent.result }}"'),
     );
   }
@@ -213,7 +221,7 @@ export function batonWorkflow(o: WorkflowOptions): string {
     '    outputs: { key: "${{ steps.route.outputs.key }}" }',
     '    steps:',
     '      - id: route',
-    `        uses: ${o.actionRef}`,
+    `        uses: ${batonUses(o)}`,
     '        with: { mode: route }',
     '  run:',
     '    needs: route',
@@ -225,7 +233,7 @@ export function batonWorkflow(o: WorkflowOptions): string {
     `    permissions: ${WRITE_PERMISSIONS}`,
     '    steps:',
     ...(o.appToken ? APP_TOKEN_STEP : []),
-    `      - uses: ${o.actionRef}`,
+    `      - uses: ${batonUses(o)}`,
     identity(o, 'mode: run'),
     '',
   ].join('\n');

@@ -5,6 +5,7 @@
 // it (no loops, nothing done twice).
 import { afterEach, describe, expect, it } from 'vitest';
 import { startActionsOnly, type ActionsOnly } from './harness.ts';
+import { GITHUB_ACTION_PINS, pinnedUses } from '../../src/init/action-pins.ts';
 
 const QUICK = `name: quick
 on: { labels: ["baton:quick"] }
@@ -37,7 +38,7 @@ const o = { owner: 'acme', repo: 'widgets' };
 describe('Actions-only mode with --app-token', () => {
   it("acts as the App, whose events start workflows, and ignores its own activity: nothing runs twice", async () => {
     h = await startActionsOnly({ init: ['--mode', 'actions', '--app-token', '--workflows', 'fix-issue'], files: { '.agents/workflows/quick.yml': QUICK }, agentScript: AGENTS, appSecrets: true });
-    expect(h.initFiles['.github/workflows/baton.yml']).toContain('actions/create-github-app-token@v2');
+    expect(h.initFiles['.github/workflows/baton.yml']).toContain(`uses: ${pinnedUses(GITHUB_ACTION_PINS.appToken)}`);
     const alice = h.as('alice');
     const issue = (await alice.rest.issues.create({ ...o, title: 'Widgets break', body: 'Please fix.' })).data;
     await alice.rest.issues.addLabels({ ...o, issue_number: issue.number, labels: ['baton:quick'] });

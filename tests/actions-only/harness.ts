@@ -13,6 +13,7 @@ import { initCommand } from '../../src/cli/commands/init.ts';
 import { startEmulator, type Emulator } from '../emulator/emulator.ts';
 import type { Readings } from '../emulator/readings.ts';
 import { withActions, type ActionsRunner } from '../emulator/actions/index.ts';
+import { batonActionMap } from '../emulator/actions/baton-action.ts';
 import { readdirSync, statSync } from 'node:fs';
 
 export const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -86,7 +87,7 @@ export async function startActionsOnly(o: ActionsOnlyOptions): Promise<ActionsOn
   for (const name of o.missingSecrets ?? []) delete secrets[name];
   const key = o.appSecrets ? generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } }) : undefined;
   const actions = withActions({
-    actions: { 'baton-dev/baton': o.actionDir ?? PROJECT_ROOT },
+    actions: batonActionMap(o.actionDir ?? PROJECT_ROOT),
     secrets,
     env: { PATH: [FAKE_AGENTS, process.env.PATH ?? ''].join(delimiter), FAKE_AGENT_SCRIPT: script },
     triggerOnWebhooks: true,

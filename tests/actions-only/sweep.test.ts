@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CLOCK_MARGIN_MS } from '../../src/app/prune.ts';
 import { DEFAULT_CLAIM_GRACE_MS } from '../../src/hosts/github/lease.ts';
 import { initFiles, startActionsOnly, type ActionsOnly } from './harness.ts';
+import { GITHUB_ACTION_PINS, pinnedUses } from '../../src/init/action-pins.ts';
 
 const o = { owner: 'acme', repo: 'widgets' };
 let h: ActionsOnly | undefined;
@@ -79,7 +80,7 @@ describe('Actions-only mode: the scheduled sweep', () => {
     // a runner gone quiet): it would report only at the job's own timeout-minutes, an hour on.
     const init = await initFiles(['--mode', 'actions']);
     const worker = init['.github/workflows/baton-worker.yml']!;
-    const checkout = '      - uses: actions/checkout@v5\n';
+    const checkout = `      - uses: ${pinnedUses(GITHUB_ACTION_PINS.checkout)}\n`;
     expect(worker).toContain(checkout);
     const stuck = worker.replace(checkout, `      - env: { ATTEMPT: "\${{ inputs.attempt }}" }\n        run: if [ "$ATTEMPT" = 1 ]; then sleep 3600; fi\n${checkout}`);
     h = await startActionsOnly({ init: ['--mode', 'actions'], files: { '.agents/workflows/build.yml': HUNG, '.github/workflows/baton-worker.yml': stuck }, agentScript: [{ write: { 'a.txt': 'a\n' } }] });

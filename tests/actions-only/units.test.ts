@@ -12,6 +12,7 @@ import { withLocalArtifact, zipBundle } from '../../src/action/local-artifact.ts
 import type { GitHubClient } from '../../src/hosts/github/client.ts';
 import { tokenWarnings, tokenWarningsIn } from '../../src/manifest/warn-token.ts';
 import { PROJECT_ROOT } from './harness.ts';
+import { GITHUB_ACTION_PINS, pinnedUses } from '../../src/init/action-pins.ts';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -117,5 +118,35 @@ describe('the GITHUB_TOKEN warning', () => {
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/::warning title=CI never starts on baton run branches,file=\.agents\/workflows\/fix\.yml,line=6,col=5::fix\/ci waits for CI/);
     expect(r.stdout).toContain('1 workflow file valid (1 warning)');
+  });
+
+  it('the bundled validate mode warns, on the file and line, about each uses: of baton\'s workflows that is not a commit SHA', () => {
+    const ws = mkdtempSync(join(tmpdir(), 'baton-validate-pins-'));
+    dirs.push(ws);
+    mkdirSync(join(ws, '.agents/workflows'), { recursive: true });
+    mkdirSync(join(ws, '.github/workflows'), { recursive: true });
+    writeFileSync(join(ws, '.agents/workflows/hello.yml'), 'name: hello\nsteps:\n  - id: a\n    run: "true"\n');
+    const pinned = pinnedUses(GITHUB_ACTION_PINS.checkout);
+    writeFileSync(
+      join(ws, '.github/workflows/baton-worker.yml'),
+      `jobs:\n  agent:\n    steps:\n      - uses: ${pinned}\n      - id: baton\n        uses: baton-dev/baton@v1\n      - uses: actions/upload-artifact@v4\n      - uses: ./local-action\n`,
+    );
+    // A workflow of the user's own, not baton's: not baton's to judge.
+    writeFileSync(join(ws, '.github/workflows/ci.yml'), 'jobs:\n  t:\n    steps:\n      - uses: actions/checkout@v5\n');
+    const out = join(ws, 'out.txt');
+    writeFileSync(out, '');
+    const r = spawnSync(process.execPath, [join(PROJECT_ROOT, 'dist/action.js')], {
+      cwd: ws,
+      env: { PATH: process.env.PATH, GITHUB_WORKSPACE: ws, GITHUB_OUTPUT: out, INPUT_MODE: 'validate', INPUT_PATH: '.agents/workflows' },
+      encoding: 'utf8',
+    });
+    expect(r.status).toBe(0);
+    const warnings = r.stdout.split('\n').filter((l) => l.startsWith('::warning title=action not pinned to a commit'));
+    expect(warnings.map((l) => /file=([^,]+),line=(\d+),col=(\d+)/.exec(l)!.slice(1).join(':'))).toEqual([
+      '.github/workflows/baton-worker.yml:6:15',
+      '.github/workflows/baton-worker.yml:7:15',
+    ]);
+    expect(warnings[0]).toContain('`uses: baton-dev/baton@v1` is not pinned to a full commit SHA');
+    expect(r.stdout).toContain('1 workflow file valid (2 warnings)');
   });
 });

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { doctorCommand, help } from '../../src/cli/commands/doctor.ts';
 import { pinnedStatus } from '../../src/agents/doctor.ts';
 import { FAKE_AGENTS, fakes } from './helpers.ts';
+import { GITHUB_ACTION_PINS, pinnedUses } from '../../src/init/action-pins.ts';
 
 const cleanup: string[] = [];
 afterAll(() => {
@@ -66,8 +67,11 @@ describe('baton doctor', () => {
     expect((await doctor([], f.env, join(repo, 'src/lib'))).out).toBe(out);
     expect(out).toContain('warning: fix/ci waits for CI, but in Actions-only mode pushes made with GITHUB_TOKEN start no workflows');
     expect(out).toContain('warning: baton opens the run\'s pull request with the job\'s GITHUB_TOKEN, which GitHub refuses unless Settings → Actions → General → Workflow permissions → "Allow GitHub Actions to create and approve pull requests" is on');
-    writeFileSync(join(repo, '.github/workflows/baton.yml'), 'steps:\n  - uses: actions/create-github-app-token@v2\n');
+    writeFileSync(join(repo, '.github/workflows/baton.yml'), `steps:\n  - uses: ${pinnedUses(GITHUB_ACTION_PINS.appToken)}\n`);
     expect((await doctor([], f.env, repo)).out).not.toContain('warning:');
+    // The same step by tag: a tag can be moved under the job that holds the write token.
+    writeFileSync(join(repo, '.github/workflows/baton.yml'), 'steps:\n  - uses: actions/create-github-app-token@v2\n');
+    expect((await doctor([], f.env, repo)).out).toContain('warning: .github/workflows/baton.yml:2: `uses: actions/create-github-app-token@v2` is not pinned to a full commit SHA');
   });
 
   it('says when the installed CLI is not the version baton is tested with', async () => {

@@ -31,6 +31,7 @@ import type { Readings } from '../emulator/readings.ts';
 import type { Delivery } from '../emulator/webhooks.ts';
 import { withActions } from '../emulator/actions/index.ts';
 import type { ActionsRunner } from '../emulator/actions/index.ts';
+import { batonActionMap } from '../emulator/actions/baton-action.ts';
 import { initFiles } from '../actions-only/harness.ts';
 
 /** The worker workflow `baton init --mode app` writes for the library's fix-issue (claude-code and codex). */
@@ -203,7 +204,7 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
   const steer = steering(o.agents);
   const actions = withActions({
-    actions: { 'baton-dev/baton': PROJECT_ROOT },
+    actions: batonActionMap(PROJECT_ROOT),
     secrets: { ANTHROPIC_API_KEY: 'sk-ant-test', OPENAI_API_KEY: 'sk-openai-test', CODEX_API_KEY: 'sk-codex-test', ...o.secrets },
     env: fakeAgentRunnerEnv(steer),
     ...(o.minuteMs ? { minuteMs: o.minuteMs } : {}),

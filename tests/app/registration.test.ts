@@ -17,6 +17,7 @@ import { BUNDLES, optionsFor } from '../../scripts/build.ts';
 import { freePort } from '../../scripts/demo/stack.ts';
 import { startEmulator, type Emulator } from '../emulator/emulator.ts';
 import { withActions, type ActionsRunner } from '../emulator/actions/index.ts';
+import { batonActionMap } from '../emulator/actions/baton-action.ts';
 import { fakeAgentRunnerEnv, initWorkerWorkflow, PROJECT_ROOT, steering } from './harness.ts';
 import { signAppJwt as appJwt } from '../emulator/app-jwt.ts';
 
@@ -105,7 +106,7 @@ beforeAll(async () => {
   copyFileSync(join(PROJECT_ROOT, 'app.yml'), join(folder, 'app.yml'));
   copyFileSync(join(PROJECT_ROOT, 'package.json'), join(folder, 'package.json'));
   // The worker workflow installs the fix-issue agents' CLIs unless the runner has them: the fakes.
-  const actions = withActions({ actions: { 'baton-dev/baton': PROJECT_ROOT }, env: fakeAgentRunnerEnv(steering()) });
+  const actions = withActions({ actions: batonActionMap(PROJECT_ROOT), env: fakeAgentRunnerEnv(steering()) });
   emu = await startEmulator({ plugins: [actions.plugin] });
   runner = actions.runner;
   appPort = await freePort();

@@ -13,6 +13,7 @@
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { withActions } from './actions/index.ts';
+import { batonActionMap } from './actions/baton-action.ts';
 import { startEmulator } from './emulator.ts';
 
 const { values } = parseArgs({
@@ -24,7 +25,7 @@ const { values } = parseArgs({
   },
 });
 
-const actions: Record<string, string> = { 'baton-dev/baton': fileURLToPath(new URL('../..', import.meta.url)) };
+const actions: Record<string, string> = batonActionMap(fileURLToPath(new URL('../..', import.meta.url)));
 for (const spec of values.action) {
   const eq = spec.indexOf('=');
   if (eq <= 0) throw new Error(`--action takes OWNER/REPO=DIR, got ${JSON.stringify(spec)}`);

@@ -10,6 +10,10 @@ import { UsageError } from '../../src/cli/io.ts';
 import { tokenWarnings } from '../../src/manifest/warn-token.ts';
 import { parseWorkflowFile } from '../emulator/actions/workflow-file.ts';
 import { docsUrl } from '../../src/names.ts';
+import { GITHUB_ACTION_PINS, pinnedUses } from '../../src/init/action-pins.ts';
+
+/** A pin as a step's `uses:` reads once YAML drops the version comment. */
+const usesOf = (p: { repo: string; commit: string }) => `${p.repo}@${p.commit}`;
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 import { execFileSync } from 'node:child_process';
@@ -90,7 +94,7 @@ describe('baton init', () => {
     expect(userns.run).toContain('sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0');
     expect(userns.if).toBe("runner.environment == 'github-hosted' && runner.os == 'Linux'");
     expect(steps.indexOf(userns)).toBeLessThan(steps.indexOf(drop));
-    const upload = steps.find((s) => s.uses === 'actions/upload-artifact@v4')!;
+    const upload = steps.find((s) => s.uses === usesOf(GITHUB_ACTION_PINS.uploadArtifact))!;
     expect(upload.if).toBe('always()');
     // upload-artifact drops dotfiles by default: an agent's .gitignore edit would vanish.
     expect(upload.with['include-hidden-files']).toBe(true);
@@ -141,10 +145,10 @@ describe('baton init', () => {
     const apply = worker.jobs.find((j) => j.id === 'apply')!;
     expect(worker.jobs.find((j) => j.id === 'agent')!.permissions).toEqual({ contents: 'read' });
     expect(apply.needs).toEqual(['agent']);
-    const upload = worker.jobs.find((j) => j.id === 'agent')!.steps.find((s) => s.uses === 'actions/upload-artifact@v4')!;
+    const upload = worker.jobs.find((j) => j.id === 'agent')!.steps.find((s) => s.uses === usesOf(GITHUB_ACTION_PINS.uploadArtifact))!;
     expect(upload.with['include-hidden-files']).toBe(true);
     expect(apply.permissions!).toMatchObject({ contents: 'write' });
-    expect(apply.steps.map((s) => s.uses)).toEqual(['actions/download-artifact@v4', 'acme/baton@v2']);
+    expect(apply.steps.map((s) => s.uses)).toEqual([usesOf(GITHUB_ACTION_PINS.downloadArtifact), 'acme/baton@v2']);
     expect(r.out).toContain('ANTHROPIC_API_KEY');
     expect(r.out).not.toContain('APP_PRIVATE_KEY');
     // Said up front: GitHub refuses PRs from GITHUB_TOKEN until this setting is on.
@@ -235,7 +239,7 @@ describe('baton init', () => {
     expect(r.out).not.toContain('Allow GitHub Actions to create and approve pull requests');
     for (const file of ['.github/workflows/baton.yml', '.github/workflows/baton-worker.yml']) {
       const text = read(d, file);
-      expect(text).toContain('uses: actions/create-github-app-token@v2');
+      expect(text).toContain(`uses: ${pinnedUses(GITHUB_ACTION_PINS.appToken)}`);
       expect(text).toContain('private-key: "${{ secrets.APP_PRIVATE_KEY }}"');
       expect(text).toContain('token: "${{ steps.app-token.outputs.token }}"');
       expect(() => parse(text)).not.toThrow();

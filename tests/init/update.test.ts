@@ -40,9 +40,10 @@ describe('baton update', () => {
     edit(d, '.agents/workflows/fix-issue.yml', (t) => `${t}# reviewed by the platform team\n`);
 
     const r = await baton(d, ['update', '--action-ref', 'acme/baton@v2']);
-    expect(r.err).toBe('');
+    // The one thing said on stderr: a tag given for the Action is not a pin.
+    expect(r.err).toMatch(/^warning: --action-ref acme\/baton@v2 is not a full commit SHA[^\n]*$/);
     expect(r.code).toBe(0);
-    expect(r.out).toContain(`${WORKER}: updated, your edits kept`);
+    expect(r.out).toContain(`${WORKER}: updated, your edits kept\n      acme/baton: v1 → v2`);
     expect(r.out).toContain('.agents/workflows/fix-issue.yml: updated, your edits kept');
     const worker = read(d, WORKER);
     expect(worker.startsWith('# our runners are slow\n')).toBe(true);

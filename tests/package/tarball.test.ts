@@ -19,6 +19,7 @@ interface PackageJson {
 }
 
 const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as PackageJson;
+const STAMP = { repo: 'baton-dev/baton', version: `v${(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as PackageJson).version}`, commit: 'fedcba9876543210fedcba9876543210fedcba98' };
 const MB = 1024 * 1024;
 
 let stage: string;
@@ -38,6 +39,8 @@ function packCopy(): string {
     else if (existsSync(join(ROOT, entry))) cpSync(join(ROOT, entry), join(copy, entry), { recursive: true });
   }
   symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
+  // What the release stamps before it packs (scripts/release/stamp-pin.ts; tests/release/stamp-pin.test.ts runs it on a real tag).
+  writeFileSync(join(copy, 'action-pin.json'), JSON.stringify(STAMP));
   const out = join(stage, 'packed');
   mkdirSync(out);
   execFileSync('npm', ['pack', '--pack-destination', out], { cwd: copy, stdio: 'ignore' });
@@ -87,7 +90,7 @@ afterAll(() => rmSync(stage, { recursive: true, force: true }));
 describe('the packed package', () => {
   it('ships the built files and none of the sources or tests', () => {
     const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n').filter(Boolean).map((f) => f.replace(/^package\//, ''));
-    for (const f of ['bin/baton.js', 'dist/cli.js', 'dist/app.js', 'dist/action.js', 'dist/index.js', 'dist/types/index.d.ts', 'schema/workflow.schema.json', 'workflows-library/local-demo.yml', 'app.yml', 'action.yml']) {
+    for (const f of ['bin/baton.js', 'dist/cli.js', 'dist/app.js', 'dist/action.js', 'dist/index.js', 'dist/types/index.d.ts', 'schema/workflow.schema.json', 'workflows-library/local-demo.yml', 'app.yml', 'action.yml', 'action-pin.json']) {
       expect(files, f).toContain(f);
     }
     expect(files.filter((f) => /^(src|tests|scripts|bench|node_modules)\//.test(f) || f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
@@ -109,6 +112,9 @@ describe('the packed package', () => {
     expect(existsSync(join(repo, '.agents/workflows/fix-issue.yml'))).toBe(true);
     expect(existsSync(join(repo, '.github/workflows/baton-worker.yml'))).toBe(true);
     expect(existsSync(join(repo, '.github/workflows/baton.yml'))).toBe(mode === 'actions');
+    // The installed baton pins its own Action to the release's commit, found next to its bundle; no warning.
+    expect(readFileSync(join(repo, '.github/workflows/baton-worker.yml'), 'utf8')).toContain(`uses: baton-dev/baton@${STAMP.commit} # ${STAMP.version}\n`);
+    expect(init.stderr).not.toContain('no release pin');
     const validate = baton(['validate'], repo);
     expect(validate.code, validate.stdout + validate.stderr).toBe(0);
   });

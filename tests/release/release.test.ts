@@ -151,11 +151,14 @@ describe('the release workflow: what runs', () => {
     for (const r of runs.filter((r) => /\bnpm (pack|publish)\b/.test(r))) expect(r).toMatch(/--ignore-scripts/);
   });
 
-  it('checks the tag, reads the notes, typechecks and builds, packs and digests, then tests and runs the registry check on the tarball', () => {
+  it('checks the tag, reads the notes, typechecks and builds, stamps the Action pin, packs and digests, then tests and runs the registry check on the tarball', () => {
     const at = (needle: string) => stepIndex('build', needle);
     const pack = at('npm pack');
     expect(jobs.build!.steps[pack]!.id).toBe('pack');
     expect(Math.max(at('npm ci --ignore-scripts'), at('scripts/release/check-tag.ts'), at('scripts/release/notes.ts'), at('npm run typecheck'), at('npm run build'))).toBeLessThan(pack);
+    // The package ships the pin `baton init` writes for baton's Action: stamped after the checks, before packing.
+    expect(at('scripts/release/check-tag.ts')).toBeLessThan(at('scripts/release/stamp-pin.ts'));
+    expect(at('scripts/release/stamp-pin.ts')).toBeLessThan(pack);
     // Packed, digested and uploaded before any test code runs.
     expect(pack).toBeLessThan(at('actions/upload-artifact'));
     expect(at('actions/upload-artifact')).toBeLessThan(at('npm test'));

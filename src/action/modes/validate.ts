@@ -4,6 +4,7 @@ import * as core from '@actions/core';
 import { findWorkflowFiles, validateFiles } from '../../manifest/validate.ts';
 import type { Inputs } from '../inputs.ts';
 import { tokenWarningsIn } from '../../manifest/warn-token.ts';
+import { pinWarningsIn } from '../../manifest/warn-pins.ts';
 
 export async function validateMode(inputs: Inputs): Promise<void> {
   core.info(`baton validate: ${inputs.path} in ${inputs.workspace}`);
@@ -31,6 +32,11 @@ export async function validateMode(inputs: Inputs): Promise<void> {
   }
   // The GITHUB_TOKEN gotcha (docs/actions-only.md): CI that Actions-only mode would never start, or never hear finish.
   for (const w of tokenWarningsIn(inputs.workspace)) {
+    warnings++;
+    core.warning(w.message, { title: w.title, file: w.file, startLine: w.line, startColumn: w.column });
+  }
+  // baton's own workflows running an action by tag (manifest/warn-pins.ts).
+  for (const w of pinWarningsIn(inputs.workspace)) {
     warnings++;
     core.warning(w.message, { title: w.title, file: w.file, startLine: w.line, startColumn: w.column });
   }

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { ACTIONS_PR_ADVICE } from '../../hosts/github/actions-settings.ts';
 import { ACTIONS_ONLY_WORKFLOW, tokenWarningsIn, usesJobToken } from '../../manifest/warn-token.ts';
 import { findWorkflowFiles, validateFiles } from '../../manifest/validate.ts';
+import { pinWarningsIn } from '../../manifest/warn-pins.ts';
 import { EXIT, type CliIO } from '../io.ts';
 import { DEFAULT_WORKFLOWS_DIR } from './validate.ts';
 import { workflowsRoot } from '../../hosts/local/workflows.ts';
@@ -18,7 +19,8 @@ that are set, never their values). No model is called.
 
 When the repository has ${DEFAULT_WORKFLOWS_DIR} (found from any subfolder), it also says which backends those workflows use
 and warns about CI that would never start in Actions-only mode, and about the repository
-setting that lets GitHub Actions open pull requests.
+setting that lets GitHub Actions open pull requests. It warns about every \`uses:\` in baton's
+workflows (.github/workflows/baton-worker.yml, baton.yml) that is not pinned to a full commit SHA.
 
 Options:
   --json    print one JSON document
@@ -64,6 +66,8 @@ export async function doctorCommand(args: string[], io: CliIO, env: NodeJS.Proce
   // Actions-only mode with GITHUB_TOKEN: the repository setting its pull requests need (not readable from here).
   const batonYml = join(root, ACTIONS_ONLY_WORKFLOW);
   if (usesJobToken(existsSync(batonYml) ? readFileSync(batonYml, 'utf8') : undefined)) warnings.push(`${ACTIONS_PR_ADVICE} (${ACTIONS_ONLY_WORKFLOW})`);
+  // Actions in baton's workflows by tag, not commit (the Action's validate mode says the same).
+  warnings.push(...pinWarningsIn(root).map((w) => w.message));
 
   if (values.json) {
     io.out(JSON.stringify({ backends: backends.map((b) => ({ ...b, usedBy: use.backends.get(b.name) ?? [] })), git, warnings }, null, 2));

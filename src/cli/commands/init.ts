@@ -10,8 +10,8 @@ import { EXIT, UsageError, type CliIO } from '../io.ts';
 import { ACTION_REF, batonVersion, docsUrl } from '../../names.ts';
 import { INIT_BASE_FILE, writeInitBase } from '../../init/base.ts';
 import { startHint } from '../../init/start-hint.ts';
-
-export const DEFAULT_ACTION_REF = ACTION_REF;
+import { batonAction, type BatonAction } from '../../release-pin.ts';
+import { FULL_SHA } from '../../init/action-pins.ts';
 
 export const help = `Usage: baton init [--mode app|actions] [--workflows a,b] [--force] [--repo DIR]
                   [--action-ref OWNER/REPO@REF] [--app-token]
@@ -28,12 +28,29 @@ Options:
   --workflows a,b       library workflows to add (default fix-issue; asked when on a terminal)
   --app-token           (actions) act with a GitHub App token (secrets APP_ID,
                         APP_PRIVATE_KEY) so that CI starts on run branches
-  --action-ref REF      the baton Action to use (default ${DEFAULT_ACTION_REF})
+  --action-ref REF      the baton Action to use (default: the commit this release of baton
+                        was tagged at, \`baton-dev/baton@<sha> # vX.Y.Z\`; a checkout of
+                        baton's repository has no such pin and writes ${ACTION_REF})
   --repo DIR            the repository (default: the current directory)
   --force               overwrite files that exist
   -h, --help
 
+Every \`uses:\` it writes is pinned to a full commit SHA with a version comment
+(\`# vX.Y.Z\`), which Dependabot's github-actions updates keep current.
+
 Exit status: 0 written, 1 files exist (nothing written), 2 usage error.`;
+
+/**
+ * The warning for a baton Action reference that is not a full commit SHA, or none. A tag moves:
+ * whoever can push to the Action's repository changes what the write jobs run.
+ */
+export function unpinnedActionWarning(action: BatonAction, given: boolean): string | undefined {
+  const ref = action.ref.replace(/^.*@/, '');
+  if (FULL_SHA.test(ref)) return undefined;
+  return given
+    ? `warning: --action-ref ${action.ref} is not a full commit SHA: the workflows run whatever that ref points at when they start. Pin a commit (owner/repo@<40-hex sha>) unless this is a fork you control.`
+    : `warning: this copy of baton carries no release pin (a checkout of baton's repository, not a published package): the workflows use the moving tag ${action.ref}. Pin it with --action-ref ${action.ref.replace(/@.*$/, '')}@<commit sha>, or install baton from npm.`;
+}
 
 async function choose(library: LibraryWorkflow[], io: CliIO): Promise<string[]> {
   io.out(['Workflows in baton\'s library:', ...library.map((w, i) => `  ${i + 1}. ${w.name.padEnd(20)} ${w.description}`)].join('\n'));
@@ -83,8 +100,10 @@ export async function initCommand(args: string[], io: CliIO, interactive: boolea
   const mode = values.mode ?? 'app';
   if (mode !== 'app' && mode !== 'actions') throw new UsageError(`--mode must be app or actions, not ${JSON.stringify(mode)}`);
   if (values['app-token'] && mode !== 'actions') throw new UsageError('--app-token is for --mode actions (the App has its own token)');
-  const actionRef = values['action-ref'] ?? DEFAULT_ACTION_REF;
-  if (!/^[^/@\s]+\/[^@\s]+@\S+$/.test(actionRef)) throw new UsageError(`--action-ref must look like owner/repo@ref, not ${JSON.stringify(actionRef)}`);
+  const given = values['action-ref'];
+  if (given !== undefined && !/^[^/@\s]+\/[^@\s]+@\S+$/.test(given)) throw new UsageError(`--action-ref must look like owner/repo@ref, not ${JSON.stringify(given)}`);
+  const action: BatonAction = given !== undefined ? { ref: given, pinned: FULL_SHA.test(given.replace(/^.*@/, '')) } : batonAction();
+  const actionRef = action.ref;
   const root = resolve(io.cwd, values.repo ?? '.');
   if (!existsSync(root)) throw new UsageError(`no such directory: ${root}`);
 
@@ -94,7 +113,7 @@ export async function initCommand(args: string[], io: CliIO, interactive: boolea
   if (unknown.length) throw new UsageError(`not in baton's library: ${unknown.join(', ')} (there are ${library.map((w) => w.name).join(', ')})`);
   if (!names.length) throw new UsageError('--workflows names no workflow');
 
-  const plan = planInit({ mode, workflows: library.filter((w) => names.includes(w.name)), actionRef, appToken: values['app-token'] ?? false });
+  const plan = planInit({ mode, workflows: library.filter((w) => names.includes(w.name)), actionRef, ...(action.version ? { actionVersion: action.version } : {}), appToken: values['app-token'] ?? false });
   const existing = conflicts(root, plan);
   if (existing.length && !values.force) {
     io.err(`baton init: these files exist already; nothing was written (--force overwrites them):\n${existing.map((p) => `  ${p}`).join('\n')}`);
@@ -112,5 +131,7 @@ export async function initCommand(args: string[], io: CliIO, interactive: boolea
     files: Object.fromEntries(plan.files.map((f) => [f.path, f.text])),
   });
   report(plan, mode, values['app-token'] ?? false, io, root);
+  const unpinned = unpinnedActionWarning(action, given !== undefined);
+  if (unpinned) io.err(unpinned);
   return EXIT.ok;
 }

@@ -8,7 +8,11 @@ import { InitBaseError, INIT_BASE_FILE, readInitBase, writeInitBase } from '../.
 import { libraryWorkflows } from '../../init/library.ts';
 import { mergeThreeWay } from '../../init/merge.ts';
 import { planInit } from '../../init/plan.ts';
-import { ACTION_REF, batonVersion } from '../../names.ts';
+import { batonVersion } from '../../names.ts';
+import { alignPins, pinChanges } from '../../init/pin-refresh.ts';
+import { batonAction, type BatonAction } from '../../release-pin.ts';
+import { FULL_SHA } from '../../init/action-pins.ts';
+import { unpinnedActionWarning } from './init.ts';
 import { EXIT, UsageError, errorLine, type CliIO } from '../io.ts';
 
 export const help = `Usage: baton update [--repo DIR] [--action-ref OWNER/REPO@REF]
@@ -18,8 +22,13 @@ Refreshes the files \`baton init\` wrote (.agents/workflows/*.yml from baton's l
 baton writes, keeping your edits: each file is merged three ways, from what init wrote
 (kept in ${INIT_BASE_FILE}). Where your edits and baton's changes touch the same lines, the
 file keeps both between conflict markers and the command names it (exit 1): settle them,
-then commit. The Action reference moves to this version's (${ACTION_REF}) unless init was
-given another one; --action-ref sets it.`;
+then commit. The Action reference moves to this version's pin (the commit of its release tag)
+unless init was given another one; --action-ref sets it.
+
+Pins: every \`uses:\` of GitHub's actions and of baton's Action moves to the commit SHA this
+version of baton pins (\`owner/repo@<sha> # vX.Y.Z\`), and the command prints each action's
+old → new. A pin you (or Dependabot) moved to a newer release is kept; a branch or a fork you
+chose is yours, merged like any other edit.`;
 
 export function updateCommand(args: string[], io: CliIO): number {
   const { values, positionals } = parseArgs({ args, options: { repo: { type: 'string' }, 'action-ref': { type: 'string' } }, allowPositionals: true, strict: true });
@@ -34,11 +43,13 @@ export function updateCommand(args: string[], io: CliIO): number {
     return EXIT.failed;
   }
   // A reference init chose by default follows baton's; one the user gave stays.
-  const actionRef = values['action-ref'] ?? (base.actionRefGiven ? base.actionRef : ACTION_REF);
-  if (!/^[^/@\s]+\/[^@\s]+@\S+$/.test(actionRef)) throw new UsageError(`--action-ref must look like owner/repo@ref, not ${JSON.stringify(actionRef)}`);
+  const given = values['action-ref'] ?? (base.actionRefGiven ? base.actionRef : undefined);
+  if (given !== undefined && !/^[^/@\s]+\/[^@\s]+@\S+$/.test(given)) throw new UsageError(`--action-ref must look like owner/repo@ref, not ${JSON.stringify(given)}`);
+  const action: BatonAction = given !== undefined ? { ref: given, pinned: FULL_SHA.test(given.replace(/^.*@/, '')) } : batonAction();
+  const actionRef = action.ref;
   const library = libraryWorkflows();
   const gone = base.workflows.filter((n) => !library.some((w) => w.name === n));
-  const plan = planInit({ mode: base.mode, workflows: library.filter((w) => base.workflows.includes(w.name)), actionRef, appToken: base.appToken });
+  const plan = planInit({ mode: base.mode, workflows: library.filter((w) => base.workflows.includes(w.name)), actionRef, ...(action.version ? { actionVersion: action.version } : {}), appToken: base.appToken });
 
   const lines: string[] = [];
   const conflicted: string[] = [];
@@ -58,29 +69,34 @@ export function updateCommand(args: string[], io: CliIO): number {
       lines.push(`  ${f.path}: added`);
       continue;
     }
-    const yours = readFileSync(target, 'utf8');
+    const mine = readFileSync(target, 'utf8');
+    // Pins you or Dependabot moved: older ones follow baton's, newer ones stay (init/pin-refresh.ts).
+    const { yours, theirs, kept } = alignPins(mine, before, f.text);
+    const pins = (text: string) => [...pinChanges(mine, text), ...kept].map((c) => `      ${c}`);
     // Nothing new from baton (whatever you changed stays), or you already have what it writes.
-    if (yours === f.text || before === f.text) {
-      lines.push(`  ${f.path}: up to date${yours === f.text ? '' : ' (your edits kept)'}`);
+    if (mine === theirs || before === theirs) {
+      lines.push(`  ${f.path}: up to date${mine === theirs ? '' : ' (your edits kept)'}`, ...kept.map((c) => `      ${c}`));
       continue;
     }
     if (before === undefined) {
       conflicted.push(f.path);
-      const merged = mergeThreeWay(yours, '', f.text, labels);
+      const merged = mergeThreeWay(yours, '', theirs, labels);
       written.push({ path: f.path, text: merged.text });
       lines.push(`  ${f.path}: not written by baton init, and differs from what baton writes: both kept between conflict markers`);
       continue;
     }
-    const merged = mergeThreeWay(yours, before, f.text, labels);
+    const merged = mergeThreeWay(yours, before, theirs, labels);
     written.push({ path: f.path, text: merged.text });
     if (merged.conflicts) {
       conflicted.push(f.path);
       lines.push(`  ${f.path}: ${merged.conflicts} conflict${merged.conflicts === 1 ? '' : 's'} (your edits and baton's changes touch the same lines; see the <<<<<<< markers)`);
-    } else lines.push(`  ${f.path}: ${yours === before ? 'updated' : 'updated, your edits kept'}`);
+    } else lines.push(`  ${f.path}: ${mine === before ? 'updated' : 'updated, your edits kept'}`, ...pins(merged.text));
   }
   for (const w of written) writeFileSync(join(root, w.path), w.text);
   writeInitBase(root, { version: 1, baton: batonVersion(), mode: base.mode, workflows: base.workflows.filter((n) => !gone.includes(n)), actionRef, actionRefGiven: base.actionRefGiven || values['action-ref'] !== undefined, appToken: base.appToken, files: Object.fromEntries(plan.files.map((f) => [f.path, f.text])) });
   io.out([`baton update (${base.mode} mode, ${actionRef}) in ${root}:`, ...lines].join('\n'));
+  const unpinned = unpinnedActionWarning(action, given !== undefined);
+  if (unpinned) io.err(unpinned);
   if (gone.length) io.err(`baton update: no longer in baton's library, left as they are: ${gone.map((n) => `.agents/workflows/${n}.yml`).join(', ')}`);
   if (conflicted.length) {
     io.err(`baton update: could not merge ${conflicted.join(', ')}: settle the conflict markers, then commit`);

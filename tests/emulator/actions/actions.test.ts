@@ -7,6 +7,7 @@ import { startEmulator, type Emulator } from '../emulator.ts';
 import { withActions } from './index.ts';
 import type { ActionsRunner } from './runner.ts';
 import { unzipFiles } from './zip.ts';
+import { GITHUB_ACTION_PINS } from '../../../src/init/action-pins.ts';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures', import.meta.url));
 
@@ -53,6 +54,19 @@ jobs:
     runs-on: ubuntu-latest
     steps:
       - run: echo "agent said \${{ needs.agent.outputs.answer }}"
+`;
+
+/** A checkout by the commit baton pins, and one by a SHA no release of actions/checkout has. */
+const pinnedCheckout = (ref: string) => `
+on: workflow_dispatch
+permissions: { contents: read }
+jobs:
+  build:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@${ref} # v7.0.1
+        with: { persist-credentials: false }
+      - run: cat README.md
 `;
 
 const TOKENS = `
@@ -332,6 +346,25 @@ describe('Actions through the API', () => {
     const listed = (await octokit.rest.actions.listWorkflowRunsForRepo({ owner, repo, per_page: 100 })).data.workflow_runs;
     expect(listed.map((r) => r.id)).not.toContain(runId);
     await expect(octokit.rest.actions.deleteWorkflowRun({ owner, repo, run_id: runId })).rejects.toMatchObject({ status: 404 });
+    emu.assertNoViolations();
+  });
+
+  it('runs GitHub\'s actions at the commits baton pins, and refuses a ref GitHub could not resolve', async () => {
+    const unknownSha = '0123456789abcdef0123456789abcdef01234567';
+    await emu.createRepo(owner, 'pins', {
+      'README.md': '# pins\n',
+      '.github/workflows/pinned.yml': pinnedCheckout(GITHUB_ACTION_PINS.checkout.commit),
+      '.github/workflows/unknown-pin.yml': pinnedCheckout(unknownSha),
+    });
+    const api = new Octokit({ baseUrl: emu.apiUrl, auth: emu.auth.mint({ owner, repo: 'pins', permissions: { actions: 'write', metadata: 'read' } }) });
+    const start = async (workflow_id: string) =>
+      ((await api.request('POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches', { owner, repo: 'pins', workflow_id, ref: 'main', return_run_details: true })).data as { workflow_run_id: number }).workflow_run_id;
+    const pinned = await start('pinned.yml');
+    const unknown = await start('unknown-pin.yml');
+    await runner.idle();
+    expect((await api.rest.actions.getWorkflowRun({ owner, repo: 'pins', run_id: pinned })).data.conclusion, runner.logs(pinned)).toBe('success');
+    expect((await api.rest.actions.getWorkflowRun({ owner, repo: 'pins', run_id: unknown })).data.conclusion).toBe('failure');
+    expect(runner.logs(unknown)).toContain(`Unable to resolve action \`actions/checkout@${unknownSha}\`, unable to find version \`${unknownSha}\``);
     emu.assertNoViolations();
   });
 

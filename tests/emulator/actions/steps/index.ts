@@ -9,6 +9,7 @@ import { checkout } from './checkout.ts';
 import { runNodeAction } from './node-action.ts';
 import { resolveInWorkspace } from './paths.ts';
 import { runScript } from './run.ts';
+import { unresolvedRef } from './versions.ts';
 
 /** `owner/repo[/path]@ref` split into its parts. */
 export function parseUses(uses: string): { repo: string; path: string; ref: string } | undefined {
@@ -58,7 +59,11 @@ export async function executeStep(step: StepInvocation): Promise<StepOutcome | v
   if (uses.startsWith('docker://')) throw new StepFailure(`step '${step.name}' uses a Docker action (${uses}), which the emulator does not run`);
   const parsed = parseUses(uses);
   const known = parsed && builtin(parsed.repo, job.host.serverUrl);
-  if (known) return known(step);
+  if (known) {
+    const unresolved = unresolvedRef(parsed.repo, parsed.ref, uses);
+    if (unresolved) throw new StepFailure(unresolved);
+    return known(step);
+  }
   const dir = actionDirectory(uses, job.workspace, job.options.actions ?? {});
   if (!dir) {
     throw new StepFailure(
