@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { HOME_REPO, PACKAGE_NAME } from '../../src/names.ts';
+import { GITHUB_ACTION_PINS } from '../../src/init/action-pins.ts';
 import { moveMajor } from '../../scripts/release/move-major.ts';
 import { notesFor } from '../../scripts/release/notes.ts';
 import { installRegistryTools } from '../../scripts/release/registry-tools.ts';
@@ -140,6 +141,8 @@ describe('the release workflow: what runs', () => {
       }
     }
     expect([...pins.keys()].sort()).toEqual(['actions/attest-build-provenance', 'actions/checkout', 'actions/download-artifact', 'actions/setup-node', 'actions/upload-artifact']);
+    // One pin per action across the project: what baton's own workflows run is what `baton init` writes for users.
+    for (const pin of Object.values(GITHUB_ACTION_PINS)) if (pins.has(pin.repo)) expect(pins.get(pin.repo), pin.repo).toBe(pin.commit);
   });
 
   it('installs only what a lockfile names, without install scripts (release and CI)', () => {
