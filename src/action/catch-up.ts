@@ -15,6 +15,7 @@ import { isAllowed, type RunState } from '../engine/index.ts';
 import type { Role } from '../manifest/types.ts';
 import { onComment } from '../app/handlers/comment.ts';
 import type { Log, RunService } from '../app/runs.ts';
+import { hasRunningJobs } from '../app/sweep.ts';
 import type { RepoContext } from '../hosts/github/client.ts';
 import { parseCommentCommand } from '../hosts/github/comment-command.ts';
 import { byName, loadManifests } from '../hosts/github/manifests.ts';
@@ -48,6 +49,11 @@ export async function catchUpComments(runs: RunService, gh: RepoContext, c: Catc
   const state = run.state;
   const reads: Array<{ number: number; read: ThreadRead }> = [{ number: c.thread, read: home }];
   if (state.pr && state.pr.number !== c.thread) reads.push({ number: state.pr.number, read: await readThread(gh, state.pr.number) });
+
+  // A comment's own job loads the run only for a command or an answer; a stranger's "+1" that
+  // displaced the worker's apply job would then leave the finished worker unheard until the
+  // sweep. Looking at the run collects it (runs.ts reconciles a run it loads cold).
+  if (c.except !== undefined && hasRunningJobs(state)) await runs.onRun(gh, state.runId, () => [], log, { looksOnly: true });
 
   const applied = new Set(home.records.flatMap((r) => r.state.appliedKeys));
   const ask = openAsk(state);
