@@ -214,6 +214,8 @@ async function answer(runs: RunService, gh: RepoContext, ev: Commented, form: An
         log.warn(`comment ${ev.commentId} on #${ev.thread.number} is no answer to run ${runId}: ${foreign}`);
         return [];
       }
+      // A redelivery (or another replica's copy) of an answer already applied: the question it closed is not open any more, and that is no news to tell.
+      if (memory.state.appliedKeys.includes(ev.key)) return [];
       const found = answersFor(form, memory.state);
       if ('none' in found && !told) return [];
       const permission = await permissionOf(gh, ev.author);
