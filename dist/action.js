@@ -1002,7 +1002,7 @@ ${A.trim()}`)}if(i)return s;let a=n.join(`
     },
     "ask": {
       "title": "Ask step",
-      "description": "Kind \`ask\`: posts questions where the run lives (the issue or the run's PR; the terminal locally). Done when an allowed person answered all of them; the answers are \`steps.<id>.outputs.answers\` (text anyone may have written: fenced in prompts, through \`env:\` only in \`run:\`).",
+      "description": "Kind \`ask\`: posts questions where the run lives (the issue or the run's PR; the terminal locally). People answer by quote-replying the question comment or with a comment that starts with \`/baton answer\` (any other comment is no answer). Done when an allowed person answered all of them; the answers are \`steps.<id>.outputs.answers\` (text anyone may have written: fenced in prompts, through \`env:\` only in \`run:\`).",
       "type": "object",
       "additionalProperties": false,
       "required": ["questions"],

@@ -33,7 +33,7 @@ async function say(n: number, body: string): Promise<void> {
 }
 
 describe('Actions-only mode: what answers a question', () => {
-  it("takes a quote-reply and `/baton answer`, and not a maintainer's plain numbered comment", async () => {
+  it("takes a quote-reply and a /baton answer comment, and not a maintainer's plain numbered comment", async () => {
     h = await startActionsOnly({ init: ['--mode', 'actions'], files: { '.agents/workflows/asky.yml': ASK }, agentScript: [] });
     const n = (await h.as('alice').rest.issues.create({ ...o, title: 'Ask', body: 'Please.', labels: ['baton:ask'] })).data.number;
     await h.settle();

@@ -62,7 +62,7 @@ describe('app: what answers a question', () => {
     expect(await h.record(number)).toBe(record);
   }, 60_000);
 
-  it('takes a quote-reply of the question, then `/baton answer` for the question left, and goes on with both', async () => {
+  it('takes a quote-reply of the question, then a /baton answer comment for the question left, and goes on with both', async () => {
     h = await startHarness({ files: { '.agents/workflows/ask.yml': ASK } });
     const { number, runId } = await waitingRun(h);
     const question = (await h.comments(number)).find((b) => b.includes('<!-- baton:questions '))!;
