@@ -21,7 +21,7 @@ async function strangerWrites(): Promise<number> {
     await alice.rest.issues.addLabels({ ...o, issue_number: issue.number, labels: ['baton:ask'] });
     await h.settle();
     const record = (await alice.paginate('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', { ...o, issue_number: issue.number, per_page: 100 })).find((c) => c.body?.includes('baton:record'))?.body ?? '';
-    const kinds = ['/baton ask', '/baton help', '/baton cancel', '/baton retry clarify', '/baton approve', '/baton status', '/baton nope', 'src/answer.txt', '/baton plan ask', record.replace('— running', '— succeeded')];
+    const kinds = ['/baton ask', '/baton help', '/baton cancel', '/baton retry clarify', '/baton approve', '/baton status', '/baton nope', '/baton answer src/answer.txt', '/baton plan ask', record.replace('— running', '— succeeded')];
     const from = appRequests(h.emu).length;
     for (let i = 0; i < 30; i++) {
       await h.as('eve').rest.issues.createComment({ ...o, issue_number: issue.number, body: kinds[i % kinds.length]! });

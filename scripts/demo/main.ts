@@ -124,7 +124,7 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoSummary> {
             // A person takes a moment to read the question.
             track(
               new Promise((r) => setTimeout(r, 300)).then(async () => {
-                await alice.rest.issues.createComment({ ...o, issue_number: p.issue.number, body: ANSWER });
+                await alice.rest.issues.createComment({ ...o, issue_number: p.issue.number, body: `/baton answer ${ANSWER}` });
                 view.line(`@${MAINTAINER} answers on #${p.issue.number}: ${ANSWER}`);
               }),
             );

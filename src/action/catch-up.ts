@@ -5,7 +5,8 @@
 // status, the worker's apply job — and its comment is never handled. So each job of the run
 // first reads the run's threads (the issue, and the run's PR) and handles, oldest first, every
 // comment since the run started that could move it and that no job handled: a command
-// (approve, cancel, retry) or, while a question is open, an answer written after it — from
+// (approve, cancel, retry) or, while a question is open, an answer written after it (a
+// quote-reply of the question or `/baton answer`, decided by hosts/github/questions.ts) — from
 // someone with a role the run's workflow listens to (a stranger's comments cost nothing here).
 // "Handled" is read from GitHub: a comment's key `comment:<id>` is in a record's applied keys
 // (the engine saw it) or baton replied to it (a reply marker carries the same key). Nothing
@@ -14,12 +15,13 @@ import { isAllowed, type RunState } from '../engine/index.ts';
 import type { Role } from '../manifest/types.ts';
 import { onComment } from '../app/handlers/comment.ts';
 import type { Log, RunService } from '../app/runs.ts';
+import { hasRunningJobs } from '../app/sweep.ts';
 import type { RepoContext } from '../hosts/github/client.ts';
 import { parseCommentCommand } from '../hosts/github/comment-command.ts';
 import { byName, loadManifests } from '../hosts/github/manifests.ts';
 import { permissionOf } from '../hosts/github/permission.ts';
 import { runIdOfPullBody } from '../hosts/github/run-id.ts';
-import { openAsk } from '../hosts/github/translate.ts';
+import { answerForm, answersFor, openAsk } from '../hosts/github/questions.ts';
 import { readThread, type ThreadRead } from '../hosts/github/thread.ts';
 import type { ThreadComment } from '../record/find.ts';
 
@@ -48,6 +50,11 @@ export async function catchUpComments(runs: RunService, gh: RepoContext, c: Catc
   const reads: Array<{ number: number; read: ThreadRead }> = [{ number: c.thread, read: home }];
   if (state.pr && state.pr.number !== c.thread) reads.push({ number: state.pr.number, read: await readThread(gh, state.pr.number) });
 
+  // A comment's own job loads the run only for a command or an answer; a stranger's "+1" that
+  // displaced the worker's apply job would then leave the finished worker unheard until the
+  // sweep. Looking at the run collects it (runs.ts reconciles a run it loads cold).
+  if (c.except !== undefined && hasRunningJobs(state)) await runs.onRun(gh, state.runId, () => [], log, { looksOnly: true });
+
   const applied = new Set(home.records.flatMap((r) => r.state.appliedKeys));
   const ask = openAsk(state);
   const pending: Array<{ number: number; comment: ThreadComment }> = [];
@@ -58,7 +65,7 @@ export async function catchUpComments(runs: RunService, gh: RepoContext, c: Catc
       if (comment.id <= run.commentId || comment.id === c.except) continue;
       if (isBotLogin(comment.author, gh.botLogin) || handled(comment.id, applied, read.markers)) continue;
       const command = parseCommentCommand(comment.body);
-      const moves = command ? RUN_COMMANDS.has(command.kind) : askedAt !== undefined && comment.id > askedAt;
+      const moves = command && command.kind !== 'answer' ? RUN_COMMANDS.has(command.kind) : askedAt !== undefined && comment.id > askedAt && answers(comment.body, state);
       if (moves) pending.push({ number, comment });
     }
   }
@@ -93,6 +100,12 @@ export async function catchUpComments(runs: RunService, gh: RepoContext, c: Catc
     done++;
   }
   return done;
+}
+
+/** Whether a comment answers the run's open question: the same door as the comment's own job (questions.ts). */
+function answers(body: string, state: RunState): boolean {
+  const form = answerForm(body);
+  return form !== undefined && !('none' in answersFor(form, state));
 }
 
 function handled(id: number, applied: Set<string>, markers: Set<string>): boolean {

@@ -70,7 +70,7 @@ function newToRun(s: RunState, checks: CheckResult[], complete: boolean): boolea
   return (complete && !seen?.complete) || checks.some((c) => (seen?.results[c.name]?.conclusion ?? null) !== c.conclusion);
 }
 
-const hasRunningJobs = (s: RunState) => s.status === 'running' && s.steps.some((st) => st.jobs.some((j) => j.status === 'running'));
+export const hasRunningJobs = (s: RunState) => s.status === 'running' && s.steps.some((st) => st.jobs.some((j) => j.status === 'running'));
 
 /**
  * One run, as an event would take it. Two passes through the run's queue: the first looks

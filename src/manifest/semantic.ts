@@ -24,7 +24,7 @@ export interface Report {
 }
 
 /** Words after `/baton` that mean something of their own. */
-export const BUILTIN_COMMANDS = ['status', 'retry', 'cancel', 'approve', 'help', 'plan'];
+export const BUILTIN_COMMANDS = ['status', 'retry', 'cancel', 'approve', 'answer', 'help', 'plan'];
 
 /**
  * What each step kind exposes as `steps.<id>.outputs`, beyond a declared `outputs` schema.

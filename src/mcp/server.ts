@@ -5,6 +5,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { batonVersion } from '../names.ts';
+import { parseRunId } from '../hosts/github/run-id.ts';
 import { z } from 'zod';
 import type { Json } from '../engine/index.ts';
 import { GitHubRuns } from './github.ts';
@@ -177,8 +178,8 @@ export function buildServer(options: ServerOptions = {}): { server: McpServer; l
     'baton_answer',
     {
       title: 'Answer questions',
-      description: 'Answers the open questions of a run\'s ask step, in the order of the questions ("" leaves one open), and lets the run go on. GitHub: posted as a numbered reply by the token\'s user.',
-      inputSchema: { ...targetShape, ...runIdArg, answers: z.array(z.string()).min(1) },
+      description: 'Answers the open questions of a run\'s ask step, in the order of the questions ("" leaves one open), and lets the run go on. GitHub: posted by the token\'s user as a `/baton answer <run-id>` comment with the answers numbered.',
+      inputSchema: { ...targetShape, runId: z.string().min(1).describe('The run (see baton_list_runs). GitHub: the comment names it, so the answers reach that run even when the thread holds several.'), answers: z.array(z.string()).min(1) },
       outputSchema: actionShape,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
@@ -187,7 +188,10 @@ export function buildServer(options: ServerOptions = {}): { server: McpServer; l
         const run = await local.answer(t.path, a.runId, a.answers);
         return done({ run, comment: null, message: 'answered' }, describeRun(run));
       }
-      const body = a.answers.map((x, i) => (x.trim() ? `${i + 1}. ${x}` : '')).filter(Boolean).join('\n');
+      // The App takes only a quote-reply of its question or `/baton answer` as answers (docs/manifest.md); naming the run picks it among the thread's.
+      if (!parseRunId(a.runId)) throw new ToolError(`\`${a.runId}\` is not a run id (like \`fix-issue-12-1\`; see baton_list_runs)`);
+      const numbered = a.answers.map((x, i) => (x.trim() ? `${i + 1}. ${x}` : '')).filter(Boolean).join('\n');
+      const body = `/baton answer ${a.runId}\n${numbered}`;
       const comment = await github.comment(t, needNumber(t, 'answering'), body);
       return done({ run: null, comment, message: 'answer posted' }, `answer posted: ${comment.url}`);
     }),

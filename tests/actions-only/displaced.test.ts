@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunRecord } from '../emulator/actions/records.ts';
+import { quoteReply } from '../emulator/quote-reply.ts';
 import { startActionsOnly, type ActionsOnly } from './harness.ts';
 
 const o = { owner: 'acme', repo: 'widgets' };
@@ -25,6 +26,16 @@ steps:
     approve: {}
   - id: after
     run: echo done > after.txt
+`;
+
+const ASK = `name: asky
+on: { labels: ["baton:ask"] }
+steps:
+  - id: clarify
+    ask: { questions: ["Which file?"] }
+  - id: write
+    env: { FILE: "\${{ steps.clarify.outputs.answers[0] }}" }
+    run: echo answered > "$FILE"
 `;
 
 const BUILD = `name: build
@@ -117,6 +128,28 @@ describe('Actions-only mode: nothing is lost to the concurrency group', () => {
     expect(body).toContain('succeeded');
     expect(body).toContain('| gate | approved by @alice |');
     expect(body).toMatch(/after \| done/);
+  }, 60_000);
+
+  it("applies a maintainer's quote-reply answer that a stranger's comment displaced, and not her plain comment displaced before it", async () => {
+    const n = await start({ '.agents/workflows/ask.yml': ASK }, 'baton:ask');
+    expect(await record(n)).toMatch(/clarify \| waiting for answers \(0 of 1\)/);
+    const question = (await h!.as('alice').rest.issues.listComments({ ...o, issue_number: n })).data.find((c) => c.body?.includes('<!-- baton:questions '))!.body!;
+    const release = await holdGroup(n);
+    // Her remark about something else comes first: were it taken as the answer, the run would write `unrelated.txt`.
+    const plain = await commentPending('alice', n, 'unrelated.txt');
+    const answer = await commentPending('alice', n, quoteReply(question, 'answered.txt'));
+    await commentPending('mallory', n, '+1');
+    expect(jobOf(plain, 'run')?.conclusion).toBe('cancelled');
+    expect(jobOf(answer, 'run')?.conclusion).toBe('cancelled');
+    release();
+    await h!.settle();
+    const body = await record(n);
+    expect(body).toContain('succeeded');
+    expect(body).toMatch(/clarify \| answered by @alice/);
+    const head = (await h!.as('alice').rest.git.getRef({ ...o, ref: `heads/baton/asky-${n}-1` })).data.object.sha;
+    const files = (await h!.as('alice').rest.git.getTree({ ...o, tree_sha: head })).data.tree.map((t) => t.path);
+    expect(files).toContain('answered.txt');
+    expect(files).not.toContain('unrelated.txt');
   }, 60_000);
 
   it("applies a maintainer's /baton approve that a CI status on the run branch displaced", async () => {

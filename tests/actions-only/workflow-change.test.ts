@@ -31,7 +31,7 @@ describe('Actions-only: the default branch changes its workflow files while a ru
     await h.settle();
     expect(await record()).toContain('waiting for answers');
     await addLintWorkflowToMain(alice);
-    await alice.rest.issues.createComment({ ...o, issue_number: issue.number, body: 'Yes, go on.' });
+    await alice.rest.issues.createComment({ ...o, issue_number: issue.number, body: '/baton answer Yes, go on.' });
     await h.settle();
     expect(await record()).toContain(`run \`wait-${issue.number}-1\` — succeeded`);
     const [pr] = (await alice.rest.pulls.list({ ...o, state: 'open' })).data;

@@ -46,7 +46,7 @@ describe('app: claims are pruned on GitHub’s clock', () => {
     // The question waits past the grace period and the margin; then the answer moves the run on
     // to its end: new claims, and the record (the same comment) written again now.
     pass(GRACE_MS + CLOCK_MARGIN_MS + 2_000);
-    await h.as('alice').rest.issues.createComment({ ...o, issue_number: n, body: 'Blue.' });
+    await h.as('alice').rest.issues.createComment({ ...o, issue_number: n, body: '/baton answer Blue.' });
     await h.settle();
     expect(await h.record(n)).toMatch(/succeeded/);
     const all = await claims(h);

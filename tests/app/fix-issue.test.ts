@@ -4,6 +4,7 @@
 // (fix round) → green: the PR's aggregate check passes and the status comment says it all.
 import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
+import { quoteReply } from '../emulator/quote-reply.ts';
 import { appRequests, startHarness, type AgentScript, type Harness } from './harness.ts';
 
 export const FIX = `name: fix
@@ -88,15 +89,16 @@ describe('app: a fix-issue-like workflow end to end', () => {
     // The question is on the issue; the answer given there is taken (no PR yet).
     const issueComments = async () => (await alice.rest.issues.listComments({ ...o, issue_number: issue.number })).data;
     expect((await issueComments()).some((c) => c.body?.includes('Which module should change?'))).toBe(true);
-    await alice.rest.issues.createComment({ ...o, issue_number: issue.number, body: 'The parser module.' });
+    await alice.rest.issues.createComment({ ...o, issue_number: issue.number, body: '/baton answer The parser module.' });
     await h.settle();
 
     // Plan → implement (3 jobs in parallel) → PR → second question, also on the PR.
     const pr = (await alice.rest.pulls.list({ ...o, state: 'open' })).data.find((p) => p.head.ref === `baton/${runId}`);
     expect(pr?.draft).toBe(true);
     const prComments = (await alice.rest.issues.listComments({ ...o, issue_number: pr!.number })).data;
-    expect(prComments.some((c) => c.body?.includes('Should the fix keep the old API?'))).toBe(true);
-    await alice.rest.issues.createComment({ ...o, issue_number: pr!.number, body: '1. Yes, keep it.\n2. None.' });
+    const question = prComments.find((c) => c.body?.includes('Should the fix keep the old API?'))!.body!;
+    // Answered on the PR as people do: GitHub's Quote reply on the question.
+    await alice.rest.issues.createComment({ ...o, issue_number: pr!.number, body: quoteReply(question, '1. Yes, keep it.\n2. None.') });
     await h.settle();
 
     const record = (await issueComments()).find((c) => c.user?.login === 'baton[bot]' && c.body?.includes('baton:record'))!.body!;

@@ -76,7 +76,7 @@ describe('app: worker runs that disappear or time out', () => {
     const first = workerRuns(h)[0]!;
     await h.as('alice').rest.actions.deleteWorkflowRun({ ...o, run_id: first.id });
     clock += 31 * 60_000;
-    await h.as('alice').rest.issues.createComment({ ...o, issue_number: n, body: 'Any news?' });
+    await h.as('alice').rest.issues.createComment({ ...o, issue_number: n, body: '/baton status' });
     await h.settle();
     const record = await h.record(n);
     expect(record).toContain(`worker run ${first.id} was deleted or expired`);

@@ -37,7 +37,7 @@ describe('app: the default branch changes its workflow files while a run waits',
     await h.settle();
     expect(await h.record(n)).toContain('waiting for answers');
     await addLintWorkflowToMain(alice);
-    await alice.rest.issues.createComment({ ...o, issue_number: n, body: 'Yes, go on.' });
+    await alice.rest.issues.createComment({ ...o, issue_number: n, body: '/baton answer Yes, go on.' });
     await h.settle();
     const record = await h.record(n);
     expect(record).toContain(`run \`wait-${n}-1\` — succeeded`);

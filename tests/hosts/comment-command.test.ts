@@ -31,6 +31,12 @@ describe('comment commands', () => {
     expect(parseCommentCommand('/baton plan fix-issue scope=ui')).toEqual({ kind: 'plan', workflow: 'fix-issue', inputs: { scope: 'ui' } });
   });
 
+  it('reads `/baton answer` as free text after it, naming a run only with a run id', () => {
+    expect(parseCommentCommand("/baton answer don't \"keep\" it\nand more")).toEqual({ kind: 'answer', runId: undefined, text: 'don\'t "keep" it\nand more' });
+    expect(parseCommentCommand('/baton answer fix-12-1\n1. yes')).toEqual({ kind: 'answer', runId: 'fix-12-1', text: '1. yes' });
+    expect(parseCommentCommand('/baton answer')).toEqual({ kind: 'answer', runId: undefined, text: '' });
+  });
+
   it('explains malformed commands', () => {
     expect(parseCommentCommand('/baton retry')).toMatchObject({ kind: 'invalid', message: expect.stringContaining('takes the id of one step') });
     expect(parseCommentCommand('/baton cancel now')).toMatchObject({ kind: 'invalid', message: '`/baton cancel` takes no arguments (got `now`)' });

@@ -4,7 +4,7 @@ import { findRecords } from '../../src/record/find.ts';
 import { writeStateBlock } from '../../src/record/state-block.ts';
 import { RECORD_MARKER } from '../../src/record/render.ts';
 import { parseRunId, parseWorkerRunName, runIdOfBranch, runIdOfPullBody, stepLabel } from '../../src/hosts/github/run-id.ts';
-import { parseAnswers } from '../../src/hosts/github/translate.ts';
+import { parseAnswers } from '../../src/hosts/github/questions.ts';
 
 describe('github host translations', () => {
   it('derives the thread and attempt from run ids, branches, run-names and PR footers', () => {

@@ -96,7 +96,7 @@ describe('baton mcp, GitHub target (emulator)', { timeout: 90_000 }, () => {
     expect((await mcp.call('baton_approve', { ...target(), runId })).isError).toBeFalsy();
     expect((await mcp.call('baton_cancel', { ...target(), runId })).isError).toBeFalsy();
     expect((await comments()).slice(-3)).toEqual([
-      { body: '1. v2\n3. yes', login: 'alice' },
+      { body: `/baton answer ${runId}\n1. v2\n3. yes`, login: 'alice' },
       { body: '/baton approve', login: 'alice' },
       { body: '/baton cancel', login: 'alice' },
     ]);

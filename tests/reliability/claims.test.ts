@@ -66,7 +66,7 @@ describe('reliability: the claims meet the answers GitHub gives', () => {
     const alice = h.as('alice');
     const main = (await alice.rest.git.getRef({ ...o, ref: 'heads/main' })).data.object.sha;
     await alice.rest.git.createRef({ ...o, ref: leaseRef(runId, gen + 1), sha: main });
-    await alice.rest.issues.createComment({ ...o, issue_number: number, body: 'answer.txt' });
+    await alice.rest.issues.createComment({ ...o, issue_number: number, body: '/baton answer answer.txt' });
     await h.settle();
     expect(await h.record(number)).toContain(`run \`${runId}\` — succeeded`);
     const notices = (await h.comments(number)).filter((c) => c.includes(`baton:reply foreign-claim/${runId} -->`));

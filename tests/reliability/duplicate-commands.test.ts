@@ -148,7 +148,7 @@ describe('reliability: a command that would do harm twice, delivered twice at on
     const { number, runId } = await startAsk(h);
     expect(await h.record(number)).toMatch(/\| ❓ \| clarify \| waiting for answers \(0 of 1\)/);
 
-    const asked = await comment(h, number, 'answer.txt');
+    const asked = await comment(h, number, '/baton answer answer.txt');
     await h.settle();
     expect(attempts(h)).toEqual([`baton ${runId} write #1`]);
     expect(await h.record(number)).toContain(`run \`${runId}\` — succeeded`);

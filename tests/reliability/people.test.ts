@@ -23,7 +23,7 @@ describe('reliability: people', () => {
     // mallory copies the record and claims the run is done; the app restarts and reads the thread again.
     const forged = (await h.as('mallory').rest.issues.createComment({ ...o, issue_number: number, body: real.replace('— waiting', '— succeeded') })).data;
     await h.restart();
-    await h.as('alice').rest.issues.createComment({ ...o, issue_number: number, body: 'answer.txt' });
+    await h.as('alice').rest.issues.createComment({ ...o, issue_number: number, body: '/baton answer answer.txt' });
     await h.settle();
     const record = await h.record(number);
     expect(record).toContain(`run \`${runId}\` — succeeded`);
@@ -48,7 +48,7 @@ describe('reliability: people', () => {
 
     await eve.rest.issues.createComment({ ...o, issue_number: number, body: '/baton ask' });
     await eve.rest.issues.createComment({ ...o, issue_number: number, body: '/baton cancel' });
-    await eve.rest.issues.createComment({ ...o, issue_number: number, body: 'evil.txt' });
+    await eve.rest.issues.createComment({ ...o, issue_number: number, body: '/baton answer evil.txt' });
     await h.settle();
     const comments = await h.comments(number);
     expect(comments.some((b) => b.includes('@eve, starting `ask` needs') && b.includes('yours is `read`'))).toBe(true);
@@ -56,7 +56,7 @@ describe('reliability: people', () => {
     expect(await h.record(number)).toMatch(/\| ❓ \| clarify \| waiting for answers \(0 of 1\)/);
     expect(comments.filter((b) => b.includes('baton:record'))).toHaveLength(1);
 
-    await h.as('alice').rest.issues.createComment({ ...o, issue_number: number, body: 'answer.txt' });
+    await h.as('alice').rest.issues.createComment({ ...o, issue_number: number, body: '/baton answer answer.txt' });
     await h.settle();
     expect(await h.record(number)).toContain(`run \`${runId}\` — succeeded`);
     expect([...h.runner.store.runs.values()].map((r) => r.displayTitle)).toEqual([`baton ${runId} write #1`]);

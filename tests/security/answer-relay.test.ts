@@ -42,7 +42,7 @@ async function relay(harness: Harness, answer: string): Promise<number> {
   const issue = (await alice.rest.issues.create({ ...o, title: 'Crash on start', body: 'Reporter: it crashes.' })).data;
   await alice.rest.issues.addLabels({ ...o, issue_number: issue.number, labels: ['baton:relay'] });
   await harness.settle();
-  await alice.rest.issues.createComment({ ...o, issue_number: issue.number, body: answer });
+  await alice.rest.issues.createComment({ ...o, issue_number: issue.number, body: `/baton answer\n${answer}` });
   await harness.settle();
   return issue.number;
 }

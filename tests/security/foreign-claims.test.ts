@@ -33,7 +33,7 @@ describe('security: claim refs a writer made', () => {
     for (let g = gen + 1; g <= gen + FORGED; g++) await alice.rest.git.createRef({ ...o, ref: leaseRef(runId, g), sha: main });
 
     // The run's next event (the answer) goes through: the run ends, promptly.
-    await alice.rest.issues.createComment({ ...o, issue_number: number, body: 'answer.txt' });
+    await alice.rest.issues.createComment({ ...o, issue_number: number, body: '/baton answer answer.txt' });
     await h.settle();
     expect(await h.record(number)).toContain(`run \`${runId}\` — succeeded`);
     const waited = reports.reduce((sum, r) => sum + r.waitMs, 0);

@@ -38,7 +38,7 @@ describe('forged state and markers', () => {
     // After a restart the app reads the thread from GitHub; mallory asks for the status.
     await h.restart();
     await h.as('mallory').rest.issues.createComment({ ...o, issue_number: number, body: '/baton status' });
-    await h.as('alice').rest.issues.createComment({ ...o, issue_number: number, body: 'answer.txt' });
+    await h.as('alice').rest.issues.createComment({ ...o, issue_number: number, body: '/baton answer answer.txt' });
     await h.settle();
     const record = await h.record(number);
     expect(record).toContain(`run \`${runId}\` — succeeded`);

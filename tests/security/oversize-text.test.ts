@@ -41,7 +41,7 @@ describe('text too large for the run record', () => {
     await alice.rest.issues.addLabels({ ...o, issue_number: issue.number, labels: ['baton:ask'] });
     await h.settle();
 
-    await alice.rest.issues.createComment({ ...o, issue_number: issue.number, body: big(65_000) });
+    await alice.rest.issues.createComment({ ...o, issue_number: issue.number, body: `/baton answer ${big(65_000)}` });
     await h.settle();
     const comments = await h.comments(issue.number);
     const told = comments.find((b) => b.startsWith('@alice, your answer is too long'));
@@ -49,7 +49,7 @@ describe('text too large for the run record', () => {
     expect(told).toContain('shorter answer');
     expect(await h.record(issue.number)).toContain(`run \`asker-${issue.number}-1\` — running`);
 
-    await alice.rest.issues.createComment({ ...o, issue_number: issue.number, body: 'the parser' });
+    await alice.rest.issues.createComment({ ...o, issue_number: issue.number, body: '/baton answer the parser' });
     await h.settle();
     expect(await h.record(issue.number)).toContain(`run \`asker-${issue.number}-1\` — succeeded`);
   }, 60_000);

@@ -102,7 +102,7 @@ describe('PR-bound approvals and answers count only on the run\'s own PR', () =>
     // Nothing moved: the question is still open, the run not cancelled; the command was answered.
     expect(stepsOf(h, runId)).toEqual(['build:succeeded', 'pr:succeeded', 'clarify:running', 'write:waiting']);
     expect(onPull.some((c) => c.includes(`says it was opened by baton run \`${runId}\`, but #${pull} is not the pull request of run ${runId} (that is #${own})`)), onPull.join('\n---\n')).toBe(true);
-    await alice.rest.issues.createComment({ ...o, issue_number: n, body: 'answer.txt' });
+    await alice.rest.issues.createComment({ ...o, issue_number: n, body: '/baton answer answer.txt' });
     await h.settle();
     expect(stepsOf(h, runId)).toEqual(['build:succeeded', 'pr:succeeded', 'clarify:succeeded', 'write:succeeded']);
     // Neither the visible record nor the state it carries holds the reply (the raw state block is

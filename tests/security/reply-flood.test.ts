@@ -57,7 +57,7 @@ describe('replies to people without a role', () => {
     await alice.rest.issues.addLabels({ ...o, issue_number: issue.number, labels: ['baton:ask'] });
     await h.settle();
     for (let i = 0; i < 10; i++) {
-      await h.as('eve').rest.issues.createComment({ ...o, issue_number: issue.number, body: `answer ${i}` });
+      await h.as('eve').rest.issues.createComment({ ...o, issue_number: issue.number, body: `/baton answer ${i}` });
       await h.settle();
     }
     const toEve = (await h.comments(issue.number)).filter((b) => b.startsWith('@eve,'));

@@ -58,7 +58,7 @@ describe('what strangers cost', () => {
     h = await startHarness({ files: { '.agents/workflows/ask.yml': ASK } });
     const { number } = await waitingRun(h);
     const from = appRequests(h.emu).length;
-    const kinds = ['/baton ask', '/baton help', '/baton cancel', '/baton retry clarify', '/baton approve', '/baton status', '/baton nope', 'src/answer.txt', '/baton plan ask', '/baton approve please'];
+    const kinds = ['/baton ask', '/baton help', '/baton cancel', '/baton retry clarify', '/baton approve', '/baton status', '/baton nope', '/baton answer src/answer.txt', '/baton plan ask', '/baton approve please'];
     for (let i = 0; i < 30; i++) {
       await say(h, 'eve', number, kinds[i % kinds.length]!);
       if (i === 14) await h.restart();
@@ -114,7 +114,7 @@ describe('what strangers cost', () => {
     const claims = await claimRefs(h, runId);
     const record = await h.record(number);
     const from = appRequests(h.emu).length;
-    for (const body of ['/baton cancel', '/baton retry clarify', 'src/answer.txt']) await say(h, 'eve', number, body);
+    for (const body of ['/baton cancel', '/baton retry clarify', '/baton answer src/answer.txt']) await say(h, 'eve', number, body);
     const writes = writesSince(h, from);
     expect(writes.filter((r) => r.includes('/git/refs')), writes.join('\n')).toEqual([]);
     expect(writes.filter((r) => r.startsWith('PATCH')), writes.join('\n')).toEqual([]);

@@ -1,5 +1,6 @@
-// `issue_comment.created`, on issues and on pull requests: `/baton …` commands, and
-// otherwise answers to a run's open questions. Who asks is decided here, before the engine:
+// `issue_comment.created`, on issues and on pull requests: `/baton …` commands, and answers
+// to a run's open questions — only a comment that quote-replies the question or starts with
+// `/baton answer` (hosts/github/questions.ts); any other comment changes nothing. Who asks is decided here, before the engine:
 // what someone without the role for it asks for never becomes an engine event (it would claim
 // a generation and rewrite the status comment); its only effect is a reply through the
 // stranger door (hosts/github/stranger-door.ts), which rations it.
@@ -13,7 +14,7 @@ import { BUILTINS, USAGE, parseCommentCommand, type CommentCommand } from '../..
 import type { RepoContext } from '../../hosts/github/client.ts';
 import { brokenFor, byCommand, defaultBranchHead, loadManifests, validWorkflows } from '../../hosts/github/manifests.ts';
 import { permissionOf } from '../../hosts/github/permission.ts';
-import { openAsk, parseAnswers } from '../../hosts/github/translate.ts';
+import { answerForm, answersFor, type AnswerForm } from '../../hosts/github/questions.ts';
 import { notRunPull } from '../../hosts/github/run-id.ts';
 import { replyOnce, reportBrokenManifest } from '../replies.ts';
 import { acknowledge, standingOf, type Standing } from '../../hosts/github/stranger-door.ts';
@@ -35,8 +36,10 @@ export interface Commented {
 export async function onComment(runs: RunService, gh: RepoContext, ev: Commented, log: Log): Promise<void> {
   if (ev.author.toLowerCase() === gh.botLogin.toLowerCase()) return;
   const command = parseCommentCommand(ev.body);
-  if (!command) {
-    if (!ev.authorIsBot) await answer(runs, gh, ev, log);
+  if (!command || command.kind === 'answer') {
+    // Not every comment in a waiting run's thread is an answer: only one in an answer's form.
+    const form = answerForm(ev.body);
+    if (form && !ev.authorIsBot) await answer(runs, gh, ev, form, log);
     return;
   }
   if (ev.authorIsBot && command.kind !== 'start') return; // bots may only start workflows that list them
@@ -183,9 +186,25 @@ async function retryEvents(gh: RepoContext, ev: Commented, state: RunState, work
   return [{ type: 'run-branch.updated', key: `${ev.key}/run-branch`, at: retry.at, from: state.head!, head: branch.head }, event];
 }
 
-async function answer(runs: RunService, gh: RepoContext, ev: Commented, log: Log): Promise<void> {
-  const runId = await runOf(runs, gh, ev, log);
-  if (!runId) return;
+/**
+ * The run answers are for: the PR's run on a run's PR; else the run the answer names (the
+ * quoted question's, or `/baton answer <run-id>`'s) when it is one of this thread's; else the
+ * thread's newest run (answersFor then finds the names do not match).
+ */
+async function answeredRun(runs: RunService, gh: RepoContext, ev: Commented, form: AnswerForm, log: Log): Promise<string | undefined> {
+  if (ev.pullRunId) return ev.pullRunId;
+  const ofThread = await runs.runsOfThread(gh, ev.thread.number, log);
+  return form.runId !== undefined && ofThread.includes(form.runId) ? form.runId : ofThread.at(-1);
+}
+
+async function answer(runs: RunService, gh: RepoContext, ev: Commented, form: AnswerForm, log: Log): Promise<void> {
+  const runId = await answeredRun(runs, gh, ev, form, log);
+  // `/baton answer` was said to baton, and is told why nothing happened; a quote-reply that answers nothing may be talk about the question.
+  const told = form.via === 'command';
+  if (!runId) {
+    if (told) await replyTo(gh, ev, standingOf(ev.author, await permissionOf(gh, ev.author)), `@${ev.author}, there is no baton run in this thread.`);
+    return;
+  }
   await runs.onRun(
     gh,
     runId,
@@ -195,24 +214,29 @@ async function answer(runs: RunService, gh: RepoContext, ev: Commented, log: Log
         log.warn(`comment ${ev.commentId} on #${ev.thread.number} is no answer to run ${runId}: ${foreign}`);
         return [];
       }
-      const ask = openAsk(memory.state);
-      if (!ask) return [];
-      const answers = parseAnswers(ev.body, ask.total, ask.open);
-      if (answers.every((a) => a === null)) return [];
+      // A redelivery (or another replica's copy) of an answer already applied: the question it closed is not open any more, and that is no news to tell.
+      if (memory.state.appliedKeys.includes(ev.key)) return [];
+      const found = answersFor(form, memory.state);
+      if ('none' in found && !told) return [];
       const permission = await permissionOf(gh, ev.author);
       const who = standingOf(ev.author, permission, workflow.on.roles);
+      if ('none' in found) {
+        await replyTo(gh, ev, who, `@${ev.author}, ${found.none}: nothing was answered.`, `${ev.key}/no-answer`);
+        return [];
+      }
       if (who.stranger) {
         // Decided before the engine: the question stays open, nothing is claimed or rewritten.
         await replyTo(gh, ev, who, `@${ev.author}, thanks — but answers to baton's questions count only from people with ${describeRoles(workflow.on.roles)}.`, `${ev.key}/refusal`);
         return [];
       }
+      const { step, answers } = found;
       const length = keptLength(...answers.filter((a): a is string => a !== null));
       if (length > MAX_ANSWER_CHARS) {
         // Too long to keep in the record: say so; the question stays open.
         await replyTo(gh, ev, who, answerTooLong(ev.author, length), `${ev.key}/too-long`);
         return [];
       }
-      return [{ type: 'questions.answered', key: ev.key, at: Date.now(), step: ask.step, answers, actor: ev.author, permission }];
+      return [{ type: 'questions.answered', key: ev.key, at: Date.now(), step, answers, actor: ev.author, permission }];
     },
     log,
   );

@@ -56,7 +56,7 @@ export async function githubStatus(t: ThreadTarget, opts: { run?: string | undef
     if (state.runBranch) io.out(`branch ${state.runBranch}${state.head ? ` at ${state.head.slice(0, 12)}` : ''}`);
     io.out(printable(stepLines(view).join('\n')));
     for (const w of view.waiting) {
-      io.out(printable(`Step \`${w.step}\` asks (answer in the thread, numbered like the questions):`));
+      io.out(printable(`Step \`${w.step}\` asks (answer in the thread: quote-reply the question, or comment \`/baton answer ${state.runId}\` and the answers, numbered like the questions):`));
       for (const i of w.open) io.out(printable(`  ${i + 1}. ${w.questions[i] ?? ''}`));
     }
     io.out(`cost: ${usd(state.budget.costUsd)}${state.budget.costEstimated ? ' (estimated in part from token counts)' : ''}${state.pr ? ` · PR #${state.pr.number}` : ''}`);

@@ -1,8 +1,10 @@
 // `/baton …` comment commands. Anchored: only a line that starts with `/baton` counts,
 // never one inside a fenced code block or a `>` quote (quoting someone's command must not
 // run it again). Knows the grammar only; which workflows exist is the caller's business.
+import { BUILTIN_COMMANDS } from '../../manifest/semantic.ts';
+import { parseRunId } from './run-id.ts';
 
-export const BUILTINS = ['status', 'retry', 'cancel', 'approve', 'help', 'plan'] as const;
+export const BUILTINS = BUILTIN_COMMANDS;
 
 export type CommentCommand =
   | { kind: 'start'; workflow: string; inputs: Record<string, string> }
@@ -12,6 +14,8 @@ export type CommentCommand =
   | { kind: 'cancel' }
   | { kind: 'approve' }
   | { kind: 'help' }
+  /** `/baton answer [run-id]` and the answers after it (answer.ts decides what they answer). */
+  | { kind: 'answer'; runId: string | undefined; text: string }
   | { kind: 'invalid'; message: string };
 
 export const USAGE = [
@@ -21,13 +25,18 @@ export const USAGE = [
   '`/baton retry <step>` run a failed step again',
   '`/baton cancel` stop the run',
   '`/baton approve` pass an `approve` step',
+  '`/baton answer …` answer the open questions (number the answers like the questions: `1. …`, `2. …`)',
   '`/baton help` this list',
 ].join('\n');
 
 /** The command of a comment, or undefined when the comment holds none. */
 export function parseCommentCommand(body: string): CommentCommand | undefined {
-  const line = commandLine(body);
-  if (line === undefined) return undefined;
+  const found = commandLine(body);
+  if (found === undefined) return undefined;
+  const { line, after } = found;
+  // Answers are free text (an apostrophe is no unclosed quote): they are not split into words.
+  const answer = /^answer(?:\s+|$)([\s\S]*)$/.exec(line);
+  if (answer) return answerCommand(answer[1]!, after);
   let words: string[];
   try {
     words = splitWords(line);
@@ -62,9 +71,22 @@ function extra(verb: string, rest: string[]): CommentCommand {
   return { kind: 'invalid', message: `\`/baton ${verb}\` takes no arguments (got ${rest.map((w) => '`' + w + '`').join(' ')})` };
 }
 
-function commandLine(body: string): string | undefined {
+/**
+ * `/baton answer [run-id] …`: a first word that is a run id names the run (a thread may hold
+ * several); the answers are the rest of that line and every line after it.
+ */
+function answerCommand(rest: string, after: string[]): CommentCommand {
+  const first = /^(\S+)(?:\s+|$)/.exec(rest);
+  const runId = first && parseRunId(first[1]!) ? first[1]! : undefined;
+  const text = [runId ? rest.slice(first![0].length) : rest, ...after].join('\n').trim();
+  return { kind: 'answer', runId, text };
+}
+
+/** The first command line (without `/baton`) and the lines after it. */
+function commandLine(body: string): { line: string; after: string[] } | undefined {
   let fence: string | undefined;
-  for (const raw of body.split(/\r?\n/)) {
+  const lines = body.split(/\r?\n/);
+  for (const [i, raw] of lines.entries()) {
     const line = raw.trim();
     const f = /^(`{3,}|~{3,})/.exec(line);
     if (f) {
@@ -74,7 +96,7 @@ function commandLine(body: string): string | undefined {
     }
     if (fence !== undefined) continue;
     const m = /^\/baton(?:\s+(.*))?$/.exec(line);
-    if (m) return m[1] ?? '';
+    if (m) return { line: m[1] ?? '', after: lines.slice(i + 1) };
   }
   return undefined;
 }

@@ -24,6 +24,7 @@ import { postOnce, writeRecord } from './thread.ts';
 import { LeaseTaken, type EventClaim } from './lease.ts';
 import { createRef } from './git-refs.ts';
 import { catchUpWithDefaultBranch, RunBranchRefused, workflowRuleRefusal } from './workflow-rule.ts';
+import { questionsText } from './questions.ts';
 import { drive } from '../driver.ts';
 import { stepState } from '../../engine/index.ts';
 
@@ -241,16 +242,6 @@ function onHead(state: RunState, command: Extract<Command, { type: 'merge-step-b
 async function createBranch(gh: RepoContext, branch: string, sha: string): Promise<boolean> {
   const made = await createRef(gh, `refs/heads/${branch}`, sha);
   return made.created || (made.unanswered && (await made.pointsAt()) === sha);
-}
-
-/** Questions as a numbered list people answer in kind ("1. …"), in the issue or on the PR. */
-export function questionsText(state: RunState, step: string, questions: string[]): string {
-  const list = questions.map((q, i) => `${i + 1}. ${q}`).join('\n');
-  const how =
-    questions.length === 1
-      ? 'Reply in this thread (or on the run\'s pull request) with your answer.'
-      : 'Reply in this thread (or on the run\'s pull request), numbering your answers like the questions (`1. …`, `2. …`).';
-  return `❓ **baton run \`${state.runId}\` asks** (step \`${step}\`):\n\n${list}\n\n${how}`;
 }
 
 export { setBranch };
