@@ -3,6 +3,7 @@
 // that a host can look for an earlier execution before repeating it (docs/architecture.md §4).
 import type { AgentSpec, JsonSchema, Role } from '../manifest/types.ts';
 import type { Feedback, JobKind, Json, ReviewComment, RunStatus, Thread } from './types.ts';
+import type { SandboxRequest } from './sandbox.ts';
 
 interface CommandBase {
   runId: string;
@@ -62,6 +63,8 @@ export interface DispatchWorker extends CommandBase {
   previousError: string | null;
   /** Review comments or failing check output for a fix round. */
   feedback: Feedback | null;
+  /** What the agent may reach and how it is fenced (src/engine/sandbox.ts); absent in tasks of older versions and for `run` steps until they are fenced too. */
+  sandbox?: SandboxRequest | null;
 }
 
 /** Cancel a running worker (by workflow run id when known, else by its run-name). */

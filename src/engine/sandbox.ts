@@ -1,4 +1,5 @@
-// The agent sandbox's contract between its parts: what a step asks for (resolved from the
+// The agent sandbox's contract between its parts (types only, so the engine can carry them
+// without importing the agents' code): what a step asks for (resolved from the
 // manifest and carried in the worker's task), and what the worker reports it enforced and
 // refused (carried in the worker's result, shown in the step's record).
 //
