@@ -41,7 +41,9 @@ describe('plain-path templates', () => {
           const expected = evaluateTemplate(template, ctx as ExpressionContext);
           // The shortcut answers as the evaluator does, or declines (keys that differ only in case).
           const plain = evaluatePlain(template, ctx as ExpressionContext);
-          expect(plain ?? { value: expected }).toEqual({ value: expected });
+          // Compared as the JSON they become: the evaluator hands back -0 as 0 (seed -694046951 found
+          // `[[-0]]`), which no state block, prompt or output can tell apart.
+          expect(JSON.stringify(plain ?? { value: expected })).toBe(JSON.stringify({ value: expected }));
         },
       ),
       { numRuns: 300 },
