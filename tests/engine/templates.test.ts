@@ -13,6 +13,9 @@ const json: fc.Arbitrary<Json> = fc.letrec<{ v: Json }>((tie) => ({
   v: fc.oneof({ depthSize: 'small' }, leaf, fc.array(tie('v'), { maxLength: 3 }), fc.dictionary(key, tie('v'), { maxKeys: 4 })),
 })).v;
 
+/** The value as JSON would carry it: -0 becomes 0, keys keep no order. */
+const noNegativeZero = (v: unknown): unknown => JSON.parse(JSON.stringify(v));
+
 /** A path into the context: mostly keys that exist (in random case), sometimes ones that don't. */
 function pathInto(ctx: Record<string, Json>, choices: number[], flips: boolean[]): string[] {
   const roots = Object.keys(ctx);
@@ -43,7 +46,7 @@ describe('plain-path templates', () => {
           const plain = evaluatePlain(template, ctx as ExpressionContext);
           // Compared as the JSON they become: the evaluator hands back -0 as 0 (seed -694046951 found
           // `[[-0]]`), which no state block, prompt or output can tell apart.
-          expect(JSON.stringify(plain ?? { value: expected })).toBe(JSON.stringify({ value: expected }));
+          expect(noNegativeZero(plain ?? { value: expected })).toEqual(noNegativeZero({ value: expected }));
         },
       ),
       { numRuns: 300 },
