@@ -3,6 +3,7 @@ import { actionBundleBytes, actionColdStartMs } from './action.ts';
 import { cliHelpMs, cliHelpVsNode, mcpInitializeMs, mcpInitializeVsNode, nodeBareMs } from './cli-start.ts';
 import { appMsPerEventP95, commentEditsPerAgentStep, requestsPerAgentStep, webhookToCallsP95Ms } from './app.ts';
 import { deliveryWorkMsP95, emulatorCallMsP50, leaseOverheadMsP95, webhookAckMs } from './paced.ts';
+import { proxyOverheadMsPerRequest } from './proxy-overhead.ts';
 import { recordChars200 } from './record-size.ts';
 import { branchesAfter20Runs, claimRefsAfter20Runs } from './refs.ts';
 import { decideEventsPerSecond } from './decide-throughput.ts';
@@ -12,4 +13,4 @@ import { appRssMbHostileArtifact } from './hostile-artifact.ts';
 import { stateCompactChars200, stateRoundtripMs200 } from './state-roundtrip.ts';
 import { validate50ManifestsMs } from './validate.ts';
 
-export const FIGURES: Figure[] = [decideEventsPerSecond, stateRoundtripMs200, stateCompactChars200, validate50ManifestsMs, recordChars200, requestsPerAgentStep, commentEditsPerAgentStep, claimRefsAfter20Runs, branchesAfter20Runs, strangerWritesPer30Comments, webhookToCallsP95Ms, appMsPerEventP95, webhookAckMs, deliveryWorkMsP95, leaseOverheadMsP95, emulatorCallMsP50, actionBundleBytes, actionColdStartMs, nodeBareMs, cliHelpMs, cliHelpVsNode, mcpInitializeMs, mcpInitializeVsNode, appRssMbHostileArtifact];
+export const FIGURES: Figure[] = [decideEventsPerSecond, stateRoundtripMs200, stateCompactChars200, validate50ManifestsMs, recordChars200, requestsPerAgentStep, commentEditsPerAgentStep, claimRefsAfter20Runs, branchesAfter20Runs, strangerWritesPer30Comments, webhookToCallsP95Ms, appMsPerEventP95, webhookAckMs, deliveryWorkMsP95, leaseOverheadMsP95, emulatorCallMsP50, actionBundleBytes, actionColdStartMs, nodeBareMs, cliHelpMs, cliHelpVsNode, mcpInitializeMs, mcpInitializeVsNode, appRssMbHostileArtifact, proxyOverheadMsPerRequest];

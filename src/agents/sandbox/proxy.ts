@@ -1,0 +1,264 @@
+// The agent sandbox's egress proxy: the one way out for an agent's traffic (HTTPS_PROXY & co.
+// point here; the packet filter drops everything else). It runs in the worker's process, which
+// the agent's user cannot read, and admits a connection only to a host the step's allow-list
+// names (`allowed`, the manifest's host patterns):
+//
+// - CONNECT host:port (HTTPS, and anything else tunnelled): checked, resolved here, connected,
+//   `200 Connection Established`, then bytes both ways, never looked into (no TLS interception).
+// - Absolute-form plain HTTP (`GET http://host/path`): checked the same, then re-sent by Node's
+//   HTTP client, one request per upstream connection, hop-by-hop headers dropped.
+// - Anything else (origin-form requests, `https://` absolute-form, garbage, SOCKS bytes, an
+//   oversized or too slow request head): 4xx and closed, counted as `(malformed)`.
+//
+// Requests are read by Node's HTTP parser in its strict default: it refuses obsolete line
+// folding, Content-Length together with Transfer-Encoding, bad characters — what request
+// smuggling needs — and the proxy never forwards the client's bytes as they came on plain HTTP.
+// Refusals are counted by the allow-list entry that would admit them (`targetKey`); allowed
+// hosts that could not be reached are reported with why (`report()`).
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { ProxyTally, type ProxyReport } from './proxy-report.ts';
+import { parseAuthority, targetKey, type Target } from './proxy-target.ts';
+import { connectUpstream, systemResolve, Unreachable, type Resolve } from './upstream.ts';
+
+export const MALFORMED = '(malformed)';
+export const TOO_MANY_CONNECTIONS = '(too many connections)';
+
+export interface ProxyOptions {
+  /** The step's allow-list: host (lower case; IPv6 without brackets) and port. */
+  allowed: (host: string, port: number) => boolean;
+  /** Address to listen on (default 127.0.0.1: the packet filter lets the agent reach loopback only). */
+  host?: string;
+  port?: number;
+  /** Name → addresses (default: the system's resolver, `getaddrinfo`). */
+  resolve?: Resolve;
+  /**
+   * Connect an allowed *name* to loopback, link-local or metadata addresses (internal-address.ts).
+   * Off by default; tests whose stand-ins for real hosts listen on 127.0.0.x turn it on.
+   */
+  allowInternalAddresses?: boolean;
+  /** DNS lookup and connect of one upstream connection together (default 10 s). */
+  connectTimeoutMs?: number;
+  /** For a client to send its whole request head (default 10 s). */
+  headerTimeoutMs?: number;
+  /** A tunnel or forwarded request with no byte either way for this long is closed (default 5 min). */
+  idleTimeoutMs?: number;
+  /** Request line and headers together (default 16 KiB). */
+  maxHeaderBytes?: number;
+  /** Client connections open at once, tunnels included; more are closed at once (default 256). */
+  maxConnections?: number;
+  /** Distinct hosts kept in each list of the report (default 100). */
+  maxReportedHosts?: number;
+}
+
+export interface EgressProxy {
+  port: number;
+  /** `http://<host>:<port>`, for `proxyEnv`. */
+  url: string;
+  report(): ProxyReport;
+  /** Stops listening and closes every connection, tunnels included. */
+  close(): Promise<void>;
+}
+
+/** Headers that describe one hop, not the request (RFC 9110 §7.6.1), plus the proxy's own. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+
+function plainResponse(status: number, reason: string, body: string): string {
+  return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+}
+
+const refusedBody = (key: string): string => `baton: ${key} is not in this step's network allow-list; the proxy refused it.\n`;
+const unreachableBody = (key: string, why: string): string => `baton: ${key} is allowed but could not be reached: ${why}.\n`;
+
+/** Answers on a socket the HTTP server no longer reads (CONNECT), then lets it go even if the client never closes. */
+function answerAndClose(socket: Socket, status: number, reason: string, body: string): void {
+  socket.end(plainResponse(status, reason, body));
+  setTimeout(() => socket.destroy(), 1000).unref();
+}
+
+/** Bytes both ways until either side closes or nothing moves for `idleMs`. */
+function splice(a: Socket, b: Socket, idleMs: number): void {
+  const end = (): void => {
+    clearTimeout(idle);
+    a.destroy();
+    b.destroy();
+  };
+  const idle = setTimeout(end, idleMs);
+  for (const s of [a, b]) {
+    s.on('data', () => idle.refresh());
+    s.on('error', end);
+    s.on('close', end);
+  }
+  a.pipe(b);
+  b.pipe(a);
+}
+
+/** The forwarded headers of a plain HTTP request or response: hop-by-hop ones and those `Connection` names dropped. */
+function endToEnd(raw: string[], connection: string | string[] | undefined): string[] {
+  const named = new Set(
+    String(connection ?? '')
+      .split(',')
+      .map((s) => s.trim().toLowerCase()),
+  );
+  const out: string[] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    if (!HOP_BY_HOP.has(name) && !named.has(name) && name !== 'host') out.push(raw[i]!, raw[i + 1]!);
+  }
+  return out;
+}
+
+/** The Host of a forwarded request: the authority the proxy checked, whatever Host the client sent. */
+function hostHeader(t: Target): string {
+  const host = t.host.includes(':') ? `[${t.host}]` : t.host;
+  return t.port === 80 ? host : `${host}:${t.port}`;
+}
+
+/** The authority of an absolute-form `http://` request target; null for any other form. */
+function absoluteHttp(url: string): { authority: string; path: string } | null {
+  const m = /^http:\/\/([^/?#]*)([/?][^#]*)?$/i.exec(url);
+  if (!m) return null;
+  const rest = m[2] ?? '/';
+  return { authority: m[1]!, path: rest.startsWith('?') ? `/${rest}` : rest };
+}
+
+export async function startProxy(o: ProxyOptions): Promise<EgressProxy> {
+  const tally = new ProxyTally(o.maxReportedHosts ?? 100);
+  const idleMs = o.idleTimeoutMs ?? 300_000;
+  const headerMs = o.headerTimeoutMs ?? 10_000;
+  const upstream = { resolve: o.resolve ?? systemResolve, allowInternalAddresses: o.allowInternalAddresses ?? false, connectTimeoutMs: o.connectTimeoutMs ?? 10_000 };
+  const sockets = new Set<Socket>();
+  const track = (s: Socket): void => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  };
+
+  /** The allow-list's answer; a predicate that throws refuses (deny by default). */
+  const isAllowed = (t: Target): boolean => {
+    try {
+      return o.allowed(t.host, t.port) === true;
+    } catch {
+      return false;
+    }
+  };
+
+  /** Checked and connected, or answered: the socket to splice to, or null. */
+  async function open(t: Target, refuse: (status: number, reason: string, body: string) => void): Promise<Socket | null> {
+    const key = targetKey(t);
+    if (!isAllowed(t)) {
+      tally.refuse(key);
+      refuse(403, 'Forbidden', refusedBody(key));
+      return null;
+    }
+    try {
+      const socket = await connectUpstream(t, upstream);
+      track(socket);
+      tally.reached(key);
+      return socket;
+    } catch (e) {
+      const why = e instanceof Unreachable ? e.message : 'connect failed';
+      tally.fail(key, why);
+      refuse(502, 'Bad Gateway', unreachableBody(key, why));
+      return null;
+    }
+  }
+
+  const server = createServer({
+    maxHeaderSize: o.maxHeaderBytes ?? 16_384,
+    headersTimeout: headerMs,
+    requestTimeout: Math.max(headerMs, idleMs),
+    // How often Node checks the two timeouts above: often enough that the header timeout holds.
+    connectionsCheckingInterval: Math.max(10, Math.min(1000, headerMs / 4)),
+    keepAliveTimeout: 5000,
+  });
+  server.maxConnections = o.maxConnections ?? 256;
+  server.on('drop', () => tally.refuse(TOO_MANY_CONNECTIONS));
+  server.on('connection', track);
+
+  server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
+    client.on('error', () => client.destroy());
+    const target = req.httpVersion === '1.1' || req.httpVersion === '1.0' ? parseAuthority(req.url ?? '') : null;
+    if (!target) {
+      tally.refuse(MALFORMED);
+      answerAndClose(client, 400, 'Bad Request', 'baton: the proxy takes CONNECT host:port HTTP/1.1 with a DNS name or an IP address and a port.\n');
+      return;
+    }
+    client.pause();
+    void open(target, (status, reason, body) => answerAndClose(client, status, reason, body)).then((up) => {
+      if (!up) return;
+      if (client.destroyed) return void up.destroy();
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      if (head.length > 0) up.write(head);
+      splice(client, up, idleMs);
+      client.resume();
+    });
+  });
+
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const refuse = (status: number, reason: string, body: string): void => {
+      res.writeHead(status, reason, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' }).end(body);
+    };
+    const form = absoluteHttp(req.url ?? '');
+    const target = form ? parseAuthority(form.authority, 80) : null;
+    if (!form || !target) {
+      tally.refuse(MALFORMED);
+      refuse(400, 'Bad Request', 'baton: the proxy forwards absolute-form http:// requests and tunnels everything else with CONNECT host:port.\n');
+      return;
+    }
+    req.pause();
+    void open(target, refuse).then((up) => {
+      if (!up) return;
+      if (req.destroyed) return void up.destroy();
+      const headers = endToEnd(req.rawHeaders, req.headers.connection);
+      headers.push('Host', hostHeader(target), 'Connection', 'close');
+      // The socket connected to the checked address: with createConnection and no agent, Node connects nothing itself.
+      const forward = httpRequest({ method: req.method, path: form.path, headers: headers as unknown as Record<string, string>, createConnection: () => up });
+      forward.setTimeout(idleMs, () => forward.destroy(new Error('idle')));
+      forward.on('response', (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.rawHeaders, answer.headers.connection) as unknown as Record<string, string>);
+        answer.pipe(res);
+      });
+      forward.on('error', () => {
+        if (!res.headersSent) refuse(502, 'Bad Gateway', unreachableBody(targetKey(target), 'the connection failed during the request'));
+        else res.destroy();
+      });
+      res.on('close', () => forward.destroy());
+      req.pipe(forward);
+      req.resume();
+    });
+  });
+
+  // Plain HTTP Upgrade (ws://) is not forwarded: clients tunnel WebSockets with CONNECT.
+  server.on('upgrade', (_req: IncomingMessage, socket: Socket) => {
+    tally.refuse(MALFORMED);
+    answerAndClose(socket, 501, 'Not Implemented', 'baton: the proxy does not forward Upgrade over plain HTTP; tunnel it with CONNECT.\n');
+  });
+
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+    tally.refuse(MALFORMED);
+    if (err.code === 'HPE_HEADER_OVERFLOW') answerAndClose(socket, 431, 'Request Header Fields Too Large', 'baton: request head too large.\n');
+    else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') answerAndClose(socket, 408, 'Request Timeout', 'baton: request head too slow.\n');
+    else answerAndClose(socket, 400, 'Bad Request', 'baton: not an HTTP request the proxy takes (CONNECT host:port, or absolute-form http://).\n');
+  });
+
+  const listenHost = o.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port ?? 0, listenHost, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    port,
+    url: `http://${listenHost.includes(':') ? `[${listenHost}]` : listenHost}:${port}`,
+    report: () => tally.report(),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const s of sockets) s.destroy();
+      }),
+  };
+}
