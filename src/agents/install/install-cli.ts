@@ -9,7 +9,8 @@ import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentBackend } from '../backends/types.ts';
 import { checkLockfile, entryWithIntegrity, LockfileError, type NpmCliLock } from './lockfiles.ts';
-import { placeNativeBinary, REVIEWED_POSTINSTALLS } from './native-binary.ts';
+import { missingFromTree } from './installed-tree.ts';
+import { currentPlatform, placeNativeBinary, REVIEWED_POSTINSTALLS } from './native-binary.ts';
 import { auditSignatures, type SignatureVerdict } from './signatures.ts';
 
 export interface InstallLog {
@@ -88,7 +89,7 @@ export async function installNpmCli(lock: NpmCliLock, prefix: string, log: Insta
     // --ignore-scripts: no package's preinstall/install/postinstall (nor node-gyp's implicit build) runs.
     const ci = await run('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--no-update-notifier', '--loglevel=error'], prefix);
     if (ci.code === 0) return;
-    const mismatch = /Integrity checksum failed when using (\w+): wanted (\S+) but got (\S+?)\.?(\s|$)/.exec(ci.stderr);
+    const mismatch = /integrity checksum failed when using (\w+): wanted (\S+) but got (\S+?)\.?(\s|$)/i.exec(ci.stderr);
     if (/EINTEGRITY/.test(ci.stderr) || mismatch) {
       const entry = mismatch ? entryWithIntegrity(lockText, mismatch[2]!) : null;
       throw new InstallRefused(
@@ -97,10 +98,20 @@ export async function installNpmCli(lock: NpmCliLock, prefix: string, log: Insta
           '; nothing was installed and the agent does not run',
       );
     }
+    // EUSAGE: the lockfile does not match its package.json (npm ci refuses to resolve anew); a retry changes nothing.
+    if (/code EUSAGE/.test(ci.stderr)) throw new InstallRefused(`${name}: baton's lockfile (agent-clis/${name}/) cannot be installed: ${npmFailure(ci.stderr)}`);
     throw new Error(`npm ci: ${npmFailure(ci.stderr) || `exited ${ci.code}`}`);
   });
+  const platform = currentPlatform();
+  const missing = missingFromTree(lockText, prefix, platform);
+  if (missing.length) {
+    throw new InstallRefused(
+      `${name}: ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} in baton's lockfile (agent-clis/${name}/package-lock.json) for this platform, but npm did not install ${missing.length > 1 ? 'them' : 'it'}: ` +
+        'npm skips an optional package whose tarball does not match the integrity hash of the lockfile (or cannot be downloaded); the install is refused and the agent does not run',
+    );
+  }
   const nodeModules = join(prefix, 'node_modules');
-  const nativeBinary = placeNativeBinary(name, nodeModules);
+  const nativeBinary = placeNativeBinary(name, nodeModules, platform);
   if (nativeBinary) log.info(`${name}: put ${nativeBinary} in place of its stub (baton's own step for ${REVIEWED_POSTINSTALLS[name]!.replaces}, which did not run)`);
   const bin = join(nodeModules, '.bin', lock.binary);
   if (!existsSync(bin)) throw new InstallRefused(`${name}: installed from the lockfile, but its executable ${lock.binary} is missing`);

@@ -53,6 +53,18 @@ interface LockEntry {
   resolved?: string;
   integrity?: string;
   link?: boolean;
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+}
+
+/** Where node would find `dep` from the package at `key` (its own node_modules, then its parents'). */
+function resolves(packages: Record<string, LockEntry>, key: string, dep: string): boolean {
+  for (let at = key; ; ) {
+    if (packages[`${at ? `${at}/` : ''}node_modules/${dep}`]) return true;
+    if (!at) return false;
+    const i = at.lastIndexOf('/node_modules/');
+    at = i < 0 ? '' : at.slice(0, i);
+  }
 }
 
 /**
@@ -85,6 +97,15 @@ export function checkLockfile(lock: NpmCliLock): string {
     const name = `${key.replace(/^.*node_modules\//, '')}@${entry.version ?? '?'}`;
     if (entry.link || !entry.resolved?.startsWith(REGISTRY)) throw new LockfileError(`${where}: ${name} does not come from ${REGISTRY} (resolved: ${JSON.stringify(entry.resolved ?? null)})`);
     if (!/^sha512-[A-Za-z0-9+/]+=*$/.test(entry.integrity ?? '')) throw new LockfileError(`${where}: ${name} has no sha512 integrity hash`);
+  }
+  // npm ci refuses a lockfile that lacks a dependency (EUSAGE, "Missing: … from lock file"), an
+  // optional one too: a lockfile written against a registry that lacked some platform package.
+  for (const [key, entry] of Object.entries(packages)) {
+    for (const dep of Object.keys({ ...entry.dependencies, ...entry.optionalDependencies })) {
+      if (!resolves(packages, key, dep)) {
+        throw new LockfileError(`${where}: ${key.replace(/^.*node_modules\//, '') || 'the root'} depends on ${dep}, which the lockfile lacks; write it again with \`npx tsx scripts/agent-clis/lock.ts ${lock.backend.name}\` against a registry that has every package`);
+      }
+    }
   }
   return text;
 }

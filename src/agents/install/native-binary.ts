@@ -84,7 +84,7 @@ export function placeNativeBinary(backend: Backend, nodeModules: string, platfor
     chmodSync(stub, 0o755);
     if (spawnSync(stub, ['--version'], { stdio: 'ignore', timeout: 60_000 }).status === 0) return candidate;
   }
-  const want = reviewed.candidates(platform).map((c) => c.split('/')[0]).join(', ');
+  const want = reviewed.candidates(platform).map((c) => c.split('/').slice(0, c.startsWith('@') ? 2 : 1).join('/')).join(', ');
   throw new Error(
     tried.length
       ? `${backend}: none of its native binaries runs here (${tried.join(', ')} tried)`
