@@ -1,11 +1,13 @@
 // Where the real agent CLIs live for the contract tests: one folder per package at the
 // version its backend pins (`version` in src/agents/backends/<name>.ts, the one place it
-// lives), inside the repository's gitignored `.cache/agent-clis/`.
-import { existsSync } from 'node:fs';
+// lives), inside the repository's gitignored `.cache/agent-clis/`, installed from the same
+// lockfile the worker workflow installs from (agent-clis/<backend>/).
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BACKEND_IMPLS } from '../../src/agents/backends/index.ts';
 import type { AgentBackend } from '../../src/agents/backends/types.ts';
+import { npmCliLocks, type NpmCliLock } from '../../src/agents/install/lockfiles.ts';
 
 export const CACHE_ROOT = fileURLToPath(new URL('../../.cache/agent-clis/', import.meta.url));
 
@@ -14,6 +16,7 @@ export const DONE_MARKER = '.installed.json';
 
 export interface NpmCli {
   backend: AgentBackend;
+  lock: NpmCliLock;
   pkg: string;
   version: string;
   /** The folder the package is installed into (`npm install --prefix`). */
@@ -24,14 +27,10 @@ export interface NpmCli {
 
 /** Every backend whose CLI is an npm package, at its pinned version (aider is pipx: not here). */
 export function npmClis(): NpmCli[] {
-  const out: NpmCli[] = [];
-  for (const backend of Object.values(BACKEND_IMPLS)) {
-    if (!backend.install || !('npm' in backend.install) || !backend.version || !backend.binary) continue;
-    const pkg = backend.install.npm;
-    const dir = join(CACHE_ROOT, `${pkg}@${backend.version}`);
-    out.push({ backend, pkg, version: backend.version, dir, bin: join(dir, 'node_modules', '.bin', backend.binary) });
-  }
-  return out;
+  return npmCliLocks().map((lock) => {
+    const dir = join(CACHE_ROOT, `${lock.pkg}@${lock.version}`);
+    return { backend: lock.backend, lock, pkg: lock.pkg, version: lock.version, dir, bin: join(dir, 'node_modules', '.bin', lock.binary) };
+  });
 }
 
 export function npmCli(name: AgentBackend['name']): NpmCli {
@@ -40,6 +39,16 @@ export function npmCli(name: AgentBackend['name']): NpmCli {
   return cli;
 }
 
+/** The lockfile's hash: an install from an older lockfile is installed again. */
+export function lockHash(cli: NpmCli): string {
+  return createHash('sha256').update(readFileSync(join(cli.lock.dir, 'package-lock.json'))).digest('hex');
+}
+
 export function installed(cli: NpmCli): boolean {
-  return existsSync(join(cli.dir, DONE_MARKER)) && existsSync(cli.bin);
+  if (!existsSync(cli.bin)) return false;
+  try {
+    return (JSON.parse(readFileSync(join(cli.dir, DONE_MARKER), 'utf8')) as { lock?: string }).lock === lockHash(cli);
+  } catch {
+    return false;
+  }
 }

@@ -1,19 +1,15 @@
 // Installs every npm agent CLI at the version its backend pins into .cache/agent-clis/
 // (see cache.ts), for the contract tests in tests/agents/contract/ (`npm run test:contract`
-// runs this first, from tests/setup/agent-clis.ts). Already installed
-// versions are skipped; a failed install is retried (three tries, 15 s apart, as the worker
-// workflow `baton init` writes does). Prints the time and size of each install.
+// runs this first, from tests/setup/agent-clis.ts) — with the worker's own installer
+// (src/agents/install/): from baton's lockfile, package scripts off, the reviewed
+// postinstall, registry signatures checked; a registry hiccup is retried. Already installed
+// versions (from the same lockfile) are skipped. Prints the time and size of each install.
 //
 //   npx tsx scripts/agent-clis/install.ts [backend…]
-import { execFile } from 'node:child_process';
 import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { DONE_MARKER, installed, npmClis, type NpmCli } from './cache.ts';
-
-const run = promisify(execFile);
-const TRIES = 3;
-const PAUSE_MS = 15_000;
+import { installNpmCli } from '../../src/agents/install/install-cli.ts';
+import { DONE_MARKER, installed, lockHash, npmClis, type NpmCli } from './cache.ts';
 
 /**
  * Bytes on disk under a folder, each file once: postinstall steps hard-link the platform
@@ -36,20 +32,6 @@ function sizeOf(path: string, seen = new Set<string>()): number {
   return total;
 }
 
-/**
- * What went wrong, from npm's stderr, in one line: its error lines without the stack, the
- * blank ones and the advice it prints after every failure (where its log is, proxies).
- */
-function npmFailure(stderr: string): string {
-  const lines = stderr
-    .split('\n')
-    .map((l) => l.replace(/^npm (error|ERR!)\s*/, '').trim())
-    .filter((l) => l && !/^at |^\{|^\}|^\w+: ['\d]|A complete log of this run|If you are behind a proxy/.test(l));
-  // The line that names the cause (FetchError: request to … failed, reason: …; 404 Not Found …), when there is one.
-  const cause = lines.filter((l) => /^\w*Error: |\b404\b|No matching version/.test(l));
-  return (cause.length ? cause : lines.length ? lines : [stderr.trim()]).slice(0, 3).join(' / ');
-}
-
 export interface InstallReport {
   name: string;
   spec: string;
@@ -64,26 +46,12 @@ async function installOne(cli: NpmCli): Promise<InstallReport> {
   if (installed(cli)) return { name: cli.backend.name, spec, skipped: true, seconds: 0, megabytes: Math.round(sizeOf(cli.dir) / 1e6) };
   const started = Date.now();
   const scratch = `${cli.dir}.partial`;
-  for (let attempt = 1; ; attempt++) {
-    rmSync(scratch, { recursive: true, force: true });
-    mkdirSync(scratch, { recursive: true });
-    // Its own package.json, so npm installs here and never into the repository's node_modules.
-    writeFileSync(join(scratch, 'package.json'), JSON.stringify({ name: 'agent-cli-cache', private: true }));
-    try {
-      await run('npm', ['install', '--prefix', scratch, '--no-audit', '--no-fund', '--no-save', '--loglevel=error', spec], { maxBuffer: 64 * 1024 * 1024 });
-      break;
-    } catch (err) {
-      const why = npmFailure(String((err as { stderr?: string }).stderr || (err as Error).message));
-      if (attempt >= TRIES) throw new Error(`npm install ${spec} failed ${TRIES} times; last: ${why}`, { cause: err });
-      console.error(`${spec}: install failed (try ${attempt} of ${TRIES}), retrying in ${PAUSE_MS / 1000}s: ${why}`);
-      await new Promise((r) => setTimeout(r, PAUSE_MS));
-    }
-  }
+  await installNpmCli(cli.lock, scratch, { info: (l) => console.log(l), warning: (l) => console.error(l) });
   rmSync(cli.dir, { recursive: true, force: true });
   mkdirSync(join(cli.dir, '..'), { recursive: true });
   renameSync(scratch, cli.dir);
   const seconds = Math.round((Date.now() - started) / 100) / 10;
-  writeFileSync(join(cli.dir, DONE_MARKER), JSON.stringify({ spec, seconds, installedAt: new Date().toISOString() }) + '\n');
+  writeFileSync(join(cli.dir, DONE_MARKER), JSON.stringify({ spec, lock: lockHash(cli), seconds, installedAt: new Date().toISOString() }) + '\n');
   if (!installed(cli)) throw new Error(`${spec} installed, but its executable ${cli.bin} is missing`);
   return { name: cli.backend.name, spec, skipped: false, seconds, megabytes: Math.round(sizeOf(cli.dir) / 1e6) };
 }

@@ -2,7 +2,6 @@
 // in Actions-only mode the worker gets an `apply` job (the write happens there, not in the
 // agent's job) and baton.yml handles the events a GitHub App would have received.
 import { BACKEND_IMPLS } from '../agents/backends/index.ts';
-import { installCommand } from '../agents/backends/types.ts';
 import type { Backend } from '../manifest/types.ts';
 import { GITHUB_ACTION_PINS, pinnedUses } from './action-pins.ts';
 
@@ -29,25 +28,24 @@ function batonUses(o: WorkflowOptions): string {
 }
 
 /**
- * Each CLI at the version baton is tested with, skipped when the runner already has that
- * version (self-hosted runners may), and retried: a registry hiccup must not fail the job.
+ * The agent CLIs, from the lockfiles this Action carries (agent-clis/<backend>/: integrity
+ * hashes for the whole tree), with no package script run, into a folder of the job's; pipx
+ * for aider. Run by the Action's code from a `run:` step (mode install-clis, which also
+ * retries a registry hiccup), after sudo and docker are dropped: a package's code never
+ * runs with either. Nothing when no backend needs a CLI.
  */
 function installSteps(backends: Backend[]): string[] {
-  const out: string[] = [];
-  for (const b of [...new Set(backends)].sort()) {
-    const impl = BACKEND_IMPLS[b];
-    const install = installCommand(impl);
-    if (!impl.binary || !install) continue;
-    const have = impl.version ? `${impl.binary} --version 2>/dev/null | grep -qwF -- '${impl.version}'` : `command -v ${impl.binary} >/dev/null`;
-    out.push(
-      `      - name: Install ${b}${impl.version ? ` ${impl.version}` : ''}`,
-      '        run: |',
-      `          if ${have}; then exit 0; fi`,
-      `          for try in 1 2 3; do ${install} && exit 0; echo "install failed (try $try of 3), retrying in 15s"; sleep 15; done`,
-      '          exit 1',
-    );
-  }
-  return out;
+  const clis = [...new Set(backends)].filter((b) => BACKEND_IMPLS[b].install && BACKEND_IMPLS[b].binary).sort();
+  if (!clis.length) return [];
+  return [
+    "      - name: Install agent CLIs from baton's lockfiles, package scripts off",
+    `        run: '"$BATON_NODE" "$BATON_ENTRY"'`,
+    '        env:',
+    '          BATON_NODE: "${{ steps.baton.outputs.node }}"',
+    '          BATON_ENTRY: "${{ steps.baton.outputs.entry }}"',
+    '          INPUT_MODE: install-clis',
+    `          INPUT_CLIS: ${clis.join(' ')}`,
+  ];
 }
 
 const APP_TOKEN_STEP = [
@@ -80,7 +78,8 @@ function identity(o: WorkflowOptions, extra: string): string {
  * into the script, and the model keys only in this step's env. On GitHub-hosted runners
  * the job's user has passwordless sudo and the docker socket, either of which reads any
  * process's memory: both are dropped first, after the code of the later `uses:` steps and
- * the runner's node are made root's, so the agent cannot rewrite them.
+ * the runner's node are made root's, so the agent cannot rewrite them. The CLIs are
+ * installed after that (installSteps).
  */
 function agentSteps(batonAction: string, secrets: string[], backends: Backend[]): string[] {
   return [
@@ -102,6 +101,7 @@ function agentSteps(batonAction: string, secrets: string[], backends: Backend[])
     '            sudo -k',
     '            if sudo -n true 2>/dev/null; then echo "::error::sudo is still available to the agent"; exit 1; fi',
     '          fi',
+    ...installSteps(backends),
     '      - name: baton agent',
     // exec: the worker itself gets the runner's signals at a timeout or a cancel, not a shell
     // in front of it, so it stops the agent and keeps its partial work for the upload below.
@@ -165,7 +165,6 @@ export function workerWorkflow(o: WorkflowOptions): string {
     `      - uses: ${pinnedUses(GITHUB_ACTION_PINS.checkout)}`,
     // The whole history: the worker puts agent configuration back as the run's base had it.
     '        with: { ref: "${{ inputs.base }}", fetch-depth: 0, persist-credentials: false }',
-    ...installSteps(o.backends),
     ...agentSteps(batonUses(o), secrets, o.backends),
     `      - uses: ${pinnedUses(GITHUB_ACTION_PINS.uploadArtifact)}`,
     '        if: always()   # partial work of a crashed or timed-out agent is kept too',

@@ -76,6 +76,13 @@ export interface ActionsOnlyOptions {
   actionDir?: string;
   /** Where GitHub is silent, which behaviour the emulator shows (tests/emulator/readings.ts). */
   readings?: Partial<Readings>;
+  /**
+   * false: the fake agent CLIs are not on the runner's PATH, so the worker's install step
+   * installs them (from the Action's lockfiles) instead of finding them there.
+   */
+  fakeAgentsOnPath?: boolean;
+  /** More environment for every step (an npm registry to install from, …). */
+  env?: Record<string, string>;
 }
 
 export async function startActionsOnly(o: ActionsOnlyOptions): Promise<ActionsOnly> {
@@ -89,7 +96,7 @@ export async function startActionsOnly(o: ActionsOnlyOptions): Promise<ActionsOn
   const actions = withActions({
     actions: batonActionMap(o.actionDir ?? PROJECT_ROOT),
     secrets,
-    env: { PATH: [FAKE_AGENTS, process.env.PATH ?? ''].join(delimiter), FAKE_AGENT_SCRIPT: script },
+    env: { PATH: [...(o.fakeAgentsOnPath === false ? [] : [FAKE_AGENTS]), process.env.PATH ?? ''].join(delimiter), FAKE_AGENT_SCRIPT: script, ...o.env },
     triggerOnWebhooks: true,
   });
   const emu = await startEmulator({ plugins: [actions.plugin], ...(key ? { appPublicKey: key.publicKey } : {}), ...(o.readings ? { readings: o.readings } : {}) });

@@ -77,13 +77,13 @@ describe('baton init', () => {
       // `codex exec` reads CODEX_API_KEY, not OPENAI_API_KEY.
       CODEX_API_KEY: '${{ secrets.CODEX_API_KEY }}',
     });
-    // Each CLI at the version baton is tested with, retried, skipped when already there.
-    const install = steps.find((s) => s.name === 'Install claude-code 2.1.332')!;
-    expect(install.run).toContain("if claude --version 2>/dev/null | grep -qwF -- '2.1.332'; then exit 0; fi");
-    expect(install.run).toContain('for try in 1 2 3; do npm install -g @anthropic-ai/claude-code@2.1.332 && exit 0;');
-    expect(steps.find((s) => s.name === 'Install codex 0.169.0')!.run).toContain('npm install -g @openai/codex@0.169.0 && exit 0;');
-    // sudo and docker are dropped before it, on GitHub-hosted runners only.
-    const drop = steps[steps.indexOf(agent) - 1]!;
+    // The CLIs come from baton's lockfiles (mode install-clis), after sudo and docker are dropped
+    // on GitHub-hosted runners (tests/init/worker-install-order.test.ts holds the order for every backend).
+    const install = steps.find((s) => s.env.INPUT_MODE === 'install-clis')!;
+    expect(install.run).toBe('"$BATON_NODE" "$BATON_ENTRY"');
+    expect(install.env.INPUT_CLIS).toBe('claude-code codex');
+    expect(steps.indexOf(install)).toBe(steps.indexOf(agent) - 1);
+    const drop = steps[steps.indexOf(install) - 1]!;
     expect(drop.if).toBe("runner.environment == 'github-hosted' && runner.os == 'Linux'");
     expect(drop.run).toContain('sudo rm /etc/sudoers.d/runner');
     expect(drop.run).toContain('sudo chown -R root:root "$RUNNER_WORKSPACE/../_actions"');

@@ -90,7 +90,7 @@ afterAll(() => rmSync(stage, { recursive: true, force: true }));
 describe('the packed package', () => {
   it('ships the built files and none of the sources or tests', () => {
     const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n').filter(Boolean).map((f) => f.replace(/^package\//, ''));
-    for (const f of ['bin/baton.js', 'dist/cli.js', 'dist/app.js', 'dist/action.js', 'dist/index.js', 'dist/types/index.d.ts', 'schema/workflow.schema.json', 'workflows-library/local-demo.yml', 'app.yml', 'action.yml', 'action-pin.json']) {
+    for (const f of ['bin/baton.js', 'dist/cli.js', 'dist/app.js', 'dist/action.js', 'dist/index.js', 'dist/types/index.d.ts', 'schema/workflow.schema.json', 'workflows-library/local-demo.yml', 'app.yml', 'action.yml', 'action-pin.json', 'agent-clis/claude-code/package-lock.json']) {
       expect(files, f).toContain(f);
     }
     expect(files.filter((f) => /^(src|tests|scripts|bench|node_modules)\//.test(f) || f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);

@@ -2,6 +2,7 @@
 import type { Inputs } from '../inputs.ts';
 import { agentMode } from './agent.ts';
 import { applyMode } from './apply.ts';
+import { installClisMode } from './install-clis.ts';
 import { locateMode } from './locate.ts';
 import { routeMode } from './route.ts';
 import { runMode } from './run.ts';
@@ -16,4 +17,5 @@ export const MODES: Record<string, Mode> = {
   route: routeMode,
   apply: applyMode,
   locate: locateMode,
+  'install-clis': installClisMode,
 };

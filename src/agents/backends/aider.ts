@@ -9,7 +9,7 @@ export const aider: AgentBackend = {
   binary: 'aider',
   version: VERSION,
   // pipx (on GitHub's Ubuntu runners) installs into its own venv: system pip refuses (PEP 668).
-  install: { run: `pipx install aider-chat==${VERSION}` },
+  install: { pipx: 'aider-chat' },
   // aider talks to many providers; any one key lets it run (the model decides which).
   credentials: ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'GEMINI_API_KEY', 'DEEPSEEK_API_KEY', 'OPENROUTER_API_KEY'],
   loginFiles: [],

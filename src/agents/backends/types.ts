@@ -4,14 +4,21 @@
 import type { AgentSpec, Backend, JsonSchema } from '../../manifest/types.ts';
 import type { McpServers } from './mcp-config.ts';
 
-/** How a CLI is installed: `{ npm: pkg }` becomes `npm install -g pkg@version`. */
-export type InstallForm = { npm: string } | { run: string };
+/**
+ * How a CLI is installed: `{ npm: pkg }` from baton's lockfile of it (agent-clis/<backend>/,
+ * src/agents/install/), `{ pipx: pkg }` with pipx at the pinned version.
+ */
+export type InstallForm = { npm: string } | { pipx: string };
 
-/** The shell command that installs a backend's CLI at its pinned version (null: nothing to install). */
+/**
+ * The shell command a person runs to install a backend's CLI at its pinned version by hand
+ * (null: nothing to install); the worker workflow installs from baton's lockfiles instead.
+ */
 export function installCommand(b: Pick<AgentBackend, 'install' | 'version'>): string | null {
   if (!b.install) return null;
-  if ('npm' in b.install) return `npm install -g ${b.install.npm}${b.version ? `@${b.version}` : ''}`;
-  return b.install.run;
+  const at = b.version ? `${'npm' in b.install ? '@' : '=='}${b.version}` : '';
+  if ('npm' in b.install) return `npm install -g ${b.install.npm}${at}`;
+  return `pipx install ${b.install.pipx}${at}`;
 }
 
 export interface Usage {
@@ -66,9 +73,9 @@ export interface AgentBackend {
   /** The executable, or null when the spec names it (`command`). */
   binary: string | null;
   /**
-   * How to get the binary at `version`: an npm package installed globally, or a shell
-   * command (which pins what it can itself); null where baton installs nothing (`command`).
-   * installCommand() renders it for the workflows `baton init` writes and for messages.
+   * How to get the binary at `version`: an npm package (installed from baton's lockfile)
+   * or a pipx one; null where baton installs nothing (`command`). installCommand() renders
+   * it for messages to people.
    */
   install: InstallForm | null;
   /**

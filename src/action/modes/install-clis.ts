@@ -1,0 +1,76 @@
+// mode: install-clis — installs the agent CLIs the worker workflow names (INPUT_CLIS, backend
+// names) from this Action's lockfiles, with no package script run, into a folder of the
+// job's ($RUNNER_TEMP/baton-clis), and puts only their executables on PATH for the later
+// steps. It runs from a `run:` step after sudo and docker are dropped: an install needs
+// neither, and a package's code gets no privilege the agent would not have.
+import * as core from '@actions/core';
+import { accessSync, constants, mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { BACKEND_IMPLS } from '../../agents/backends/index.ts';
+import type { AgentBackend } from '../../agents/backends/types.ts';
+import { installNpmCli, installPipxCli, type InstallLog } from '../../agents/install/install-cli.ts';
+import { npmCliLock } from '../../agents/install/lockfiles.ts';
+import type { Backend } from '../../manifest/types.ts';
+import { InputError, type Inputs } from '../inputs.ts';
+
+/**
+ * The runner already has the CLI at the pinned version (a self-hosted runner's own
+ * install): its path, else null. What the runner's owner put there is theirs to vouch for.
+ */
+function pinnedOnPath(b: AgentBackend, path: string): string | null {
+  for (const dir of path.split(delimiter)) {
+    if (!dir) continue;
+    const exe = join(dir, b.binary!);
+    try {
+      accessSync(exe, constants.X_OK);
+    } catch {
+      continue;
+    }
+    const r = spawnSync(exe, ['--version'], { encoding: 'utf8', timeout: 60_000 });
+    const words = `${r.stdout ?? ''} ${r.stderr ?? ''}`.split(/[^\w.-]+/);
+    return r.status === 0 && words.includes(b.version!) ? exe : null;
+  }
+  return null;
+}
+
+export function backendsToInstall(text: string): AgentBackend[] {
+  const names = text.split(/[\s,]+/).filter(Boolean);
+  const out: AgentBackend[] = [];
+  for (const name of names) {
+    const b = BACKEND_IMPLS[name as Backend];
+    if (!b) throw new InputError(`INPUT_CLIS: unknown backend ${JSON.stringify(name)}; known: ${Object.keys(BACKEND_IMPLS).join(', ')}`);
+    if (b.install && b.binary && b.version && !out.includes(b)) out.push(b);
+  }
+  return out;
+}
+
+export async function installClisMode(_inputs: Inputs): Promise<void> {
+  const backends = backendsToInstall(core.getInput('clis'));
+  const temp = process.env.RUNNER_TEMP;
+  if (!temp) throw new InputError('mode install-clis needs RUNNER_TEMP (the job\'s temp folder) to install into');
+  const root = join(temp, 'baton-clis');
+  const bin = join(root, 'bin');
+  mkdirSync(bin, { recursive: true });
+  const log: InstallLog = { info: (l) => core.info(l), warning: (l) => core.warning(l) };
+  const path = process.env.PATH ?? '';
+  for (const b of backends) {
+    const have = pinnedOnPath(b, path);
+    if (have) {
+      core.info(`${b.name}: ${b.binary} ${b.version} is already on this runner (${have}); not installed`);
+      continue;
+    }
+    core.info(
+      'npm' in b.install!
+        ? `${b.name}: installing ${b.install.npm}@${b.version} from baton's lockfile (agent-clis/${b.name}/package-lock.json), package scripts off`
+        : `${b.name}: installing ${b.install!.pipx}==${b.version} with pipx`,
+    );
+    const prefix = join(root, b.name);
+    const installed = 'npm' in b.install! ? await installNpmCli(npmCliLock(b.name), prefix, log) : await installPipxCli(b, prefix, log);
+    // Only the CLI's own executable goes on PATH, not every dependency's (node_modules/.bin).
+    rmSync(join(bin, b.binary!), { force: true });
+    symlinkSync(installed.bin, join(bin, b.binary!));
+    core.info(`${b.name}: ${b.binary} ${b.version} installed in ${prefix}`);
+  }
+  core.addPath(bin);
+}
