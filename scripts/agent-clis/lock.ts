@@ -7,7 +7,7 @@
 //
 //   npx tsx scripts/agent-clis/lock.ts [backend…]
 import { execFile } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { checkLockfile, npmCliLocks, REGISTRY } from '../../src/agents/install/lockfiles.ts';
@@ -29,9 +29,43 @@ export async function lockAgentClis(names: string[] = []): Promise<void> {
     };
     writeFileSync(join(lock.dir, 'package.json'), JSON.stringify(manifest, null, 2) + '\n');
     await run('npm', ['install', '--package-lock-only', '--ignore-scripts', '--no-audit', '--no-fund', `--registry=${REGISTRY}`, '--omit-lockfile-registry-resolved=false', '--loglevel=error'], { cwd: lock.dir });
+    for (const missing of fillUnhashedPlatformPackages(join(lock.dir, 'package-lock.json'))) {
+      console.warn(`${lock.pkg}: the registry has no ${missing}; locked without a hash (an install on its platform is refused until this is written again against a registry that has it)`);
+    }
     checkLockfile(lock);
     console.log(`${lock.pkg}@${lock.version}: agent-clis/${lock.backend.name}/package-lock.json written`);
   }
+}
+
+/** os, cpu and libc of a platform package, from its name (`<cli>-linux-x64-baseline-musl`, `<cli>-windows-arm64`…). */
+export function platformOfName(name: string): { os: string; cpu: string; libc?: string } | null {
+  const m = /-(darwin|linux|windows|win32|freebsd)-(x64|arm64|ia32|arm)(?:-baseline)?(-musl)?$/.exec(name);
+  if (!m) return null;
+  const os = m[1] === 'windows' ? 'win32' : m[1]!;
+  return { os, cpu: m[2]!, ...(m[3] ? { libc: 'musl' } : os === 'linux' ? { libc: 'glibc' } : {}) };
+}
+
+/**
+ * npm leaves out an optional platform package its registry does not have (a mirror that holds
+ * only this machine's), and `npm ci` then refuses the lockfile ("Missing: … from lock file").
+ * Each such package is written as an optional entry for its platform with no address and no
+ * hash: npm never fetches it elsewhere, and baton refuses to install on its platform
+ * (lockfiles.ts, isUnhashedPlatformEntry). Returns the packages written so.
+ */
+export function fillUnhashedPlatformPackages(lockPath: string): string[] {
+  const lock = JSON.parse(readFileSync(lockPath, 'utf8')) as { packages: Record<string, { version?: string; optionalDependencies?: Record<string, string> }> };
+  const filled: string[] = [];
+  for (const entry of Object.values(lock.packages)) {
+    for (const [dep, version] of Object.entries(entry.optionalDependencies ?? {})) {
+      const key = `node_modules/${dep}`;
+      const platform = platformOfName(dep);
+      if (lock.packages[key] || !platform) continue;
+      lock.packages[key] = { version, optional: true, os: [platform.os], cpu: [platform.cpu], ...(platform.libc ? { libc: [platform.libc] } : {}) } as never;
+      filled.push(`${dep}@${version}`);
+    }
+  }
+  if (filled.length) writeFileSync(lockPath, JSON.stringify(lock, null, 2) + '\n');
+  return filled;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

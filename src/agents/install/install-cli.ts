@@ -8,8 +8,8 @@ import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentBackend } from '../backends/types.ts';
-import { checkLockfile, entryWithIntegrity, LockfileError, type NpmCliLock } from './lockfiles.ts';
-import { missingFromTree } from './installed-tree.ts';
+import { checkLockfile, entryWithIntegrity, LockfileError, unhashedPlatformEntries, type NpmCliLock } from './lockfiles.ts';
+import { meantFor, missingFromTree } from './installed-tree.ts';
 import { currentPlatform, placeNativeBinary, REVIEWED_POSTINSTALLS } from './native-binary.ts';
 import { auditSignatures, type SignatureVerdict } from './signatures.ts';
 
@@ -82,6 +82,15 @@ async function withRetries<T>(what: string, log: InstallLog, retry: Retry, attem
 export async function installNpmCli(lock: NpmCliLock, prefix: string, log: InstallLog, retry: Retry = RETRY): Promise<InstalledCli> {
   const name = lock.backend.name;
   const lockText = checkLockfile(lock);
+  const platform = currentPlatform();
+  const unhashed = unhashedPlatformEntries(lockText).filter((u) => meantFor(u.entry, platform));
+  if (unhashed.length) {
+    throw new InstallRefused(
+      `${name}: baton's lockfile (agent-clis/${name}/package-lock.json) has no integrity hash for ${unhashed.map((u) => u.name).join(', ')}, the package${unhashed.length > 1 ? 's' : ''} for this platform ` +
+        `(${platform.os} ${platform.arch}${platform.musl ? ' musl' : ''}): npm would install ${unhashed.length > 1 ? 'them' : 'it'} unchecked, so nothing is installed; ` +
+        `write the lockfile again with \`npx tsx scripts/agent-clis/lock.ts ${name}\` against a registry that has ${unhashed.length > 1 ? 'them' : 'it'}`,
+    );
+  }
   await withRetries(`npm ci of ${lock.pkg}@${lock.version}`, log, retry, async () => {
     rmSync(prefix, { recursive: true, force: true });
     mkdirSync(prefix, { recursive: true });
@@ -102,7 +111,6 @@ export async function installNpmCli(lock: NpmCliLock, prefix: string, log: Insta
     if (/code EUSAGE/.test(ci.stderr)) throw new InstallRefused(`${name}: baton's lockfile (agent-clis/${name}/) cannot be installed: ${npmFailure(ci.stderr)}`);
     throw new Error(`npm ci: ${npmFailure(ci.stderr) || `exited ${ci.code}`}`);
   });
-  const platform = currentPlatform();
   const missing = missingFromTree(lockText, prefix, platform);
   if (missing.length) {
     throw new InstallRefused(

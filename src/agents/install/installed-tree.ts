@@ -34,7 +34,8 @@ export function missingFromTree(lockText: string, prefix: string, p: Platform): 
   const packages = (JSON.parse(lockText) as { packages?: Record<string, Entry> }).packages ?? {};
   const missing: string[] = [];
   for (const [key, entry] of Object.entries(packages)) {
-    if (key === '' || !meantFor(entry, p)) continue;
+    // An entry with neither address nor hash is one the install refuses on its platform (install-cli.ts) and never fetches elsewhere.
+    if (key === '' || !meantFor(entry, p) || (entry as { integrity?: string }).integrity === undefined) continue;
     const manifest = join(prefix, key, 'package.json');
     const version = existsSync(manifest) ? (JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string }).version : undefined;
     if (version !== entry.version) missing.push(`${key.replace(/^.*node_modules\//, '')}@${entry.version ?? '?'}`);

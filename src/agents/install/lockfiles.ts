@@ -53,6 +53,10 @@ interface LockEntry {
   resolved?: string;
   integrity?: string;
   link?: boolean;
+  optional?: boolean;
+  os?: string[] | string;
+  cpu?: string[] | string;
+  libc?: string[] | string;
   dependencies?: Record<string, string>;
   optionalDependencies?: Record<string, string>;
 }
@@ -95,6 +99,9 @@ export function checkLockfile(lock: NpmCliLock): string {
   for (const [key, entry] of Object.entries(packages)) {
     if (key === '') continue;
     const name = `${key.replace(/^.*node_modules\//, '')}@${entry.version ?? '?'}`;
+    // A platform package the registry the lockfile was written against did not have: npm ci
+    // never fetches it on another platform, and installNpmCli refuses the platform it is for.
+    if (isUnhashedPlatformEntry(entry)) continue;
     if (entry.link || !entry.resolved?.startsWith(REGISTRY)) throw new LockfileError(`${where}: ${name} does not come from ${REGISTRY} (resolved: ${JSON.stringify(entry.resolved ?? null)})`);
     if (!/^sha512-[A-Za-z0-9+/]+=*$/.test(entry.integrity ?? '')) throw new LockfileError(`${where}: ${name} has no sha512 integrity hash`);
   }
@@ -108,6 +115,23 @@ export function checkLockfile(lock: NpmCliLock): string {
     }
   }
   return text;
+}
+
+/**
+ * An optional package for some os/cpu, with no tarball address and no hash (lock.ts writes
+ * these for platform packages its registry lacked). npm skips it on any other platform without
+ * fetching it; on its own platform npm would fetch it unchecked, so the install is refused there.
+ */
+export function isUnhashedPlatformEntry(entry: LockEntry): boolean {
+  return entry.optional === true && (entry.os !== undefined || entry.cpu !== undefined) && entry.resolved === undefined && entry.integrity === undefined && !entry.link;
+}
+
+/** The unhashed platform entries of a lockfile (name@version with the entry). */
+export function unhashedPlatformEntries(lockText: string): { name: string; entry: LockEntry }[] {
+  const packages = (JSON.parse(lockText) as { packages?: Record<string, LockEntry> }).packages ?? {};
+  return Object.entries(packages)
+    .filter(([key, entry]) => key !== '' && isUnhashedPlatformEntry(entry))
+    .map(([key, entry]) => ({ name: `${key.replace(/^.*node_modules\//, '')}@${entry.version ?? '?'}`, entry }));
 }
 
 /** The lockfile entry (package@version) that has this integrity hash, to name it in a mismatch. */
