@@ -264,3 +264,28 @@ function checkPattern(p: string, pointer: string, where: string, report: Report)
   }
   return true;
 }
+
+/**
+ * What each agent of a workflow may reach and whether it needs the sandbox, then each step
+ * that narrows it, in plain lines (`baton graph` and `baton doctor` print them).
+ */
+export function sandboxLines(wf: Workflow): string[] {
+  const lines: string[] = [];
+  for (const [name, spec] of Object.entries(wf.agents)) {
+    const hosts = agentHosts(spec);
+    const reach = hosts.length ? hosts.map((h) => `${h.pattern} (${h.why})`).join(', ') : 'nothing';
+    lines.push(`agent ${name} (${spec.uses}), sandbox ${spec.sandbox ?? 'preferred'}: may reach ${reach}`);
+  }
+  for (const s of wf.steps) {
+    if (!SANDBOXED_KINDS.includes(s.kind)) continue;
+    const required = s.sandbox === 'required' ? ', sandbox required' : '';
+    if (s.kind === 'run') {
+      const reach = s.network === 'off' ? 'nothing' : typeof s.network === 'object' ? s.network.allow.join(', ') || 'nothing' : 'the package registries';
+      lines.push(`step ${s.id} (run): may reach ${reach}${required}`);
+    } else if ((s.kind === 'agent' || s.kind === 'review') && s.network !== undefined && s.network !== 'default') {
+      const reach = s.network === 'off' ? 'nothing, not even its model API' : `its model API and ${s.network.allow.join(', ') || 'nothing else'}`;
+      lines.push(`step ${s.id} narrows agent ${s.agent}: may reach ${reach}${required}`);
+    } else if (required) lines.push(`step ${s.id}: sandbox required`);
+  }
+  return lines;
+}
