@@ -1,8 +1,11 @@
 // `agents.<name>.network`, `sandbox`, `limits` and a step's `network` / `sandbox`: what a valid
 // manifest normalises to, and each mistake refused (or warned about) at the line a person
 // would fix, marked `# <-`.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadWorkflowText } from '../../src/manifest/load.ts';
+import { agentAllowList } from '../../src/manifest/network.ts';
+import { BACKENDS } from '../../src/manifest/types.ts';
 
 function diagnostics(yaml: string, severity: 'error' | 'warning') {
   return loadWorkflowText('wf.yml', yaml).diagnostics.filter((d) => d.severity === severity);
@@ -208,5 +211,18 @@ steps:
     prompt: hi
 `;
     expectOne(yaml, 'warning', /baton does not know the model API hosts of `acme\/big-1` \(agent `coder`, opencode\); list them in `network\.allow`/);
+  });
+});
+
+describe('the default hosts of docs/agents.md', () => {
+  it('are the ones baton allows, backend by backend', () => {
+    const doc = readFileSync(new URL('../../docs/agents.md', import.meta.url), 'utf8');
+    const table = doc.slice(doc.indexOf('## Network'), doc.indexOf('## MCP servers'));
+    for (const uses of BACKENDS) {
+      const row = table.split('\n').find((l) => l.startsWith(`| ${uses} |`));
+      expect(row, `a row for ${uses}`).toBeDefined();
+      const modelCell = row!.split(' | ')[1]!;
+      for (const host of agentAllowList({ uses, env: {}, ...(uses === 'command' && { run: ['x'] }) })) expect(modelCell, `${uses}: ${host}`).toContain(`\`${host}\``);
+    }
   });
 });
