@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadWorkflowText } from '../../src/manifest/load.ts';
-import { agentAllowList } from '../../src/manifest/network.ts';
+import { agentAllowList, credentialHosts, modelHosts } from '../../src/manifest/network.ts';
 import { BACKENDS } from '../../src/manifest/types.ts';
 
 function diagnostics(yaml: string, severity: 'error' | 'warning') {
@@ -224,5 +224,25 @@ describe('the default hosts of docs/agents.md', () => {
       const modelCell = row!.split(' | ')[1]!;
       for (const host of agentAllowList({ uses, env: {}, ...(uses === 'command' && { run: ['x'] }) })) expect(modelCell, `${uses}: ${host}`).toContain(`\`${host}\``);
     }
+  });
+});
+
+describe('model API hosts from the model and the credentials in env', () => {
+  it('adds the endpoint a switch selects, and nothing for a region that is no region', () => {
+    expect(credentialHosts('claude-code', { CLAUDE_CODE_USE_VERTEX: '1', CLOUD_ML_REGION: 'us-east5' })).toEqual(['us-east5-aiplatform.googleapis.com', 'oauth2.googleapis.com']);
+    expect(credentialHosts('claude-code', { CLAUDE_CODE_USE_VERTEX: 'true', CLOUD_ML_REGION: 'global' })).toEqual(['aiplatform.googleapis.com', 'oauth2.googleapis.com']);
+    expect(credentialHosts('claude-code', { CLAUDE_CODE_USE_BEDROCK: '1', AWS_REGION: 'us-east-1.evil.com' })).toEqual([]);
+    expect(credentialHosts('claude-code', { CLAUDE_CODE_USE_BEDROCK: '0', AWS_REGION: 'us-east-1' })).toEqual([]);
+    expect(credentialHosts('claude-code', { ANTHROPIC_BASE_URL: 'https://llm.corp.example:8443/anthropic' })).toEqual(['llm.corp.example:8443']);
+    expect(credentialHosts('gemini', { GOOGLE_GENAI_USE_GCA: 'true' })).toEqual(['cloudcode-pa.googleapis.com', 'oauth2.googleapis.com']);
+    expect(credentialHosts('codex', { OPENAI_BASE_URL: 'javascript:alert(1)' })).toEqual([]);
+  });
+
+  it('follows the provider an aider or opencode model names', () => {
+    expect(modelHosts({ uses: 'aider', model: 'sonnet', env: {} })).toEqual(['api.anthropic.com']);
+    expect(modelHosts({ uses: 'aider', model: 'deepseek/deepseek-chat', env: {} })).toEqual(['api.deepseek.com']);
+    expect(modelHosts({ uses: 'opencode', model: 'openai/gpt-5', env: {} })).toEqual(['api.openai.com']);
+    expect(modelHosts({ uses: 'opencode', model: 'acme/big-1', env: {} })).toEqual([]);
+    expect(modelHosts({ uses: 'command', run: ['./bot'], env: {} })).toEqual([]);
   });
 });
