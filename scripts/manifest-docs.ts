@@ -109,6 +109,8 @@ export function renderManifestDocs(schema: Schema): string {
     ...section('`inputs.<name>`', mapValues(props.inputs)),
     ...section('`agents.<name>`', mapValues(props.agents)),
     ...section('`agents.<name>.mcp-servers.<server>`', defs.mcpServer ?? {}),
+    ...section('`agents.<name>.limits`', mapValues(props.agents).properties?.limits ?? {}),
+    ...NETWORK_PROSE,
     ...section('`budget`', props.budget),
     ...section('`steps[]`: keys of every step', step),
   ];
@@ -118,6 +120,58 @@ export function renderManifestDocs(schema: Schema): string {
   }
   return lines.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd() + '\n';
 }
+
+/** How `network`, `sandbox` and `limits` fit together (src/manifest/network.ts, src/engine/sandbox-request.ts). */
+const NETWORK_PROSE = [
+  '## Network and sandbox',
+  '',
+  'An agent runs behind an allow-list: it reaches only the hosts its agent may reach, and every other',
+  'connection is refused. What an agent may reach, `baton graph` and `baton doctor` print:',
+  '',
+  "- its backend's **model API** (the table in docs/agents.md, \"Network\"): `api.anthropic.com` for",
+  '  claude-code, `api.openai.com` for codex, `generativelanguage.googleapis.com` for gemini, the Copilot',
+  "  API for copilot; for aider and opencode the provider their `model` names (every provider of their",
+  '  keys when it names none); nothing for `command`. Telemetry and update checks are not on the list.',
+  "- the endpoint its **credential switches** select, when the switch is in the agent's `env`:",
+  '  `CLAUDE_CODE_USE_BEDROCK` with `AWS_REGION` adds `bedrock-runtime.<region>.amazonaws.com`,',
+  '  `CLAUDE_CODE_USE_VERTEX` with `CLOUD_ML_REGION` (gemini: `GOOGLE_GENAI_USE_VERTEXAI` with',
+  '  `GOOGLE_CLOUD_LOCATION`) adds `<region>-aiplatform.googleapis.com` and `oauth2.googleapis.com`,',
+  '  `ANTHROPIC_BASE_URL`, `OPENAI_BASE_URL` and the like add their host. A switch set only in the worker',
+  "  job's environment is not in the manifest: list its endpoint in `network.allow` (an Azure OpenAI",
+  '  resource, `<resource>.openai.azure.com`, always needs listing).',
+  "- its **MCP servers'** hosts: `registry.npmjs.org` for a server started with `npx` or `bunx`, `pypi.org`",
+  '  and `files.pythonhosted.org` for `uvx`, the host (and port) of a `url` server. What a server itself',
+  '  calls (a GitHub server calling `api.github.com`) goes in `network.allow`.',
+  '- its `network.allow`. **Package registries are not allowed unless listed there**: an agent that',
+  '  runs `npm install` needs `registry.npmjs.org` in its list.',
+  '',
+  "A step's `network` narrows its agent's list, never widens it: `default` keeps it, `off` allows nothing",
+  '(not even the model API: for `command` agents), and `{ allow: [...] }` keeps the model API and only',
+  "the listed hosts, each of which the agent's list must allow (`baton validate` names the one that it",
+  'does not, at its line). A fallback agent running the step gets its own list, narrowed the same way.',
+  '',
+  '**Run steps** run commands on code agents wrote (`npm test` runs their tests), so they run behind an',
+  'allow-list too: by default the package registries (`registry.npmjs.org`, `registry.yarnpkg.com`,',
+  '`pypi.org`, `files.pythonhosted.org`, `proxy.golang.org`, `sum.golang.org`, `index.crates.io`,',
+  '`static.crates.io`, `rubygems.org`, `repo.maven.apache.org`), so installing dependencies keeps working;',
+  "a run step's `network: { allow: [...] }` replaces that list, `off` allows nothing.",
+  '',
+  'Host patterns are lowercase: `api.example.com` allows that host on ports 443 and 80 only;',
+  '`*.example.com` allows every name under example.com (`a.example.com`, `a.b.example.com`) but not',
+  'example.com itself; `api.example.com:8443` allows that port only; `10.0.0.5` and `[fd00::1]:8080`',
+  'allow an address exactly. Refused: URLs and paths, `*` anywhere but as a whole first label, `*` on a',
+  'top-level domain (`*.com`), address ranges, names that end in a number but are no IPv4 address',
+  '(`127.1`), and letters other than ASCII (write an international name in its `xn--` form). A wildcard',
+  'under a suffix where anyone can host (`*.amazonaws.com`, `*.github.io`) is warned about: it lets an',
+  "agent send the code to anyone's bucket. Every allowed model API is a way out too, with someone",
+  "else's key; the allow-list narrows where code can go, it does not close every door.",
+  '',
+  '`sandbox: preferred` (the default) runs the agent with every protection the worker can put in force',
+  '(the allow-list proxy, a packet filter for what ignores the proxy, a user of its own, the limits)',
+  "and the step's record says which were missing; `sandbox: required` on the agent or on a step fails",
+  'the attempt instead. A step can require the sandbox of an agent that only prefers it, not the reverse.',
+  '',
+];
 
 export function loadSchema(): Schema {
   return JSON.parse(readFileSync(new URL('schema/workflow.schema.json', ROOT), 'utf8')) as Schema;

@@ -2,6 +2,8 @@
 // Inputs are strings of limited size, and a prompt with an issue body compresses well.
 import { deflateSync, inflateSync, strFromU8, strToU8 } from 'fflate';
 import type { DispatchWorker } from '../engine/commands.ts';
+import type { SandboxRequest } from '../engine/sandbox.ts';
+import { hostPatternError } from '../manifest/host-patterns.ts';
 
 export class TaskDecodeError extends Error {
   override name = 'TaskDecodeError';
@@ -58,6 +60,10 @@ export function checkTask(v: any): DispatchWorker {
   if (v.prompt != null && (!v.backend || typeof v.backend !== 'object' || typeof v.backend.uses !== 'string')) fail('a prompt needs `backend` (the agent spec)');
   if (v.timeoutMinutes != null && !(typeof v.timeoutMinutes === 'number' && v.timeoutMinutes > 0)) fail('`timeoutMinutes` must be a positive number or null');
   if (v.env != null && (typeof v.env !== 'object' || Object.values(v.env).some((x) => typeof x !== 'string'))) fail('`env` must map names to strings');
+  if (v.sandbox != null) {
+    const why = sandboxError(v.sandbox);
+    if (why) fail(`\`sandbox\` ${why}`);
+  }
   return {
     ...v,
     index: v.index ?? null,
@@ -75,4 +81,28 @@ export function checkTask(v: any): DispatchWorker {
     previousError: v.previousError ?? null,
     feedback: v.feedback ?? null,
   } as DispatchWorker;
+}
+
+/**
+ * What is wrong with a task's `sandbox` (src/engine/sandbox.ts), or null. The worker enforces
+ * what it says, so a malformed one stops the attempt rather than run with less than asked.
+ */
+export function sandboxError(s: unknown): string | null {
+  if (!s || typeof s !== 'object' || Array.isArray(s)) return 'must be an object { network, limits, required }';
+  const r = s as Partial<Record<keyof SandboxRequest, any>>;
+  if (typeof r.required !== 'boolean') return '`required` must be true or false';
+  const n = r.network;
+  if (!n || typeof n !== 'object' || (n.mode !== 'off' && n.mode !== 'allow')) return '`network.mode` must be "off" or "allow"';
+  if (!Array.isArray(n.allow) || n.allow.some((p: unknown) => typeof p !== 'string')) return '`network.allow` must be a list of host patterns';
+  if (n.mode === 'off' && n.allow.length) return '`network.allow` must be empty when `network.mode` is "off"';
+  for (const p of n.allow as string[]) {
+    const error = hostPatternError(p);
+    if (error) return `\`network.allow\`: ${JSON.stringify(p)} ${error}`;
+  }
+  const l = r.limits;
+  if (!l || typeof l !== 'object') return 'must have `limits` { cpuSeconds, memoryMb, processes }';
+  for (const k of ['cpuSeconds', 'memoryMb', 'processes'] as const) {
+    if (l[k] !== null && !(Number.isInteger(l[k]) && l[k] > 0)) return `\`limits.${k}\` must be a positive integer or null`;
+  }
+  return null;
 }

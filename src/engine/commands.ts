@@ -63,7 +63,7 @@ export interface DispatchWorker extends CommandBase {
   previousError: string | null;
   /** Review comments or failing check output for a fix round. */
   feedback: Feedback | null;
-  /** What the agent may reach and how it is fenced (src/engine/sandbox.ts); absent in tasks of older versions and for `run` steps until they are fenced too. */
+  /** What the agent (or a run step's command) may reach and how it is fenced (src/engine/sandbox.ts, resolved by sandbox-request.ts); absent in tasks of older versions. */
   sandbox?: SandboxRequest | null;
 }
 

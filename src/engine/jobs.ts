@@ -11,6 +11,7 @@ import type { JobRef, WorkerFailed, WorkerFinished, MergeCompleted, MergeConflic
 import { emitCancelWorker, failStep, stopRun } from './lifecycle.ts';
 import { fixBranch, jobKey, stepBranch, workerRunName } from './naming.ts';
 import { REVIEW_OUTPUTS_SCHEMA, outputsError } from './outputs.ts';
+import { sandboxRequest } from './sandbox-request.ts';
 import { renderPrompt, renderText, type ItemScope, type Rendered } from './scope.ts';
 import { fixPrompt, reviewPrompt } from './prompts.ts';
 import { handlerFor } from './steps/index.ts';
@@ -117,6 +118,8 @@ export function dispatchJob(d: Draft, stepId: string, slot: string): boolean {
     timeoutMinutes,
     previousError: job.lastError,
     feedback: job.feedback,
+    // What the agent that runs (a fallback's own list) or the command may reach, and its limits.
+    sandbox: sandboxRequest(d.workflow, def, runs),
   };
   d.state.budget = { ...d.state.budget, steps: d.state.budget.steps + 1 };
   d.setStep(stepId, { attempts: { ...st.attempts, [slot]: attempt } });

@@ -5,6 +5,7 @@ import {
   DEFAULT_ROLES,
   type AgentSpec,
   type InputSpec,
+  type LimitsSpec,
   type Role,
   type Step,
   type StepKind,
@@ -72,6 +73,10 @@ function normalizeAgent(v: Raw): AgentSpec {
     ...(v.args !== undefined && { args: v.args }),
     ...(v['mcp-servers'] !== undefined && { mcpServers: normalizeMcpServers(v['mcp-servers']) }),
     ...(v.fallback !== undefined && { fallback: String(v.fallback) }),
+    // Only when set: existing manifests normalise (and hash) as before.
+    ...(v.network !== undefined && { network: { allow: stringList(v.network?.allow) } }),
+    ...(v.sandbox !== undefined && { sandbox: v.sandbox }),
+    ...(v.limits !== undefined && { limits: normalizeLimits(v.limits) }),
   };
 }
 
@@ -93,6 +98,8 @@ function normalizeStep(s: Raw, previous: string | undefined, runRoles: Role[]): 
     ...(s['protected-paths'] === 'allow' && { allowProtectedPaths: true as const }),
     ...(Array.isArray(s['protected-paths']) && { allowProtectedPaths: (s['protected-paths'] as unknown[]).map(String) }),
     ...(s['max-items'] !== undefined && { maxItems: s['max-items'] }),
+    ...(s.network !== undefined && { network: s.network === 'off' || s.network === 'default' ? s.network : { allow: stringList(s.network?.allow) } }),
+    ...(s.sandbox !== undefined && { sandbox: s.sandbox }),
   };
   switch (kind) {
     case 'agent':
@@ -145,6 +152,19 @@ function normalizeStep(s: Raw, previous: string | undefined, runRoles: Role[]): 
       };
     }
   }
+}
+
+function stringList(v: unknown): string[] {
+  return Array.isArray(v) ? v.map(String) : [];
+}
+
+/** `limits`: kebab-case keys to camelCase, `none` to null (no limit); absent keys stay absent (the defaults apply). */
+function normalizeLimits(v: Raw): LimitsSpec {
+  const out: LimitsSpec = {};
+  for (const [key, name] of [['cpu-seconds', 'cpuSeconds'], ['memory-mb', 'memoryMb'], ['processes', 'processes']] as const) {
+    if (v?.[key] !== undefined) out[name] = v[key] === 'none' ? null : Number(v[key]);
+  }
+  return out;
 }
 
 function stringMap(v: unknown): Record<string, string> {

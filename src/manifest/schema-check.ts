@@ -70,7 +70,7 @@ function explain(errors: ErrorObject[], data: unknown): SchemaProblem[] {
   const out: SchemaProblem[] = [];
   const seen = new Set<string>();
   const concrete = errors.filter((e) => !WRAPPERS.has(e.keyword));
-  const chosen = concrete.length ? concrete : errors;
+  const chosen = dropOtherBranches(concrete.length ? concrete : errors, data);
   for (const e of chosen) {
     const p = describe(e, data);
     const key = p.pointer + '\u0000' + p.message;
@@ -79,6 +79,29 @@ function explain(errors: ErrorObject[], data: unknown): SchemaProblem[] {
     out.push(p);
   }
   return dropShadowed(out);
+}
+
+/**
+ * A value checked against alternatives (`network: off | default | { allow }`, a limit that is
+ * a number or `none`) fails every branch; only the branch of the value's own kind says what is
+ * wrong. Dropped: a list of words for a value that is no word (`{ allow: x }` is not `off`), and
+ * "must be a mapping" beside a branch that reads the value as a word. Never all of them.
+ */
+function dropOtherBranches(errors: ErrorObject[], data: unknown): ErrorObject[] {
+  const related = (e: ErrorObject, f: ErrorObject): boolean => f !== e && (f.instancePath === e.instancePath || f.instancePath.startsWith(`${e.instancePath}/`));
+  const wrongKind = (e: ErrorObject): boolean => {
+    const value = valueAt(data, e.instancePath);
+    const kind = (v: unknown): string => (v === null ? 'null' : typeof v);
+    const params = e.params as Record<string, any>;
+    if (e.keyword === 'enum') return (params.allowedValues as unknown[]).every((a) => kind(a) !== kind(value));
+    if (e.keyword === 'const') return kind(params.allowedValue) !== kind(value);
+    return false;
+  };
+  return errors.filter((e) => {
+    if (wrongKind(e)) return !errors.some((f) => related(e, f) && !wrongKind(f));
+    if (e.keyword === 'type') return !errors.some((f) => f !== e && f.instancePath === e.instancePath && f.keyword !== 'type' && !wrongKind(f));
+    return true;
+  });
 }
 
 /** An error about a missing key is noise next to an error about a key that is there but wrong. */

@@ -16,6 +16,7 @@ import {
 import { checkFallbacks } from './fallbacks.ts';
 import { ancestors, findCycle } from './graph.ts';
 import { checkMcpServers } from './mcp-servers.ts';
+import { checkNetwork } from './network.ts';
 import { taintOf, type Tainted } from './taint.ts';
 import { stepById, type JsonSchema, type Step, type Workflow } from './types.ts';
 
@@ -52,6 +53,7 @@ export function checkSemantics(wf: Workflow, report: Report): void {
   checkMcpServers(wf, report);
   checkFallbacks(wf, report);
   checkProtectedPathLists(wf, report);
+  checkNetwork(wf, report);
 }
 
 /**

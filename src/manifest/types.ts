@@ -50,7 +50,28 @@ export interface AgentSpec {
   mcpServers?: Record<string, McpServer>;
   /** Another agent that takes this one's attempts while its backend is down (engine/breaker.ts). */
   fallback?: string;
+  /** `network.allow`: hosts the agent may reach beyond its backend's model API and its MCP servers' (src/manifest/network.ts). */
+  network?: { allow: string[] };
+  /** `sandbox`: `required` fails an attempt that would run without every protection; absent: `preferred`. */
+  sandbox?: SandboxMode;
+  /** `limits`: resource limits of the agent's processes; absent ones take the defaults (DEFAULT_LIMITS), null: no limit. */
+  limits?: LimitsSpec;
 }
+
+export const SANDBOX_MODES = ['required', 'preferred'] as const;
+export type SandboxMode = (typeof SANDBOX_MODES)[number];
+
+export interface LimitsSpec {
+  cpuSeconds?: number | null;
+  memoryMb?: number | null;
+  processes?: number | null;
+}
+
+/**
+ * A step's `network`: `off` (nothing at all), `default` (its agent's list; for a run step the
+ * package registries), or `{ allow }`, which narrows the agent's list (src/manifest/network.ts).
+ */
+export type StepNetwork = 'off' | 'default' | { allow: string[] };
 
 /**
  * One MCP server of an agent: a program baton's agent CLI starts (stdio), or a remote one
@@ -87,6 +108,10 @@ interface StepBase {
    */
   allowProtectedPaths?: true | string[];
   env: Record<string, string>;
+  /** `network` (agent, review and run steps): narrows what the step's worker may reach. */
+  network?: StepNetwork;
+  /** `sandbox: required` (agent, review and run steps): tightens the agent's `sandbox`. */
+  sandbox?: SandboxMode;
 }
 
 export interface AgentStep extends StepBase {

@@ -62,6 +62,9 @@ describe('baton doctor', () => {
     writeFileSync(join(repo, '.github/workflows/baton.yml'), 'name: baton\n');
     const { out } = await doctor([], f.env, repo);
     expect(out).toMatch(/✓ codex +runnable\n(.*\n){3} {4}used by {6}fix/);
+    // What the agents may reach in the sandbox, by workflow.
+    expect(out).toContain('\n  fix\n    agent coder (codex), sandbox preferred: may reach api.openai.com (codex model API)\n');
+    expect(JSON.parse((await doctor(['--json'], f.env, repo)).out).sandbox).toEqual({ fix: ['agent coder (codex), sandbox preferred: may reach api.openai.com (codex model API)'] });
     // The same from a subfolder of the repository.
     mkdirSync(join(repo, 'src/lib'), { recursive: true });
     expect((await doctor([], f.env, join(repo, 'src/lib'))).out).toBe(out);

@@ -37,3 +37,25 @@ describe('task input codec', () => {
     expect(bad({ env: { A: 1 } })).toThrowError('`env` must map names to strings');
   });
 });
+
+describe('the task’s sandbox request', () => {
+  const sandbox = { network: { mode: 'allow', allow: ['api.anthropic.com', '*.docs.example.com:8443'] }, limits: { cpuSeconds: 600, memoryMb: null, processes: 4096 }, required: true } as const;
+
+  it('round-trips, and a task without one (an older baton’s) still decodes', () => {
+    const task = makeTask({ sandbox: { ...sandbox, network: { ...sandbox.network, allow: [...sandbox.network.allow] } } });
+    expect(decodeTask(encodeTask(task))).toEqual(task);
+    expect(decodeTask(encodeTask(makeTask())).sandbox).toBeUndefined();
+  });
+
+  it('refuses a malformed one, naming what is wrong, rather than run with less than it asks', () => {
+    const bad = (s: unknown) => () => decodeTask(encodeTask({ ...makeTask(), sandbox: s } as never));
+    expect(bad('on')).toThrowError('`sandbox` must be an object { network, limits, required }');
+    expect(bad({ ...sandbox, required: 'yes' })).toThrowError('`sandbox` `required` must be true or false');
+    expect(bad({ ...sandbox, network: { mode: 'open', allow: [] } })).toThrowError('`network.mode` must be "off" or "allow"');
+    expect(bad({ ...sandbox, network: { mode: 'off', allow: ['a.example.com'] } })).toThrowError('must be empty when `network.mode` is "off"');
+    expect(bad({ ...sandbox, network: { mode: 'allow', allow: ['*.com'] } })).toThrowError('`network.allow`: "*.com" puts `*` directly on `com`');
+    expect(bad({ ...sandbox, network: { mode: 'allow', allow: 'api.anthropic.com' } })).toThrowError('must be a list of host patterns');
+    expect(bad({ ...sandbox, limits: { ...sandbox.limits, processes: -1 } })).toThrowError('`limits.processes` must be a positive integer or null');
+    expect(bad({ network: sandbox.network, required: false })).toThrowError('must have `limits`');
+  });
+});

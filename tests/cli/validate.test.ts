@@ -156,6 +156,23 @@ describe('baton graph', () => {
     expect(lines).toContain('  s_b --> s_join');
   });
 
+  it('says, as mermaid comments, what each agent may reach in the sandbox and which steps narrow it', async () => {
+    const file = write(
+      'graph/sandbox.yml',
+      'agents:\n  coder:\n    uses: claude-code\n    sandbox: required\n    network: { allow: [pypi.org] }\n    mcp-servers:\n      docs: { command: npx, args: [-y, "@acme/docs"] }\n      search: { url: "https://mcp.example.com/mcp" }\n' +
+        'steps:\n  - id: impl\n    agent: coder\n    prompt: Go.\n    network: { allow: [pypi.org] }\n  - id: test\n    run: npm test\n    network: off\n',
+    );
+    const r = await baton(['graph', file]);
+    expect(r.code).toBe(0);
+    const comments = r.stdout.trim().split('\n').filter((l) => l.startsWith('%%'));
+    expect(comments).toEqual([
+      '%% agent coder (claude-code), sandbox required: may reach api.anthropic.com (claude-code model API), registry.npmjs.org (MCP server docs), mcp.example.com (MCP server search), pypi.org (network.allow)',
+      '%% step impl narrows agent coder: may reach its model API and pypi.org',
+      '%% step test (run): may reach nothing',
+    ]);
+    expect(r.stdout.trim().split('\n').filter((l) => !l.startsWith('%%'))[0]).toBe('flowchart LR');
+  });
+
   it('takes a workflow name as `run` does: the repository\'s first, then the library\'s', async () => {
     write('named/.git/HEAD', 'ref: refs/heads/main\n');
     write('named/.agents/workflows/mine.yml', 'steps:\n  - id: only\n    run: "true"\n');

@@ -323,6 +323,7 @@ describe('worker commands', () => {
       timeoutMinutes: 30,
       previousError: null,
       feedback: null,
+      sandbox: { network: { mode: 'allow', allow: ['api.anthropic.com'] }, limits: { cpuSeconds: 14_400, memoryMb: null, processes: 4096 }, required: false },
     });
     expect(r.of('create-run-branch', r.all)).toEqual([expect.objectContaining({ branch: 'baton/r1', sha: 'base0' })]);
   });

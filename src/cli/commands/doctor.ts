@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { ACTIONS_PR_ADVICE } from '../../hosts/github/actions-settings.ts';
 import { ACTIONS_ONLY_WORKFLOW, tokenWarningsIn, usesJobToken } from '../../manifest/warn-token.ts';
 import { findWorkflowFiles, validateFiles } from '../../manifest/validate.ts';
+import { sandboxLines } from '../../manifest/network.ts';
 import { pinWarningsIn } from '../../manifest/warn-pins.ts';
 import { EXIT, type CliIO } from '../io.ts';
 import { DEFAULT_WORKFLOWS_DIR } from './validate.ts';
@@ -18,7 +19,8 @@ PATH (with the version it reports) and its credentials (the names of the variabl
 that are set, never their values). No model is called.
 
 When the repository has ${DEFAULT_WORKFLOWS_DIR} (found from any subfolder), it also says which backends those workflows use
-and warns about CI that would never start in Actions-only mode, and about the repository
+and what their agents may reach in the sandbox (and whether they require it), and
+warns about CI that would never start in Actions-only mode, and about the repository
 setting that lets GitHub Actions open pull requests. It warns about every \`uses:\` in baton's
 workflows (.github/workflows/baton-worker.yml, baton.yml) that is not pinned to a full commit SHA.
 
@@ -30,17 +32,20 @@ Exit status: 0 (whatever is missing), 2 usage error.`;
 
 interface WorkflowUse {
   backends: Map<string, string[]>;
+  /** What each workflow's agents may reach in the sandbox (network.ts sandboxLines), by workflow. */
+  sandbox: Map<string, string[]>;
 }
 
 /** Which backends the repository's workflows use, by workflow; nothing when there are none. */
 function workflowUse(cwd: string): WorkflowUse {
-  const use: WorkflowUse = { backends: new Map() };
+  const use: WorkflowUse = { backends: new Map(), sandbox: new Map() };
   const { files } = findWorkflowFiles([DEFAULT_WORKFLOWS_DIR], cwd);
   if (!files.length) return use;
   for (const f of validateFiles(files, { cwd }).files) {
     const wf = f.loaded?.workflow;
     if (!wf) continue;
     for (const agent of Object.values(wf.agents)) use.backends.set(agent.uses, [...new Set([...(use.backends.get(agent.uses) ?? []), wf.name])]);
+    use.sandbox.set(wf.name, sandboxLines(wf));
   }
   return use;
 }
@@ -70,7 +75,7 @@ export async function doctorCommand(args: string[], io: CliIO, env: NodeJS.Proce
   warnings.push(...pinWarningsIn(root).map((w) => w.message));
 
   if (values.json) {
-    io.out(JSON.stringify({ backends: backends.map((b) => ({ ...b, usedBy: use.backends.get(b.name) ?? [] })), git, warnings }, null, 2));
+    io.out(JSON.stringify({ backends: backends.map((b) => ({ ...b, usedBy: use.backends.get(b.name) ?? [] })), git, sandbox: Object.fromEntries(use.sandbox), warnings }, null, 2));
     return EXIT.ok;
   }
 
@@ -87,6 +92,10 @@ export async function doctorCommand(args: string[], io: CliIO, env: NodeJS.Proce
     if (users) lines.push(`    used by      ${users.join(', ')}${b.runnable ? '' : ' (fine if the worker job installs it and passes its secret)'}`);
   }
   lines.push('', `${git.path ? '✓' : '✗'} ${'git'.padEnd(width)}  ${git.path ? `${git.path} — ${git.version}` : 'not on PATH: workers need git to list what an agent changed'}`);
+  if (use.sandbox.size) {
+    lines.push('', 'sandbox: what the workflows\' agents and run steps may reach (docs/manifest.md, "Network and sandbox")');
+    for (const [wf, entries] of use.sandbox) lines.push(`  ${wf}`, ...entries.map((e) => `    ${e}`));
+  }
   if (warnings.length) lines.push('', ...warnings.map((w) => `warning: ${w}`));
   const n = backends.filter((b) => b.runnable).length;
   lines.push('', `${n} of ${backends.length} backends runnable here.`);
