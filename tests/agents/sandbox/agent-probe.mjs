@@ -39,6 +39,7 @@ out.udpLoopback53 = await udp('127.0.0.1', 53);
 out.lookup = await lookup('baton-fence.example').then(() => 'resolved', (e) => e.code);
 out.workerEnviron = attempt(() => readFileSync(`/proc/${cfg.workerPid}/environ`));
 out.runnerHomeFile = attempt(() => readFileSync(cfg.runnerHomeFile));
+out.readTemp = attempt(() => readFileSync(cfg.tempFile));
 out.writeTemp = attempt(() => writeFileSync(`${cfg.tempDir}/agent-was-here`, 'x'));
 out.writeWorkspace = attempt(() => writeFileSync(`${cfg.workspace}/agent-file.txt`, 'made by the agent\n'));
 console.log(JSON.stringify(out));

@@ -56,6 +56,8 @@ function makeWorld(): World {
   mkdirSync(workspace, { recursive: true });
   mkdirSync(tempDir, { recursive: true });
   writeFileSync(join(runnerHome, '.credentials'), 'the runner\'s own file\n', { mode: 0o644 });
+  // What a `run:` step's script looks like in RUNNER_TEMP: readable by all, as the runner leaves it.
+  writeFileSync(join(tempDir, 'step-script.sh'), 'echo a script of another step\n', { mode: 0o644 });
   sh('git', ['-C', workspace, 'init', '-q']);
   writeFileSync(join(workspace, 'README.md'), 'hello\n');
   sh('git', ['-C', workspace, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'add', '.']);
@@ -91,7 +93,7 @@ function listen(server: Server, host: string): Promise<number> {
 async function runProbe(state: FenceState, w: World, proxyPort: number, otherPort: number, root: boolean): Promise<Record<string, unknown>> {
   // A PATH of the worker's own: it must reach the agent, not sudo's secure_path.
   const path = `/opt/baton-fence-test/bin:${process.env.PATH}`;
-  const config = { path, secret: SECRET, proxyPort, otherPort, workerPid: process.pid, runnerHomeFile: join(w.runnerHome, '.credentials'), tempDir: w.tempDir, workspace: w.workspace };
+  const config = { path, secret: SECRET, proxyPort, otherPort, workerPid: process.pid, runnerHomeFile: join(w.runnerHome, '.credentials'), tempDir: w.tempDir, tempFile: join(w.tempDir, 'step-script.sh'), workspace: w.workspace };
   const f = fencedCommand([process.execPath, w.probe], { user: state.user, limits: NO_LIMITS, env: { PATH: path, FENCE_SECRET: SECRET, PROBE_CONFIG: JSON.stringify(config) }, root });
   const r = await runProcess(f.argv, { cwd: w.workspace, env: f.env, timeoutMs: 30_000 });
   if (r.code !== 0) throw new Error(`the stand-in agent failed (${r.code ?? r.signal}): ${r.stderr}${r.spawnError?.message ?? ''}`);

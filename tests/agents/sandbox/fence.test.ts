@@ -21,6 +21,7 @@ interface Probe {
   lookup: string;
   workerEnviron: string;
   runnerHomeFile: string;
+  readTemp: string;
   writeTemp: string;
   writeWorkspace: string;
   secretInArgv: boolean;
@@ -84,6 +85,7 @@ describe('the fence, in a namespace of its own', () => {
       it("cannot read the worker's environment, the runner's home or temp folder, and can write its checkout", () => {
         expect(seen().workerEnviron).toBe('EACCES');
         expect(seen().runnerHomeFile).toBe('EACCES');
+        expect(seen().readTemp).toBe('EACCES');
         expect(seen().writeTemp).toBe('EACCES');
         expect(seen().writeWorkspace).toBe('ok');
       });
