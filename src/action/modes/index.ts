@@ -5,6 +5,7 @@ import { applyMode } from './apply.ts';
 import { locateMode } from './locate.ts';
 import { routeMode } from './route.ts';
 import { runMode } from './run.ts';
+import { sandboxSetupMode } from './sandbox-setup.ts';
 import { validateMode } from './validate.ts';
 
 export type Mode = (inputs: Inputs) => Promise<void>;
@@ -16,4 +17,5 @@ export const MODES: Record<string, Mode> = {
   route: routeMode,
   apply: applyMode,
   locate: locateMode,
+  'sandbox-setup': sandboxSetupMode,
 };

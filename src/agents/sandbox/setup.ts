@@ -45,7 +45,7 @@ function run(cmd: string, args: string[]): void {
     execFileSync(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   } catch (err) {
     const e = err as { stderr?: Buffer; message: string };
-    throw new Error(`${cmd} ${args.join(' ')} failed: ${(e.stderr?.toString() || e.message).trim()}`);
+    throw new Error(`${cmd} ${args.join(' ')} failed: ${(e.stderr?.toString() || e.message).trim()}`, { cause: err });
   }
 }
 

@@ -1,3 +1,4 @@
+/* global process, console, Buffer */
 // The stand-in agent: started through the fence, it tries what an agent must not do and
 // what it must still do, and prints one JSON line of what happened. Plain JS: it runs as
 // the agent's user, with node only.

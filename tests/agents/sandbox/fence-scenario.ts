@@ -104,7 +104,7 @@ async function limitRun(state: FenceState, w: World, limits: ResourceLimits, scr
   const f = fencedCommand([process.execPath, '-e', script], { user: state.user, limits, env: { PATH: process.env.PATH }, root: true });
   const r = await runProcess(f.argv, { cwd: w.workspace, env: f.env, timeoutMs: 60_000 });
   const hit = limitHit(r, limits);
-  return { hit, reason: hit && limitReason(hit, limits), code: r.code, signal: r.signal };
+  return { hit, reason: hit && limitReason(hit, limits), code: r.code, signal: r.signal, ...(hit === null && { stderr: r.stderr.slice(-1000) }) };
 }
 
 /** The user's live processes (not zombies waiting to be reaped). */
@@ -173,7 +173,8 @@ async function fence(): Promise<void> {
       processes: await limitRun(
         state,
         w,
-        { ...NO_LIMITS, processes: 8 },
+        // Node's own threads count against RLIMIT_NPROC too: room for them, not for 100 children.
+        { ...NO_LIMITS, processes: 32 },
         "const { spawn } = require('node:child_process'); let n = 0; const next = () => { const c = spawn('sleep', ['30']); c.on('spawn', () => { if (++n < 100) next(); }); c.on('error', (e) => { console.error(e.message); process.exit(1); }); }; next();",
       ),
     };

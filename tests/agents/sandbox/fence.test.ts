@@ -110,7 +110,7 @@ describe('the fence, in a namespace of its own', () => {
   it('an agent that spins, allocates or forks past its limit ends with the limit as its reason', () => {
     expect(out.limits.cpu).toMatchObject({ hit: 'cpu', reason: expect.stringMatching(/CPU limit \(1 s/) });
     expect(out.limits.memory).toMatchObject({ hit: 'memory', reason: expect.stringMatching(/memory limit \(256 MiB/) });
-    expect(out.limits.processes).toMatchObject({ hit: 'processes', reason: expect.stringMatching(/process limit \(8 processes/) });
+    expect(out.limits.processes).toMatchObject({ hit: 'processes', reason: expect.stringMatching(/process limit \(32 processes/) });
   });
 
   it('the sweep ends what the agent left running in a session of its own, from root and through sudo', () => {
