@@ -87,6 +87,7 @@ function agentSteps(batonAction: string, secrets: string[], backends: Backend[])
     `        uses: ${batonAction}`,
     '        with: { mode: locate, token: "" }',
     ...(backends.includes('codex') ? CODEX_SANDBOX_STEP : []),
+    ...FENCE_STEP,
     '      - name: Drop sudo and docker before the agent starts',
     "        if: runner.environment == 'github-hosted' && runner.os == 'Linux'",
     '        env: { BATON_NODE: "${{ steps.baton.outputs.node }}" }',
@@ -114,6 +115,22 @@ function agentSteps(batonAction: string, secrets: string[], backends: Backend[])
     ...secrets.map((s) => `          ${s}: "\${{ secrets.${s} }}"`),
   ];
 }
+
+/**
+ * The agent sandbox's fence (src/agents/sandbox/setup.ts), as root while sudo is still there:
+ * the agent's own user, which the sudoers rule it writes lets the runner become (and nothing
+ * else once the next step drops runner's own rule), the packet filter, and the permissions.
+ */
+const FENCE_STEP = [
+  "      - name: Fence the agent (its own user, a packet filter, limits)",
+  "        if: runner.environment == 'github-hosted' && runner.os == 'Linux'",
+  '        env: { BATON_NODE: "${{ steps.baton.outputs.node }}", BATON_ENTRY: "${{ steps.baton.outputs.entry }}", INPUT_MODE: sandbox-setup }',
+  '        run: |',
+  '          if [ -f /etc/sudoers.d/runner ] && [ "$(id -un)" = runner ]; then',
+  '            command -v nft >/dev/null || { sudo apt-get update -qq && sudo apt-get install -y -qq --no-install-recommends nftables; }',
+  '            sudo -E "$BATON_NODE" "$BATON_ENTRY"',
+  '          fi',
+];
 
 /**
  * codex's sandbox is bubblewrap, which needs unprivileged user namespaces; ubuntu-24.04

@@ -94,6 +94,12 @@ describe('baton init', () => {
     expect(userns.run).toContain('sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0');
     expect(userns.if).toBe("runner.environment == 'github-hosted' && runner.os == 'Linux'");
     expect(steps.indexOf(userns)).toBeLessThan(steps.indexOf(drop));
+    // The sandbox's fence is set up as root (the Action's mode sandbox-setup), while sudo is still there.
+    const fence = steps.find((s) => s.env?.INPUT_MODE === 'sandbox-setup')!;
+    expect(fence.run).toContain('sudo -E "$BATON_NODE" "$BATON_ENTRY"');
+    expect(fence.if).toBe("runner.environment == 'github-hosted' && runner.os == 'Linux'");
+    expect(steps.indexOf(locate)).toBeLessThan(steps.indexOf(fence));
+    expect(steps.indexOf(fence)).toBeLessThan(steps.indexOf(drop));
     const upload = steps.find((s) => s.uses === usesOf(GITHUB_ACTION_PINS.uploadArtifact))!;
     expect(upload.if).toBe('always()');
     // upload-artifact drops dotfiles by default: an agent's .gitignore edit would vanish.

@@ -6,6 +6,7 @@ import { installClisMode } from './install-clis.ts';
 import { locateMode } from './locate.ts';
 import { routeMode } from './route.ts';
 import { runMode } from './run.ts';
+import { sandboxSetupMode } from './sandbox-setup.ts';
 import { validateMode } from './validate.ts';
 
 export type Mode = (inputs: Inputs) => Promise<void>;
@@ -18,4 +19,5 @@ export const MODES: Record<string, Mode> = {
   apply: applyMode,
   locate: locateMode,
   'install-clis': installClisMode,
+  'sandbox-setup': sandboxSetupMode,
 };

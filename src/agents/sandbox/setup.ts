@@ -1,0 +1,176 @@
+// The fence's setup, run once per job as root before sudo is dropped (the Action's mode
+// `sandbox-setup`): the agent's user, the sudoers rule that lets the worker start processes
+// as that user (and read the packet filter) and nothing else, the packet filter, and the
+// permissions that give the agent its checkout and nothing else of the worker's.
+import { execFileSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve, sep } from 'node:path';
+import { AGENT_USER, findProgram, type FenceState, type FenceUser } from './fence.ts';
+import { fenceRuleset } from './ruleset.ts';
+
+export interface SetupOptions {
+  /** Root of the user database and /etc files written: '/' in production, a folder in tests. */
+  prefix?: string;
+  /** The worker's user (GitHub-hosted: `runner`). */
+  runnerUser: string;
+  /** The checkout the agent works in. */
+  workspace: string;
+  /** The worker's temp folder (RUNNER_TEMP): made the worker's alone. */
+  tempDir: string;
+  /** The agent's HOME (created fresh, its own). Default /home/baton-agent. */
+  home?: string;
+}
+
+interface PasswdEntry {
+  name: string;
+  uid: number;
+  gid: number;
+  home: string;
+}
+
+function passwd(prefix: string): PasswdEntry[] {
+  return readFileSync(join(prefix, 'etc/passwd'), 'utf8')
+    .split('\n')
+    .map((l) => l.split(':'))
+    .filter((f) => f.length >= 7)
+    .map((f) => ({ name: f[0]!, uid: Number(f[2]), gid: Number(f[3]), home: f[5]! }));
+}
+
+function entry(prefix: string, name: string): PasswdEntry | undefined {
+  return passwd(prefix).find((e) => e.name === name);
+}
+
+function run(cmd: string, args: string[]): void {
+  try {
+    execFileSync(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (err) {
+    const e = err as { stderr?: Buffer; message: string };
+    throw new Error(`${cmd} ${args.join(' ')} failed: ${(e.stderr?.toString() || e.message).trim()}`, { cause: err });
+  }
+}
+
+function need(name: string): string {
+  const p = findProgram(name);
+  if (!p) throw new Error(`${name} is not installed; the sandbox setup needs it`);
+  return p;
+}
+
+/** The sudoers drop-in: the worker may become the agent (with the environment it passes) and list the filter; nothing else. */
+export function sudoersRule(runner: string, nft: string): string {
+  if (!/^[a-z_][a-z0-9_-]*$/i.test(runner)) throw new Error(`the runner user name ${JSON.stringify(runner)} is not a plain user name`);
+  return [
+    '# Written by baton\'s sandbox setup (mode sandbox-setup). The worker may start processes as',
+    `# ${AGENT_USER}, passing them their environment (SETENV; secrets never go on a command line),`,
+    '# and read the packet filter; it may not become root.',
+    // sudo replaces PATH with secure_path otherwise: the agent's CLIs live on the worker's PATH.
+    `Defaults>${AGENT_USER} !secure_path`,
+    `${runner} ALL=(${AGENT_USER}) NOPASSWD:SETENV: ALL`,
+    `${runner} ALL=(root) NOPASSWD: ${nft} -j list table inet baton`,
+    '',
+  ].join('\n');
+}
+
+/** Drops other users' read and write bits (and adds traverse when `traverse`); symlinks are left alone. */
+function closeToOthers(path: string, traverse: boolean): void {
+  const st = lstatSync(path);
+  if (st.isSymbolicLink()) return;
+  chmodSync(path, (st.mode & 0o7770) | (traverse && st.isDirectory() ? 0o001 : 0));
+}
+
+/** The folders from `/` down to `path`'s parent. */
+function ancestors(path: string): string[] {
+  const out: string[] = [];
+  for (let d = dirname(path); ; d = dirname(d)) {
+    out.unshift(d);
+    if (dirname(d) === d) return out;
+  }
+}
+
+function inside(child: string, parent: string): boolean {
+  return child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
+}
+
+export interface SetupResult {
+  state: FenceState;
+  /** Where the record, the ruleset and the sudoers rule were written. */
+  files: { state: string; ruleset: string; sudoers: string | null };
+}
+
+export function setupFence(o: SetupOptions): SetupResult {
+  if (process.platform !== 'linux') throw new Error(`the sandbox setup needs Linux, not ${process.platform}`);
+  if (process.getuid?.() !== 0) throw new Error('the sandbox setup must run as root (in the worker workflow: `sudo -E "$BATON_NODE" "$BATON_ENTRY"`, before sudo is dropped)');
+  const prefix = resolve(o.prefix ?? '/');
+  const workspace = resolve(o.workspace);
+  const tempDir = resolve(o.tempDir);
+  const home = resolve(o.home ?? `/home/${AGENT_USER}`);
+  const runner = entry(prefix, o.runnerUser);
+  if (!runner) throw new Error(`the runner user ${JSON.stringify(o.runnerUser)} is not in ${join(prefix, 'etc/passwd')}`);
+  if (!statSync(workspace).isDirectory()) throw new Error(`the workspace ${workspace} is not a folder`);
+  if (inside(workspace, tempDir) || inside(home, workspace)) throw new Error(`the workspace ${workspace}, the temp folder ${tempDir} and the agent's home ${home} must not hold one another`);
+
+  // The user: no login shell, a group of its own, a fresh home nobody else reads.
+  if (!entry(prefix, AGENT_USER)) {
+    const useradd = need('useradd');
+    run(useradd, [...(prefix === '/' ? [] : ['--prefix', prefix]), '--system', '--user-group', '--shell', '/usr/sbin/nologin', '--home-dir', home, '--no-create-home', AGENT_USER]);
+  }
+  const agent = entry(prefix, AGENT_USER)!;
+  if (agent.uid === 0 || agent.uid === runner.uid) throw new Error(`the user ${AGENT_USER} has uid ${agent.uid}, which is root's or the runner's; remove it and run the setup again`);
+  const user: FenceUser = { name: AGENT_USER, uid: agent.uid, gid: agent.gid, home: agent.home };
+  rmSync(user.home, { recursive: true, force: true });
+  mkdirSync(user.home, { recursive: true, mode: 0o700 });
+  chownSync(user.home, user.uid, user.gid);
+  chmodSync(user.home, 0o700);
+
+  const dir = join(prefix, 'etc/baton');
+  mkdirSync(dir, { recursive: true, mode: 0o755 });
+  const nft = need('nft');
+
+  // The sudoers rule, checked by visudo before it is put in place (a broken drop-in breaks all of sudo).
+  let sudoers: string | null = null;
+  if (runner.uid !== 0) {
+    const visudo = need('visudo');
+    sudoers = join(prefix, 'etc/sudoers.d', AGENT_USER);
+    mkdirSync(dirname(sudoers), { recursive: true, mode: 0o750 });
+    const draft = `${sudoers}.baton-new`;
+    writeFileSync(draft, sudoersRule(runner.name, nft), { mode: 0o440 });
+    try {
+      run(visudo, ['-cf', draft]);
+      renameSync(draft, sudoers);
+    } finally {
+      rmSync(draft, { force: true });
+    }
+  }
+
+  // The packet filter, loaded from a file in one transaction.
+  const ruleset = join(dir, 'fence.nft');
+  writeFileSync(ruleset, fenceRuleset(user.uid), { mode: 0o644 });
+  run(nft, ['-f', ruleset]);
+
+  // The checkout: the agent's, in the worker's group, folders setgid so that what the agent
+  // creates stays in that group (the agent's umask is 002: the worker can write it too).
+  run('chown', ['-R', `${user.uid}:${runner.gid}`, '--', workspace]);
+  run('chmod', ['-R', 'u+rwX,g+rwX', '--', workspace]);
+  run('find', [workspace, '-type', 'd', '-exec', 'chmod', 'g+s', '{}', '+']);
+  // Its parents: traversable, not listable or readable, where they are the worker's; the
+  // worker's home and temp folder closed to others.
+  for (const a of ancestors(workspace)) {
+    const st = statSync(a);
+    if (st.uid === runner.uid && a !== '/') closeToOthers(a, true);
+    else if (!(st.mode & 0o001)) chmodSync(a, (st.mode & 0o7777) | 0o001);
+  }
+  if (existsSync(runner.home) && runner.home !== '/') {
+    const onPath = inside(workspace, runner.home);
+    closeToOthers(runner.home, onPath);
+    for (const name of readdirSync(runner.home)) {
+      const p = join(runner.home, name);
+      if (!(onPath && inside(workspace, p))) closeToOthers(p, false);
+    }
+  }
+  mkdirSync(tempDir, { recursive: true });
+  chmodSync(tempDir, statSync(tempDir).mode & 0o7700);
+
+  const state: FenceState = { version: 1, user, runner: runner.name, nft, workspace };
+  const stateFile = join(dir, 'fence.json');
+  writeFileSync(stateFile, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o644 });
+  return { state, files: { state: stateFile, ruleset, sudoers } };
+}

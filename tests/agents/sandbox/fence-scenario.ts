@@ -1,0 +1,231 @@
+// The fence's scenario, run as root inside a network and mount namespace of its own
+// (`unshare --net --mount --fork`, fence-namespace.ts): nothing here reaches the machine's
+// users, files or firewall. The user database is a copy the scenario makes (useradd
+// --prefix), bind-mounted over /etc/passwd & co. in the private mount namespace only; the
+// packet filter is loaded into the namespace's own nftables; only loopback is touched.
+//
+//   fence-scenario.ts fence   → the whole scenario, one JSON object on stdout
+//   fence-scenario.ts setup   → only setupFence, timed (the bench)
+//   fence-scenario.ts worker  → (internal) the worker's side as the test's runner user, through sudo
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createSocket } from 'node:dgram';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import type { ResourceLimits } from '../../../src/engine/sandbox.ts';
+import { fencedCommand, probeFence, readFenceState, readRefusals, sweepCommand, type FenceState } from '../../../src/agents/sandbox/fence.ts';
+import { limitHit, limitReason } from '../../../src/agents/sandbox/limits.ts';
+import { setupFence } from '../../../src/agents/sandbox/setup.ts';
+import { runProcess } from '../../../src/agents/process.ts';
+import { collectChanges, openCheckout } from '../../../src/agents/changes.ts';
+
+const RUNNER = 'baton-test-runner';
+const SECRET = 'fence-secret-value-9f2c';
+const NO_LIMITS: ResourceLimits = { cpuSeconds: null, memoryMb: null, processes: null };
+const HERE = fileURLToPath(new URL('.', import.meta.url));
+
+function sh(cmd: string, args: string[]): string {
+  return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+interface World {
+  base: string;
+  prefix: string;
+  runnerHome: string;
+  workspace: string;
+  tempDir: string;
+  probe: string;
+  statePath: string;
+}
+
+/** The test's own user database (a copy of /etc's files, with the runner user added) and folders. */
+function makeWorld(): World {
+  const base = mkdtempSync('/tmp/baton-fence-');
+  chmodSync(base, 0o755);
+  const prefix = join(base, 'db');
+  mkdirSync(join(prefix, 'etc/sudoers.d'), { recursive: true });
+  for (const f of ['passwd', 'group', 'shadow', 'gshadow', 'login.defs']) copyFileSync(join('/etc', f), join(prefix, 'etc', f));
+  const runnerHome = join(base, 'runner-home');
+  sh('useradd', ['--prefix', prefix, '--user-group', '--shell', '/bin/sh', '--home-dir', runnerHome, '--no-create-home', RUNNER]);
+  const runner = readFileSync(join(prefix, 'etc/passwd'), 'utf8').split('\n').find((l) => l.startsWith(`${RUNNER}:`))!.split(':');
+  const [uid, gid] = [Number(runner[2]), Number(runner[3])];
+  const workspace = join(runnerHome, 'work/repo/repo');
+  const tempDir = join(runnerHome, 'work/_temp');
+  mkdirSync(workspace, { recursive: true });
+  mkdirSync(tempDir, { recursive: true });
+  writeFileSync(join(runnerHome, '.credentials'), 'the runner\'s own file\n', { mode: 0o644 });
+  // What a `run:` step's script looks like in RUNNER_TEMP: readable by all, as the runner leaves it.
+  writeFileSync(join(tempDir, 'step-script.sh'), 'echo a script of another step\n', { mode: 0o644 });
+  sh('git', ['-C', workspace, 'init', '-q']);
+  writeFileSync(join(workspace, 'README.md'), 'hello\n');
+  sh('git', ['-C', workspace, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'add', '.']);
+  sh('git', ['-C', workspace, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-qm', 'base']);
+  // As actions/checkout leaves it: everything the runner's, readable by all.
+  sh('chown', ['-R', `${uid}:${gid}`, runnerHome]);
+  chmodSync(runnerHome, 0o755);
+  const probe = join(base, 'agent-probe.mjs');
+  copyFileSync(join(HERE, 'agent-probe.mjs'), probe);
+  chmodSync(probe, 0o644);
+  return { base, prefix, runnerHome, workspace, tempDir, probe, statePath: join(prefix, 'etc/baton/fence.json') };
+}
+
+function setup(w: World): { ms: number; state: FenceState } {
+  sh('ip', ['link', 'set', 'lo', 'up']);
+  const started = performance.now();
+  const { state } = setupFence({ prefix: w.prefix, runnerUser: RUNNER, workspace: w.workspace, tempDir: w.tempDir, home: join(w.base, 'agent-home') });
+  const ms = performance.now() - started;
+  // The scenario's user database and sudoers rule stand in for the machine's, in this mount namespace only.
+  for (const f of ['passwd', 'group', 'shadow', 'gshadow']) sh('mount', ['--bind', join(w.prefix, 'etc', f), join('/etc', f)]);
+  sh('mount', ['--bind', join(w.prefix, 'etc/sudoers.d'), '/etc/sudoers.d']);
+  const resolv = join(w.base, 'resolv.conf');
+  writeFileSync(resolv, 'nameserver 127.0.0.53\nnameserver 127.0.0.1\noptions timeout:1 attempts:1\n');
+  sh('mount', ['--bind', resolv, '/etc/resolv.conf']);
+  return { ms, state };
+}
+
+function listen(server: Server, host: string): Promise<number> {
+  return new Promise((resolve) => server.listen(0, host, () => resolve((server.address() as { port: number }).port)));
+}
+
+/** Runs the stand-in agent through the fence and returns what it saw. */
+async function runProbe(state: FenceState, w: World, proxyPort: number, otherPort: number, root: boolean): Promise<Record<string, unknown>> {
+  // A PATH of the worker's own: it must reach the agent, not sudo's secure_path.
+  const path = `/opt/baton-fence-test/bin:${process.env.PATH}`;
+  const config = { path, secret: SECRET, proxyPort, otherPort, workerPid: process.pid, runnerHomeFile: join(w.runnerHome, '.credentials'), tempDir: w.tempDir, tempFile: join(w.tempDir, 'step-script.sh'), workspace: w.workspace };
+  const f = fencedCommand([process.execPath, w.probe], { user: state.user, limits: NO_LIMITS, env: { PATH: path, FENCE_SECRET: SECRET, PROBE_CONFIG: JSON.stringify(config) }, root });
+  const r = await runProcess(f.argv, { cwd: w.workspace, env: f.env, timeoutMs: 30_000 });
+  if (r.code !== 0) throw new Error(`the stand-in agent failed (${r.code ?? r.signal}): ${r.stderr}${r.spawnError?.message ?? ''}`);
+  return { ...JSON.parse(r.stdout.trim().split('\n').pop()!), secretInArgv: f.argv.some((a) => a.includes(SECRET)) };
+}
+
+async function limitRun(state: FenceState, w: World, limits: ResourceLimits, script: string): Promise<{ hit: string | null; reason: string | null; code: number | null; signal: string | null }> {
+  const f = fencedCommand([process.execPath, '-e', script], { user: state.user, limits, env: { PATH: process.env.PATH }, root: true });
+  const r = await runProcess(f.argv, { cwd: w.workspace, env: f.env, timeoutMs: 60_000 });
+  const hit = limitHit(r, limits);
+  return { hit, reason: hit && limitReason(hit, limits), code: r.code, signal: r.signal, ...(hit === null && { stderr: r.stderr.slice(-1000) }) };
+}
+
+/** The user's live processes (not zombies waiting to be reaped). */
+function processesOf(uid: number): number[] {
+  return readdirSync('/proc')
+    .filter((n) => /^\d+$/.test(n))
+    .filter((n) => {
+      try {
+        const status = readFileSync(`/proc/${n}/status`, 'utf8');
+        return /^Uid:\s+(\d+)/m.exec(status)?.[1] === String(uid) && !/^State:\s+Z/m.test(status);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+/** Live processes of `uid` once the count settles (a SIGKILL takes effect asynchronously); gives up after 5 s. */
+async function settledProcessesOf(uid: number): Promise<number> {
+  const deadline = Date.now() + 5000;
+  let n = processesOf(uid).length;
+  while (n > 0 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 20));
+    n = processesOf(uid).length;
+  }
+  return n;
+}
+
+async function fence(): Promise<void> {
+  const w = makeWorld();
+  const out: Record<string, unknown> = {};
+  try {
+    out.probeBefore = probeFence({ statePath: w.statePath });
+    const { state } = setup(w);
+    out.probeAfter = probeFence({ statePath: w.statePath });
+
+    const proxy = createServer((s) => s.end('proxy-here\n'));
+    const other = createServer((s) => s.end('other-here\n'));
+    const proxyPort = await listen(proxy, '127.0.0.1');
+    const otherPort = await listen(other, '127.0.0.2');
+    const dnsReceived: string[] = [];
+    for (const host of ['127.0.0.1', '127.0.0.53']) {
+      const d = createSocket('udp4');
+      d.on('message', () => dnsReceived.push(host));
+      await new Promise<void>((resolve) => d.bind(53, host, resolve));
+    }
+    out.ports = { proxyPort, otherPort };
+    out.root = await runProbe(state, w, proxyPort, otherPort, true);
+
+    // The worker as GitHub runs it: the runner user, becoming the agent through sudo.
+    const worker = await runProcess(['setpriv', '--reuid', RUNNER, '--regid', RUNNER, '--init-groups', '--', process.execPath, '--import', 'tsx', fileURLToPath(import.meta.url), 'worker', w.base, String(proxyPort), String(otherPort)], {
+      cwd: join(HERE, '../../..'),
+      env: { PATH: process.env.PATH, HOME: w.runnerHome, RUNNER_SECRET: SECRET },
+      timeoutMs: 60_000,
+    });
+    out.sudo = worker.code === 0 ? JSON.parse(worker.stdout.trim().split('\n').pop()!) : { error: `${worker.code ?? worker.signal}: ${worker.stderr}` };
+    out.dnsReceived = dnsReceived;
+    out.refusals = readRefusals(state);
+
+    // What the worker's git sees of a checkout that is now the agent's.
+    out.changes = collectChanges(openCheckout(w.workspace, 'HEAD')).changes;
+
+    out.limits = {
+      cpu: await limitRun(state, w, { ...NO_LIMITS, cpuSeconds: 1 }, 'for (;;) {}'),
+      memory: await limitRun(state, w, { ...NO_LIMITS, memoryMb: 256 }, 'const a = []; for (;;) a.push(Buffer.alloc(16 << 20, 1));'),
+      processes: await limitRun(
+        state,
+        w,
+        // Node's own threads count against RLIMIT_NPROC too: room for them, not for 100 children.
+        { ...NO_LIMITS, processes: 32 },
+        "const { spawn } = require('node:child_process'); let n = 0; const next = () => { const c = spawn('sleep', ['30']); c.on('spawn', () => { if (++n < 100) next(); }); c.on('error', (e) => { console.error(e.message); process.exit(1); }); }; next();",
+      ),
+    };
+
+    // What the agent leaves running, in a session of its own, the sweep ends.
+    const bg = fencedCommand(['/bin/sh', '-c', 'setsid sleep 300 </dev/null >/dev/null 2>&1 & exit 0'], { user: state.user, limits: NO_LIMITS, env: { PATH: process.env.PATH }, root: true });
+    spawnSync(bg.argv[0]!, bg.argv.slice(1), { env: bg.env });
+    out.leftBeforeSweep = processesOf(state.user.uid).length;
+    const sweep = sweepCommand({ user: state.user, env: process.env, root: true });
+    spawnSync(sweep[0]!, sweep.slice(1));
+    out.leftAfterSweep = await settledProcessesOf(state.user.uid);
+
+    proxy.close();
+    other.close();
+    console.log(JSON.stringify(out));
+    process.exit(0);
+  } finally {
+    rmSync(w.base, { recursive: true, force: true });
+  }
+}
+
+/** The worker's side as the runner user (not root): the probe, through sudo. */
+async function worker(base: string, proxyPort: number, otherPort: number): Promise<void> {
+  const w: World = { base, prefix: join(base, 'db'), runnerHome: join(base, 'runner-home'), workspace: join(base, 'runner-home/work/repo/repo'), tempDir: join(base, 'runner-home/work/_temp'), probe: join(base, 'agent-probe.mjs'), statePath: join(base, 'db/etc/baton/fence.json') };
+  const state = readFenceState(w.statePath)!;
+  const probed = probeFence({ statePath: w.statePath });
+  const seen = await runProbe(state, w, proxyPort, otherPort, false);
+  const refusals = readRefusals(state);
+  // The worker's own writes in the checkout after the agent (restoring agent configuration…) and its git.
+  writeFileSync(join(w.workspace, 'agent-file.txt'), 'rewritten by the worker\n');
+  const changes = collectChanges(openCheckout(w.workspace, 'HEAD')).changes;
+  // Left behind by the agent, then swept through sudo too.
+  const bg = fencedCommand(['/bin/sh', '-c', 'setsid sleep 300 </dev/null >/dev/null 2>&1 & exit 0'], { user: state.user, limits: NO_LIMITS, env: { PATH: process.env.PATH } });
+  spawnSync(bg.argv[0]!, bg.argv.slice(1), { env: bg.env });
+  const before = processesOf(state.user.uid).length;
+  const sweep = sweepCommand({ user: state.user, env: process.env });
+  spawnSync(sweep[0]!, sweep.slice(1));
+  console.log(JSON.stringify({ uid: process.getuid!(), probe: probed, seen, refusals, changes, leftBeforeSweep: before, leftAfterSweep: await settledProcessesOf(state.user.uid) }));
+}
+
+async function setupTime(): Promise<void> {
+  const w = makeWorld();
+  try {
+    console.log(JSON.stringify({ ms: setup(w).ms }));
+  } finally {
+    rmSync(w.base, { recursive: true, force: true });
+  }
+}
+
+const [mode, ...rest] = process.argv.slice(2);
+if (mode === 'fence') await fence();
+else if (mode === 'setup') await setupTime();
+else if (mode === 'worker') await worker(rest[0]!, Number(rest[1]), Number(rest[2]));
+else throw new Error(`fence-scenario: unknown mode ${mode}`);
