@@ -120,6 +120,8 @@ function agentSteps(batonAction: string, secrets: string[], backends: Backend[])
  * The agent sandbox's fence (src/agents/sandbox/setup.ts), as root while sudo is still there:
  * the agent's own user, which the sudoers rule it writes lets the runner become (and nothing
  * else once the next step drops runner's own rule), the packet filter, and the permissions.
+ * Nothing is installed here (no package manager runs before the drop): a runner image without
+ * `nft` gets no packet filter, which the probe reports and `sandbox: required` refuses.
  */
 const FENCE_STEP = [
   "      - name: Fence the agent (its own user, a packet filter, limits)",
@@ -127,7 +129,6 @@ const FENCE_STEP = [
   '        env: { BATON_NODE: "${{ steps.baton.outputs.node }}", BATON_ENTRY: "${{ steps.baton.outputs.entry }}", INPUT_MODE: sandbox-setup }',
   '        run: |',
   '          if [ -f /etc/sudoers.d/runner ] && [ "$(id -un)" = runner ]; then',
-  '            command -v nft >/dev/null || { sudo apt-get update -qq && sudo apt-get install -y -qq --no-install-recommends nftables; }',
   '            sudo -E "$BATON_NODE" "$BATON_ENTRY"',
   '          fi',
 ];
