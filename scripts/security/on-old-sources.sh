@@ -12,7 +12,7 @@
 set -uo pipefail
 BEFORE=7ea23d9
 ROUND2=40e63ff
-ROUND2_TESTS=(tests/security/stranger-writes.test.ts tests/security/foreign-claims.test.ts tests/security/result-leaks.test.ts tests/security/hostile-artifact.test.ts tests/agents/agent-config.test.ts tests/cli/printable.test.ts tests/actions-only/displaced.test.ts)
+ROUND2_TESTS=(tests/security/stranger-writes.test.ts tests/security/foreign-claims.test.ts tests/security/result-leaks.test.ts tests/security/hostile-artifact.test.ts tests/agents/agent-config.test.ts tests/cli/printable.test.ts tests/actions-only/displaced.test.ts tests/security/foreign-ci.test.ts tests/app/answers.test.ts tests/actions-only/answers.test.ts tests/hosts/questions.test.ts)
 cd "$(dirname "$0")/../.."
 commit="${1:-$BEFORE}"
 shift || true
