@@ -80,6 +80,15 @@ export const PROTECTION_NAMES: Record<Protection, string> = {
 
 export const LOCAL_MODE = 'local mode';
 
+/** Why a step that requires the sandbox did not start: each missing protection, one reason said once for all it explains. */
+export function requiredRefusal(missing: SandboxReport['missing']): string {
+  const byReason = new Map<string, string[]>();
+  for (const m of missing) byReason.set(m.reason, [...(byReason.get(m.reason) ?? []), PROTECTION_NAMES[m.protection]]);
+  const and = (names: string[]): string => (names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}` : names[0]!);
+  const parts = [...byReason].map(([reason, names]) => `${and(names)} (${reason})`);
+  return `the step requires the sandbox (\`sandbox: required\`), and ${missing.length === 1 ? 'this protection is' : 'these protections are'} not in force here: ${parts.join('; ')}; the agent was not started`;
+}
+
 /** The fence as this machine has it: probed on GitHub; in a local run only as root with a fence record. */
 function fenceProbe(o: AttemptSandboxOptions): FenceProbe {
   const root = process.getuid?.() === 0;
@@ -122,10 +131,7 @@ export async function openAttemptSandbox(o: AttemptSandboxOptions): Promise<Atte
   const root = process.getuid?.() === 0;
   const enforced = PROTECTIONS.filter((p) => !missing.some((m) => m.protection === p));
 
-  const refusal =
-    request.required && missing.length > 0
-      ? `the step requires the sandbox (\`sandbox: required\`), and ${missing.length === 1 ? 'this protection is' : 'these protections are'} not in force here: ${missing.map((m) => `${PROTECTION_NAMES[m.protection]} (${m.reason})`).join('; ')}; the agent was not started`
-      : null;
+  const refusal = request.required && missing.length > 0 ? requiredRefusal(missing) : null;
 
   let before = new Map<string, number>();
   const notes: string[] = [];
