@@ -89,8 +89,17 @@ export function requiredRefusal(missing: SandboxReport['missing']): string {
   return `the step requires the sandbox (\`sandbox: required\`), and ${missing.length === 1 ? 'this protection is' : 'these protections are'} not in force here: ${parts.join('; ')}; the agent was not started`;
 }
 
+/**
+ * The protections a local run gets on this machine (`baton doctor`): the proxy always, the
+ * fence only as root on a machine whose fence record the setup step wrote.
+ */
+export function localProtections(env: NodeJS.ProcessEnv, fenceStatePath?: string): Pick<SandboxReport, 'enforced' | 'missing'> {
+  const probe = fenceProbe({ local: true, workerEnv: env, ...(fenceStatePath !== undefined && { fenceStatePath }) });
+  return { enforced: PROTECTIONS.filter((p) => p === 'egress-proxy' || probe.enforced.includes(p)), missing: probe.missing };
+}
+
 /** The fence as this machine has it: probed on GitHub; in a local run only as root with a fence record. */
-function fenceProbe(o: AttemptSandboxOptions): FenceProbe {
+function fenceProbe(o: Pick<AttemptSandboxOptions, 'local' | 'workerEnv' | 'fenceStatePath'>): FenceProbe {
   const root = process.getuid?.() === 0;
   if (o.local && !root) return { enforced: [], missing: FENCE_PROTECTIONS.map((protection) => ({ protection, reason: LOCAL_MODE })), state: null };
   const probe = probeFence({ ...(o.fenceStatePath !== undefined && { statePath: o.fenceStatePath }), root, env: o.workerEnv });
