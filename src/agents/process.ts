@@ -3,6 +3,12 @@
 // runners, dev servers that would otherwise keep running and keep the pipes open). When it
 // ends, nothing of its tree is left running — not even a process that left its process
 // group (sweep.ts) — so nothing it started can wait for a later step's token.
+//
+// Under the sandbox's fence (ProcessOptions.fence) the process runs as the agent's own user:
+// the worker can neither read those processes' environments (the tree marker) nor signal
+// them once they left the group, so the fence's sweep — every process of the agent's user
+// killed, as that user — runs at each point the marker kill runs: at a timeout or an abort,
+// when the CLI exits, and when it is done.
 import { spawn } from 'node:child_process';
 import { killMarked, newTreeMarker, TREE_MARKER } from './sweep.ts';
 
@@ -17,6 +23,16 @@ export interface ProcessOptions {
   maxCapture?: number;
   /** Time between SIGTERM and SIGKILL. */
   killGraceMs?: number;
+  /** Runs the process as the sandbox's agent user (src/agents/sandbox/attempt.ts). */
+  fence?: ProcessFence;
+}
+
+/** How a process is started inside the fence and how what it left is ended. */
+export interface ProcessFence {
+  /** The command and environment that run `argv` with `env` as the agent's user. */
+  wrap(argv: string[], env: NodeJS.ProcessEnv): { argv: string[]; env: NodeJS.ProcessEnv };
+  /** Kills every process of the agent's user (synchronously; never throws). */
+  sweep(): void;
 }
 
 export interface ProcessResult {
@@ -73,10 +89,12 @@ export function runProcess(argv: string[], opts: ProcessOptions): Promise<Proces
     const timers: NodeJS.Timeout[] = [];
     const marker = newTreeMarker();
 
+    const env = { ...opts.env, [TREE_MARKER]: marker };
+    const cmd = opts.fence ? opts.fence.wrap(argv, env) : { argv, env };
     // detached: the child leads a new process group, so one kill reaches its whole tree.
-    const child = spawn(argv[0]!, argv.slice(1), {
+    const child = spawn(cmd.argv[0]!, cmd.argv.slice(1), {
       cwd: opts.cwd,
-      env: { ...opts.env, [TREE_MARKER]: marker },
+      env: cmd.env,
       detached: process.platform !== 'win32',
       stdio: ['pipe', 'pipe', 'pipe'],
     });
@@ -89,6 +107,7 @@ export function runProcess(argv: string[], opts: ProcessOptions): Promise<Proces
       killGroup(child.pid, 'SIGKILL');
       // Again until none is found: one may have forked between a look and its kill.
       for (let round = 0; round < 5 && killMarked(marker, 'SIGKILL') > 0; round++);
+      opts.fence?.sweep();
       opts.signal?.removeEventListener('abort', onAbort);
       resolvePromise({
         code: exit?.code ?? null,
@@ -104,6 +123,8 @@ export function runProcess(argv: string[], opts: ProcessOptions): Promise<Proces
     const stop = (): void => {
       killGroup(child.pid, 'SIGTERM');
       killMarked(marker, 'SIGTERM');
+      // The agent's user's processes cannot be sent the worker's SIGTERM: they end at once.
+      opts.fence?.sweep();
       const t = setTimeout(() => killGroup(child.pid, 'SIGKILL'), opts.killGraceMs ?? 3000);
       t.unref();
       timers.push(t);
@@ -122,6 +143,7 @@ export function runProcess(argv: string[], opts: ProcessOptions): Promise<Proces
       // holds the pipes open must not keep us waiting for 'close'.
       killGroup(child.pid, 'SIGTERM');
       killMarked(marker, 'SIGTERM');
+      opts.fence?.sweep();
       const t = setTimeout(() => {
         killGroup(child.pid, 'SIGKILL');
         child.stdout.destroy();

@@ -13,6 +13,8 @@ import { lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:
 import { dirname, join } from 'node:path';
 import type { Json } from '../manifest/expressions.ts';
 import { INFRASTRUCTURE_CAUSES, type InfrastructureCause } from '../engine/events.ts';
+import type { SandboxReport } from '../engine/sandbox.ts';
+import { parseSandboxReport } from './sandbox-report.ts';
 import { touchesGitDir } from './git-path.ts';
 import type { Sealed } from './leak-check.ts';
 import { CapBreach, inflateWithin, RESULT_CAPS, type ResultCaps } from './result-caps.ts';
@@ -51,6 +53,8 @@ export interface WorkerResult {
   durationMs: number;
   /** Set when the attempt failed before its backend could work (infrastructure.ts): what a fallback is for. */
   infrastructure?: InfrastructureCause;
+  /** What the sandbox enforced and refused (absent for tasks without a sandbox request). */
+  sandbox?: SandboxReport;
 }
 
 export interface ResultBundle {
@@ -165,6 +169,7 @@ export function parseResult(raw: string): WorkerResult {
     durationMs: Number(v.durationMs) || 0,
     // Written next to the agent: only a known cause, and only on a failed attempt, is taken.
     infrastructure: v.status !== 'succeeded' && INFRASTRUCTURE_CAUSES.includes(v.infrastructure) ? v.infrastructure : undefined,
+    sandbox: v.sandbox === undefined || v.sandbox === null ? undefined : parseSandboxReport(v.sandbox, fail),
   } as WorkerResult;
 }
 

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { DispatchWorker } from '../engine/commands.ts';
 import type { InfrastructureCause } from '../engine/events.ts';
+import { sandboxSummary } from '../engine/sandbox-summary.ts';
 import type { Json } from '../manifest/expressions.ts';
 import { backendFor } from './backends/index.ts';
 import { addUsage, type AgentBackend, type Usage } from './backends/types.ts';
@@ -23,6 +24,8 @@ import { restoreAgentConfig } from './restore-agent-config.ts';
 import { seal, type Sealed } from './leak-check.ts';
 import { buildPrompt, buildReprompt } from './prompt.ts';
 import { RESULT_VERSION, type ResultBundle, type WorkerResult } from './result.ts';
+import { openAttemptSandbox, type AttemptSandbox } from './sandbox/attempt.ts';
+import type { Resolve } from './sandbox/upstream.ts';
 import { validateOutputs } from './validate-output.ts';
 
 export interface WorkerOptions {
@@ -43,6 +46,8 @@ export interface WorkerOptions {
   secrets?: string[];
   /** Where the agent runs, for the wording of setup failures (default: a GitHub worker job). */
   place?: SetupPlace;
+  /** Tests of the sandbox: the proxy's resolver, the names it may connect to loopback, the fence record's path. */
+  sandbox?: { resolve?: Resolve; internalHosts?: readonly string[]; fenceStatePath?: string };
 }
 
 /** The result bundle, plus what a summary of the attempt shows. */
@@ -82,16 +87,49 @@ export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Prom
   // The agent's MCP servers, their `${NAME}` references read from the job's environment.
   const mcp = backend ? resolveMcpServers(task.agent ?? task.backend!.uses, task.backend!, opts.env) : null;
 
+  // The sandbox of this attempt (sandbox/attempt.ts): the proxy runs from here to the end, and
+  // every process below is started through it. Tasks of older versions carry no request.
+  const sandbox = task.sandbox
+    ? await openAttemptSandbox({
+        request: task.sandbox,
+        agent: agent ? task.backend : null,
+        workerEnv: opts.env,
+        ...(backend?.behindProxy && { backendEnv: backend.behindProxy }),
+        local: opts.place === 'local',
+        ...(opts.sandbox?.resolve && { resolve: opts.sandbox.resolve }),
+        ...(opts.sandbox?.internalHosts && { internalHosts: opts.sandbox.internalHosts }),
+        ...(opts.sandbox?.fenceStatePath !== undefined && { fenceStatePath: opts.sandbox.fenceStatePath }),
+      })
+    : null;
+  try {
+    return await attempt(task, opts, { checkout, backend, mcp, sandbox, start, now });
+  } finally {
+    await sandbox?.close();
+  }
+}
+
+interface Prepared {
+  checkout: Checkout;
+  backend: AgentBackend | null;
+  mcp: ReturnType<typeof resolveMcpServers> | null;
+  sandbox: AttemptSandbox | null;
+  start: number;
+  now: () => number;
+}
+
+async function attempt(task: DispatchWorker, opts: WorkerOptions, { checkout, backend, mcp, sandbox, start, now }: Prepared): Promise<Sealed<WorkerRun>> {
   // Some CLIs' file tools reach only the checkout or a folder of their own: the temp folder
   // (prompt files, BATON_OUTPUT) goes where the backend says; it is gone before changes are listed.
+  // Under the fence it is a folder the agent's user can reach by its path, and no one else.
   const tmpParent = backend?.tmpParent?.(opts.cwd, opts.env) ?? tmpdir();
   mkdirSync(tmpParent, { recursive: true });
-  const tmp = mkdtempSync(join(tmpParent, tmpParent === opts.cwd ? '.baton-worker-' : 'baton-worker-'));
+  const tmpPrefix = tmpParent === opts.cwd ? '.baton-worker-' : 'baton-worker-';
+  const tmp = sandbox ? sandbox.folder(tmpParent, tmpPrefix) : mkdtempSync(join(tmpParent, tmpPrefix));
   // Caches a CLI writes into the checkout for itself are not the agent's work.
   const scratch = (backend?.scratch ?? []).filter((name) => !existsSync(join(opts.cwd, name)));
   // Configuration baton writes for the CLI (MCP servers) goes to a folder of its own in the
   // system temp folder: never the checkout (opencode's tmp is there), never collected.
-  const configDir = mcp ? mkdtempSync(join(tmpdir(), 'baton-agent-config-')) : undefined;
+  const configDir = mcp ? (sandbox ? sandbox.folder(tmpdir(), 'baton-agent-config-') : mkdtempSync(join(tmpdir(), 'baton-agent-config-'))) : undefined;
   const outputFile = join(tmp, 'output.json');
   const limitMinutes = task.timeoutMinutes ?? task.backend?.timeoutMinutes ?? null;
   const deadline = limitMinutes === null ? null : start + limitMinutes * 60_000;
@@ -103,12 +141,17 @@ export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Prom
     const r = restoreAgentConfig(checkout, runBase);
     if (r.removed.length) transcript.push(`baton: removed agent configuration the run's base does not have, before the agent started: ${r.removed.join(', ')}`);
   };
-  const ctx: Run = { task, opts, outputFile, deadline, now, transcript, tmp, restore, ...(mcp && { mcpServers: mcp.servers, configDir }) };
+  const ctx: Run = { task, opts, outputFile, deadline, now, transcript, tmp, restore, ...(mcp && { mcpServers: mcp.servers, configDir }), ...(sandbox && { sandbox }) };
 
   let outcome: Outcome;
   let prompt: string;
   try {
-    if (backend) {
+    if (sandbox?.refusal) {
+      // Nothing starts: the step asked for protections this machine does not give.
+      prompt = backend ? buildPrompt(task, outputFile) : task.command!;
+      transcript.push(`baton: ${sandbox.refusal}`);
+      outcome = { status: 'crashed', outputs: null, error: sandbox.refusal, usage: {} };
+    } else if (backend) {
       try {
         restore();
       } catch (err) {
@@ -121,10 +164,20 @@ export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Prom
       outcome = await runShell(ctx);
     }
   } finally {
-    rmSync(tmp, { recursive: true, force: true });
-    if (configDir) rmSync(configDir, { recursive: true, force: true });
+    // What the agent's user made with modes that keep the worker out comes back first.
+    const handBack = sandbox?.handBack(opts.cwd);
+    if (handBack) transcript.push(`baton: ${handBack}`);
+    const remove = (dir: string): void => (sandbox ? sandbox.removeFolder(dir) : rmSync(dir, { recursive: true, force: true }));
+    remove(tmp);
+    if (configDir) remove(configDir);
     for (const name of scratch) rmSync(join(opts.cwd, name), { recursive: true, force: true });
   }
+
+  // An agent that failed while its model API could not be reached: that is why, whatever it printed.
+  const downApi = outcome.status !== 'succeeded' ? sandbox?.unreachableModelApi() : null;
+  if (downApi) outcome = { ...outcome, error: `the agent's model API could not be reached through the sandbox's proxy: ${downApi}${outcome.error ? `; ${outcome.error}` : ''}` };
+  const sandboxReport = sandbox ? await sandbox.finish(transcript) : null;
+  if (sandboxReport) transcript.push(`baton: ${sandboxSummary(sandboxReport)}`);
 
   // Collected whatever happened above: a crash or a timeout keeps its partial work.
   let changes: ReturnType<typeof collectChanges> = { changes: [], files: new Map(), diffstat: [], warnings: [] };
@@ -154,6 +207,7 @@ export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Prom
     backend: task.backend?.uses ?? 'command',
     durationMs: Math.max(0, now() - start),
     ...(outcome.infrastructure && { infrastructure: outcome.infrastructure }),
+    ...(sandboxReport && { sandbox: sandboxReport }),
   };
   // Nothing the worker hands on carries a secret of the job, plain or encoded: not the
   // transcript, not the error, not the outputs (they reach the public status comment), not
@@ -193,6 +247,7 @@ interface Run {
   configDir?: string;
   /** Puts agent configuration back as the run's base has it (restore-agent-config.ts). */
   restore: () => void;
+  sandbox?: AttemptSandbox;
 }
 
 function environment(run: Run, extra: Record<string, string>): NodeJS.ProcessEnv {
@@ -202,6 +257,8 @@ function environment(run: Run, extra: Record<string, string>): NodeJS.ProcessEnv
     ...(task.backend?.env ?? {}),
     ...task.env,
     ...extra,
+    // The proxy's variables last: a manifest's HTTPS_PROXY does not route around it.
+    ...(run.sandbox?.env ?? {}),
     BATON_OUTPUT: run.outputFile,
     BATON_RUN: task.runId,
     BATON_STEP: task.step,
@@ -223,7 +280,7 @@ async function invoke(run: Run, argv: string[], stdin: string | undefined, env: 
   const r =
     left !== null && left <= 0
       ? ({ code: null, signal: null, stdout: '', stderr: '', timedOut: true, aborted: false, spawnError: null } satisfies ProcessResult)
-      : await runProcess(argv, { cwd: run.opts.cwd, env, stdin, timeoutMs: left, signal: run.opts.signal, killGraceMs: run.opts.killGraceMs });
+      : await runProcess(argv, { cwd: run.opts.cwd, env, stdin, timeoutMs: left, signal: run.opts.signal, killGraceMs: run.opts.killGraceMs, ...(run.sandbox?.fence && { fence: run.sandbox.fence }) });
   if (r.stdout) run.transcript.push('--- stdout ---', r.stdout.replace(/\n$/, ''));
   if (r.stderr) run.transcript.push('--- stderr ---', r.stderr.replace(/\n$/, ''));
   const secs = ((run.now() - began) / 1000).toFixed(1);
@@ -240,6 +297,9 @@ function failure(run: Run, name: string, r: ProcessResult): Outcome | null {
     const reason = run.opts.signal?.reason;
     return { status: 'crashed', outputs: null, error: `${name} was stopped: ${typeof reason === 'string' ? reason : 'the worker was cancelled'}; its changes so far are kept`, usage };
   }
+  // A resource limit of the sandbox ended it: that is the reason, whatever it printed.
+  const limit = run.sandbox?.limit(r);
+  if (limit) return { status: 'crashed', outputs: null, error: limit, usage };
   if (r.spawnError) return { status: 'crashed', outputs: null, error: `${name} could not be started: ${r.spawnError.message}`, usage };
   if (r.code !== 0) {
     const last = lastLines(r.stderr || r.stdout);
@@ -275,13 +335,15 @@ async function runAgent(run: Run, backend: AgentBackend, firstPrompt: string): P
       tmpDir: run.tmp,
       writes: task.writes,
       outputsSchema: task.outputsSchema,
-      root: process.getuid?.() === 0,
+      // Under the fence the CLI runs as the agent's user, not as the worker's root.
+      root: !run.sandbox?.fenced && process.getuid?.() === 0,
       ...(run.mcpServers && { mcpServers: run.mcpServers, configDir: run.configDir }),
     });
     for (const [path, content] of Object.entries(inv.files ?? {})) {
       mkdirSync(dirname(path), { recursive: true });
       // Only the worker's user may read them: an MCP configuration holds the secrets it was given.
-      writeFileSync(path, content, { mode: 0o600 });
+      // Under the fence the agent's user reads them, in a folder only it is told the path of.
+      writeFileSync(path, content, { mode: run.sandbox?.fenced ? 0o644 : 0o600 });
     }
     const r = await invoke(run, inv.argv, inv.stdin, environment(run, inv.env));
     const parsed = r.spawnError || r.timedOut ? { finalMessage: '', usage: {} } : backend.parse(r.stdout, r.stderr, spec);

@@ -3,6 +3,7 @@
 // redelivery is recognised, and `at` (epoch ms), the only clock the engine has.
 import type { Role } from '../manifest/types.ts';
 import type { CheckResult, Json, ReviewComment, SuiteResult, Thread } from './types.ts';
+import type { SandboxReport } from './sandbox.ts';
 
 interface EventBase {
   key: string;
@@ -62,6 +63,8 @@ export interface WorkerFinished extends EventBase, JobRef {
   /** Commit holding its changes (the merge puts it on the run branch); null/absent when nothing changed. */
   commit?: string | null;
   usage?: Usage;
+  /** What the sandbox enforced and refused for the attempt (the worker's result, checked). */
+  sandbox?: SandboxReport;
 }
 
 /**
@@ -88,6 +91,8 @@ export interface WorkerFailed extends EventBase, JobRef {
   usage?: Usage;
   /** Set when the agent's backend could not work at all (not the work failing): see InfrastructureCause. */
   infrastructure?: InfrastructureCause;
+  /** What the sandbox enforced and refused for the attempt, when the worker reported it. */
+  sandbox?: SandboxReport;
 }
 
 export interface MergeCompleted extends EventBase, JobRef {

@@ -12,6 +12,7 @@ import { emitCancelWorker, failStep, stopRun } from './lifecycle.ts';
 import { fixBranch, jobKey, stepBranch, workerRunName } from './naming.ts';
 import { REVIEW_OUTPUTS_SCHEMA, outputsError } from './outputs.ts';
 import { sandboxRequest } from './sandbox-request.ts';
+import { sandboxSummary } from './sandbox-summary.ts';
 import { renderPrompt, renderText, type ItemScope, type Rendered } from './scope.ts';
 import { fixPrompt, reviewPrompt } from './prompts.ts';
 import { handlerFor } from './steps/index.ts';
@@ -237,7 +238,7 @@ export function onWorkerFinished(d: Draft, ev: WorkerFinished): void {
   const job = currentJob(d, ev, 'running');
   if (!job) return;
   const step = d.stepDef(ev.step)!;
-  d.setJob(ev.step, ev.slot, { costUsd: job.costUsd + (ev.usage?.costUsd ?? 0) });
+  d.setJob(ev.step, ev.slot, { costUsd: job.costUsd + (ev.usage?.costUsd ?? 0), ...sandboxLine(ev) });
   // The backend answered: whatever the outputs are worth, it works.
   agentWorked(d, attemptAgent(d, step, job));
   const invalid = outputsError(schemaFor(step, job), ev.outputs ?? null);
@@ -252,6 +253,11 @@ export function onWorkerFinished(d: Draft, ev: WorkerFinished): void {
     return;
   }
   jobDone(d, ev.step, ev.slot, ev.outputs ?? null);
+}
+
+/** The attempt's sandbox line for the step's record, when its worker reported one. */
+function sandboxLine(ev: WorkerFinished | WorkerFailed): Pick<JobState, 'sandbox'> {
+  return ev.sandbox ? { sandbox: sandboxSummary(ev.sandbox) } : {};
 }
 
 /** How each reason reads before the host's error; a refusal's error says it all (who refused what, and why). */
@@ -269,7 +275,7 @@ export function onWorkerFailed(d: Draft, ev: WorkerFailed): void {
   if (d.state.status !== 'running') return;
   const job = currentJob(d, ev, 'running');
   if (!job) return;
-  d.setJob(ev.step, ev.slot, { costUsd: job.costUsd + (ev.usage?.costUsd ?? 0) });
+  d.setJob(ev.step, ev.slot, { costUsd: job.costUsd + (ev.usage?.costUsd ?? 0), ...sandboxLine(ev) });
   const lead = FAILURE_TEXT[ev.reason];
   const text = lead === null ? (ev.error ?? 'the worker\'s result was refused') : lead + (ev.error ? `: ${ev.error}` : '');
   const counts = agentFailed(d, attemptAgent(d, d.stepDef(ev.step)!, job), ev, ev.infrastructure);

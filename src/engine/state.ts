@@ -128,6 +128,7 @@ export function copyJob(j: JobState): JobState {
     costUsd: j.costUsd,
     feedback: j.feedback,
     fallback: j.fallback,
+    sandbox: j.sandbox,
   };
 }
 

@@ -69,6 +69,8 @@ export interface JobState {
   feedback: Feedback | null;
   /** The agent the current attempt runs when it is not the step's own (its fallback, breaker.ts). */
   fallback?: string | null;
+  /** What the sandbox did for the latest finished attempt, in one line (sandbox-summary.ts); absent: not reported. */
+  sandbox?: string | null;
 }
 
 export interface ReviewComment {

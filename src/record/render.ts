@@ -87,6 +87,8 @@ function compose(state: RunState, workflow: Workflow, opts: RenderOptions, mode:
   if (state.reason && state.status !== 'running') tail.push('', `**${state.status === 'failed' ? 'Failed' : 'Stopped'}:** ${state.reason}`);
   const breakers = breakerLines(state, workflow);
   if (breakers.length) tail.push('', '**Agents whose backend failed before any work:**', ...breakers);
+  const sandbox = sandboxLines(state, workflow);
+  if (sandbox.length) tail.push('', ...sandbox);
   tail.push('', budgetLine(state, workflow));
   tail.push(state.status === 'running' ? '`/baton status` · `/baton cancel` · `/baton retry <step>`' : '`/baton retry <step>` · `/baton help`');
   const diagramLines = mode === 'full' ? ['', '```mermaid', diagram(state, workflow), '```'] : [];
@@ -164,6 +166,25 @@ function statusText(state: RunState, workflow: Workflow, id: string, s: StepStat
     default:
       return s.reason ? `${s.status}: ${s.reason}` : s.status;
   }
+}
+
+/** Sandbox lines shown at most; a run with more says how many it left out. */
+const MAX_SANDBOX_LINES = 10;
+
+/**
+ * What the sandbox did for each step's latest attempts (sandbox-summary.ts), one line per
+ * step — per job when a fan-out's jobs differ. The lines quote the worker's report: `cell`
+ * keeps each on one line, and the tail goes through `inert`.
+ */
+function sandboxLines(state: RunState, workflow: Workflow): string[] {
+  const lines: string[] = [];
+  for (const step of workflow.steps) {
+    const jobs = (stepState(state, step.id)?.jobs ?? []).filter((j) => j.sandbox);
+    const distinct = [...new Set(jobs.map((j) => j.sandbox!))];
+    if (distinct.length === 1) lines.push(`- ${cell(step.name, 60)}: ${cell(distinct[0]!, 320)}`);
+    else for (const j of jobs) lines.push(`- ${cell(step.name, 60)} [${cell(j.slot, 20)}]: ${cell(j.sandbox!, 320)}`);
+  }
+  return lines.length > MAX_SANDBOX_LINES ? [...lines.slice(0, MAX_SANDBOX_LINES), `- … and ${lines.length - MAX_SANDBOX_LINES} more`] : lines;
 }
 
 function linksOf(id: string, s: StepState, opts: RenderOptions): string {

@@ -65,6 +65,10 @@ describe('baton doctor', () => {
     // What the agents may reach in the sandbox, by workflow.
     expect(out).toContain('\n  fix\n    agent coder (codex), sandbox preferred: may reach api.openai.com (codex model API)\n');
     expect(JSON.parse((await doctor(['--json'], f.env, repo)).out).sandbox).toEqual({ fix: ['agent coder (codex), sandbox preferred: may reach api.openai.com (codex model API)'] });
+    // Which protections a local run gets here: the proxy always; the fence not (no setup step ran on this machine).
+    expect(out).toContain('\nsandbox protections for local runs on this machine (docs/security.md, "Isolation")\n  ✓ the egress proxy\n  ✗ the agent\'s own user: local mode');
+    expect(out).toMatch(/\n {2}✗ the packet filter: local mode/);
+    expect(JSON.parse((await doctor(['--json'], f.env, repo)).out).protections).toMatchObject({ enforced: ['egress-proxy'], missing: [{ protection: 'agent-user' }, { protection: 'packet-filter' }, { protection: 'resource-limits' }] });
     // The same from a subfolder of the repository.
     mkdirSync(join(repo, 'src/lib'), { recursive: true });
     expect((await doctor([], f.env, join(repo, 'src/lib'))).out).toBe(out);

@@ -18,6 +18,9 @@ export const claudeCode: AgentBackend = {
   credentials: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN', 'CLAUDE_CODE_USE_BEDROCK', 'CLAUDE_CODE_USE_VERTEX'],
   credentialCompanions: { CLAUDE_CODE_USE_BEDROCK: ['AWS_REGION'], CLAUDE_CODE_USE_VERTEX: ['CLOUD_ML_REGION', 'ANTHROPIC_VERTEX_PROJECT_ID'] },
   loginFiles: ['.claude/.credentials.json'],
+  // Telemetry, error reporting, the bug command and the auto-updater off (Claude Code docs,
+  // settings#environment-variables): behind the proxy they would only be refused.
+  behindProxy: { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' },
 
   invocation(spec, prompt, opts) {
     // The worker runs in a throwaway checkout with a read-only token: nobody is there to

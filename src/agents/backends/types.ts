@@ -111,6 +111,12 @@ export interface AgentBackend {
   tmpParent?(cwd: string, env: NodeJS.ProcessEnv): string;
   /** Names in the checkout's root the CLI writes for itself (caches): removed after a run unless they were there before. */
   scratch?: string[];
+  /**
+   * Added to the CLI's environment when it runs behind the sandbox's egress proxy: switches
+   * that keep it from calling hosts that are not its model API (telemetry, update checks), so
+   * that they do not show as refused in every step's record.
+   */
+  behindProxy?: Record<string, string>;
   /** A reason the credentials that are set cannot work (a token kind the CLI refuses), or null. */
   credentialProblem?(env: NodeJS.ProcessEnv): string | null;
   invocation(spec: AgentSpec, prompt: string, opts: InvocationOptions): Invocation;

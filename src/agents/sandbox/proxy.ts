@@ -34,9 +34,10 @@ export interface ProxyOptions {
   resolve?: Resolve;
   /**
    * Connect an allowed *name* to loopback, link-local or metadata addresses (internal-address.ts).
-   * Off by default; tests whose stand-ins for real hosts listen on 127.0.0.x turn it on.
+   * Off by default; tests whose stand-ins for real hosts listen on 127.0.0.x turn it on, for
+   * every name or (a predicate) for their stand-in names only.
    */
-  allowInternalAddresses?: boolean;
+  allowInternalAddresses?: boolean | ((host: string) => boolean);
   /** DNS lookup and connect of one upstream connection together (default 10 s). */
   connectTimeoutMs?: number;
   /** For a client to send its whole request head (default 10 s). */

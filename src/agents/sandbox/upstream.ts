@@ -11,8 +11,8 @@ export type Resolve = (host: string) => Promise<string[]>;
 
 export interface UpstreamOptions {
   resolve: Resolve;
-  /** Connect allowed names to loopback, link-local and metadata addresses too (tests' stand-ins). */
-  allowInternalAddresses: boolean;
+  /** Connect allowed names to loopback, link-local and metadata addresses too (tests' stand-ins): all names, or those the predicate admits. */
+  allowInternalAddresses: boolean | ((host: string) => boolean);
   /** For the lookup and the connect together. */
   connectTimeoutMs: number;
 }
@@ -58,7 +58,8 @@ async function addressesOf(target: Target, o: UpstreamOptions, deadline: number)
     throw new Unreachable(`DNS lookup failed (${(e as NodeJS.ErrnoException).code ?? 'no address'})`);
   }
   if (found.length === 0) throw new Unreachable('DNS lookup found no address');
-  const usable = o.allowInternalAddresses ? found : found.filter((a) => !isInternalAddress(a));
+  const internalOk = typeof o.allowInternalAddresses === 'function' ? o.allowInternalAddresses(target.host) === true : o.allowInternalAddresses;
+  const usable = internalOk ? found : found.filter((a) => !isInternalAddress(a));
   if (usable.length === 0) {
     throw new Unreachable(`resolves only to ${found.slice(0, 3).join(', ')}: loopback, link-local or metadata addresses, which the proxy does not connect a name to`);
   }

@@ -7,6 +7,7 @@ import { ACTIONS_PR_ADVICE } from '../../hosts/github/actions-settings.ts';
 import { ACTIONS_ONLY_WORKFLOW, tokenWarningsIn, usesJobToken } from '../../manifest/warn-token.ts';
 import { findWorkflowFiles, validateFiles } from '../../manifest/validate.ts';
 import { sandboxLines } from '../../manifest/network.ts';
+import { localProtections, PROTECTION_NAMES } from '../../agents/sandbox/attempt.ts';
 import { pinWarningsIn } from '../../manifest/warn-pins.ts';
 import { EXIT, type CliIO } from '../io.ts';
 import { DEFAULT_WORKFLOWS_DIR } from './validate.ts';
@@ -73,9 +74,11 @@ export async function doctorCommand(args: string[], io: CliIO, env: NodeJS.Proce
   if (usesJobToken(existsSync(batonYml) ? readFileSync(batonYml, 'utf8') : undefined)) warnings.push(`${ACTIONS_PR_ADVICE} (${ACTIONS_ONLY_WORKFLOW})`);
   // Actions in baton's workflows by tag, not commit (the Action's validate mode says the same).
   warnings.push(...pinWarningsIn(root).map((w) => w.message));
+  // What the sandbox can put in force for a local run here (each protection tried, not assumed).
+  const protections = localProtections(env);
 
   if (values.json) {
-    io.out(JSON.stringify({ backends: backends.map((b) => ({ ...b, usedBy: use.backends.get(b.name) ?? [] })), git, sandbox: Object.fromEntries(use.sandbox), warnings }, null, 2));
+    io.out(JSON.stringify({ backends: backends.map((b) => ({ ...b, usedBy: use.backends.get(b.name) ?? [] })), git, sandbox: Object.fromEntries(use.sandbox), protections, warnings }, null, 2));
     return EXIT.ok;
   }
 
@@ -92,6 +95,9 @@ export async function doctorCommand(args: string[], io: CliIO, env: NodeJS.Proce
     if (users) lines.push(`    used by      ${users.join(', ')}${b.runnable ? '' : ' (fine if the worker job installs it and passes its secret)'}`);
   }
   lines.push('', `${git.path ? '✓' : '✗'} ${'git'.padEnd(width)}  ${git.path ? `${git.path} — ${git.version}` : 'not on PATH: workers need git to list what an agent changed'}`);
+  lines.push('', 'sandbox protections for local runs on this machine (docs/security.md, "Isolation")');
+  for (const p of protections.enforced) lines.push(`  ✓ ${PROTECTION_NAMES[p]}`);
+  for (const m of protections.missing) lines.push(`  ✗ ${PROTECTION_NAMES[m.protection]}: ${m.reason}`);
   if (use.sandbox.size) {
     lines.push('', 'sandbox: what the workflows\' agents and run steps may reach (docs/manifest.md, "Network and sandbox")');
     for (const [wf, entries] of use.sandbox) lines.push(`  ${wf}`, ...entries.map((e) => `    ${e}`));

@@ -7,6 +7,7 @@
 import { InvalidResultError, RESULT_ARTIFACT, readResultZip, type ResultBundle } from '../../agents/result.ts';
 import { artifactTooLarge } from '../../agents/result-caps.ts';
 import type { JobState, RunEvent, RunState, WorkerFailed, WorkerFinished } from '../../engine/index.ts';
+import type { SandboxReport } from '../../engine/sandbox.ts';
 import { fixBranch, stepBranch, stepState } from '../../engine/index.ts';
 import { messageOf, refusedForGood, statusOf, type GitHubClient, type RepoContext } from './client.ts';
 import { MAKER_TRAILER } from './lease.ts';
@@ -113,7 +114,7 @@ async function applyBundle(
   }
   // Nothing of a refused result is written: not even as a checkpoint for the next attempt.
   const refused = refusedChanges(bundle, allowProtected, writesAsOf(gh));
-  if (refused) return [{ type: 'worker.failed', ...base, reason: 'refused', error: refused, checkpoint: null, usage: r.usage }];
+  if (refused) return [{ type: 'worker.failed', ...base, reason: 'refused', error: refused, checkpoint: null, usage: r.usage, ...sandboxOf(r) }];
   const branch = branchOf(state, ref, job);
   let commit: string | null = null;
   if (r.changes.length && branch) {
@@ -122,7 +123,7 @@ async function applyBundle(
       commit = await commitChanges(gh, commits, bundle, job.base ?? r.base, `baton ${state.runId}: ${ref.step}${ref.slot === '0' ? '' : `[${ref.slot}]`} attempt ${ref.attempt}\n\n${MAKER_TRAILER}${commits.maker}`);
     } catch (err) {
       if (!(err instanceof AttemptError)) throw err;
-      return [{ type: 'worker.failed', ...base, reason: reasonOf(err), error: err.message, checkpoint: null, usage: r.usage }];
+      return [{ type: 'worker.failed', ...base, reason: reasonOf(err), error: err.message, checkpoint: null, usage: r.usage, ...sandboxOf(r) }];
     }
   }
   const outcome = await outcomeOf(gh, run, r, base, commit);
@@ -131,6 +132,9 @@ async function applyBundle(
   if (outcome.type === 'worker.failed' && outcome.checkpoint && branch) return [await keepCheckpoint(gh, bundle, branch, outcome)];
   return [outcome];
 }
+
+/** The attempt's sandbox report, for its record (result.ts checked and bounded it). */
+const sandboxOf = (r: ResultBundle['result']): { sandbox?: SandboxReport } => (r.sandbox ? { sandbox: r.sandbox } : {});
 
 /** The engine's event for a result that was not refused, `commit` holding its changes (if any). */
 async function outcomeOf(
@@ -141,19 +145,20 @@ async function outcomeOf(
   commit: string | null,
 ): Promise<WorkerFinished | WorkerFailed> {
   const usage = r.usage;
+  const sb = sandboxOf(r);
   if (r.status === 'succeeded') {
     // An output is kept whole or not at all: one too large for a check run's text (where
     // large outputs go) fails the attempt and says why, rather than be lost.
     const bytes = checkTextBytes(JSON.stringify(r.outputs));
-    if (bytes > MAX_CHECK_TEXT_BYTES) return { type: 'worker.failed', ...base, reason: 'crashed', error: tooLargeMessage(base.step, bytes), checkpoint: commit, usage };
-    return { type: 'worker.finished', ...base, outputs: r.outputs, commit, usage };
+    if (bytes > MAX_CHECK_TEXT_BYTES) return { type: 'worker.failed', ...base, reason: 'crashed', error: tooLargeMessage(base.step, bytes), checkpoint: commit, usage, ...sb };
+    return { type: 'worker.finished', ...base, outputs: r.outputs, commit, usage, ...sb };
   }
-  if (r.status === 'invalid-output') return { type: 'worker.failed', ...base, reason: 'crashed', error: r.error ?? 'the agent gave no valid result', checkpoint: commit, usage };
+  if (r.status === 'invalid-output') return { type: 'worker.failed', ...base, reason: 'crashed', error: r.error ?? 'the agent gave no valid result', checkpoint: commit, usage, ...sb };
   // The agent was stopped because its job was cancelled: by its time limit or by someone.
   const cause = await causeOf(gh, run);
-  if (cause) return { type: 'worker.failed', ...base, reason: cause.reason, error: `${cause.error}${r.error ? `; ${r.error}` : ''}`, checkpoint: commit, usage };
+  if (cause) return { type: 'worker.failed', ...base, reason: cause.reason, error: `${cause.error}${r.error ? `; ${r.error}` : ''}`, checkpoint: commit, usage, ...sb };
   const infrastructure = r.status === 'crashed' && r.infrastructure ? { infrastructure: r.infrastructure } : {};
-  return { type: 'worker.failed', ...base, reason: r.status, error: r.error ?? `the agent ${r.status}`, checkpoint: commit, usage, ...infrastructure };
+  return { type: 'worker.failed', ...base, reason: r.status, error: r.error ?? `the agent ${r.status}`, checkpoint: commit, usage, ...infrastructure, ...sb };
 }
 
 /**

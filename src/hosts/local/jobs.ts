@@ -45,6 +45,7 @@ export async function runJob(task: DispatchWorker, ctx: JobContext): Promise<Run
     const { result } = run;
     ctx.store.write(`workers/${attemptName(task)}.log`, `${run.prompt}\n\n=== transcript ===\n${run.transcript}\n`);
     const usage: Usage = result.usage;
+    const sandbox = result.sandbox ? { sandbox: result.sandbox } : {};
     const paths = result.changes.map((c) => c.path);
     const commit = (why: string): string | null => {
       if (!task.writes || !task.branch || paths.length === 0) return null;
@@ -53,14 +54,14 @@ export async function runJob(task: DispatchWorker, ctx: JobContext): Promise<Run
       return sha;
     };
     if (result.status === 'succeeded') {
-      return [{ type: 'worker.finished', key, at: Date.now(), ...ref, outputs: result.outputs, commit: commit(''), usage }];
+      return [{ type: 'worker.finished', key, at: Date.now(), ...ref, outputs: result.outputs, commit: commit(''), usage, ...sandbox }];
     }
     if (result.status === 'invalid-output') {
-      return [{ type: 'worker.failed', key, at: Date.now(), ...ref, reason: 'crashed', error: result.error ?? 'no valid result', checkpoint: commit(' (invalid result)'), usage }];
+      return [{ type: 'worker.failed', key, at: Date.now(), ...ref, reason: 'crashed', error: result.error ?? 'no valid result', checkpoint: commit(' (invalid result)'), usage, ...sandbox }];
     }
     const reason = ctx.signal.aborted ? 'cancelled' : result.status;
     const infrastructure = reason === 'crashed' && result.infrastructure ? { infrastructure: result.infrastructure } : {};
-    return [{ type: 'worker.failed', key, at: Date.now(), ...ref, reason, error: result.error ?? result.status, checkpoint: commit(` (${result.status}, partial work)`), usage, ...infrastructure }];
+    return [{ type: 'worker.failed', key, at: Date.now(), ...ref, reason, error: result.error ?? result.status, checkpoint: commit(` (${result.status}, partial work)`), usage, ...infrastructure, ...sandbox }];
   } finally {
     removeWorktree(ctx.repo, path);
   }

@@ -7,87 +7,21 @@
 //   fence-scenario.ts fence   → the whole scenario, one JSON object on stdout
 //   fence-scenario.ts setup   → only setupFence, timed (the bench)
 //   fence-scenario.ts worker  → (internal) the worker's side as the test's runner user, through sudo
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createSocket } from 'node:dgram';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { ResourceLimits } from '../../../src/engine/sandbox.ts';
 import { fencedCommand, probeFence, readFenceState, readRefusals, sweepCommand, type FenceState } from '../../../src/agents/sandbox/fence.ts';
 import { limitHit, limitReason } from '../../../src/agents/sandbox/limits.ts';
-import { setupFence } from '../../../src/agents/sandbox/setup.ts';
 import { runProcess } from '../../../src/agents/process.ts';
 import { collectChanges, openCheckout } from '../../../src/agents/changes.ts';
+import { HERE, listen, makeWorld, processesOf, RUNNER, settledProcessesOf, setup, type World } from './world.ts';
 
-const RUNNER = 'baton-test-runner';
 const SECRET = 'fence-secret-value-9f2c';
 const NO_LIMITS: ResourceLimits = { cpuSeconds: null, memoryMb: null, processes: null };
-const HERE = fileURLToPath(new URL('.', import.meta.url));
-
-function sh(cmd: string, args: string[]): string {
-  return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-}
-
-interface World {
-  base: string;
-  prefix: string;
-  runnerHome: string;
-  workspace: string;
-  tempDir: string;
-  probe: string;
-  statePath: string;
-}
-
-/** The test's own user database (a copy of /etc's files, with the runner user added) and folders. */
-function makeWorld(): World {
-  const base = mkdtempSync('/tmp/baton-fence-');
-  chmodSync(base, 0o755);
-  const prefix = join(base, 'db');
-  mkdirSync(join(prefix, 'etc/sudoers.d'), { recursive: true });
-  for (const f of ['passwd', 'group', 'shadow', 'gshadow', 'login.defs']) copyFileSync(join('/etc', f), join(prefix, 'etc', f));
-  const runnerHome = join(base, 'runner-home');
-  sh('useradd', ['--prefix', prefix, '--user-group', '--shell', '/bin/sh', '--home-dir', runnerHome, '--no-create-home', RUNNER]);
-  const runner = readFileSync(join(prefix, 'etc/passwd'), 'utf8').split('\n').find((l) => l.startsWith(`${RUNNER}:`))!.split(':');
-  const [uid, gid] = [Number(runner[2]), Number(runner[3])];
-  const workspace = join(runnerHome, 'work/repo/repo');
-  const tempDir = join(runnerHome, 'work/_temp');
-  mkdirSync(workspace, { recursive: true });
-  mkdirSync(tempDir, { recursive: true });
-  writeFileSync(join(runnerHome, '.credentials'), 'the runner\'s own file\n', { mode: 0o644 });
-  // What a `run:` step's script looks like in RUNNER_TEMP: readable by all, as the runner leaves it.
-  writeFileSync(join(tempDir, 'step-script.sh'), 'echo a script of another step\n', { mode: 0o644 });
-  sh('git', ['-C', workspace, 'init', '-q']);
-  writeFileSync(join(workspace, 'README.md'), 'hello\n');
-  sh('git', ['-C', workspace, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'add', '.']);
-  sh('git', ['-C', workspace, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-qm', 'base']);
-  // As actions/checkout leaves it: everything the runner's, readable by all.
-  sh('chown', ['-R', `${uid}:${gid}`, runnerHome]);
-  chmodSync(runnerHome, 0o755);
-  const probe = join(base, 'agent-probe.mjs');
-  copyFileSync(join(HERE, 'agent-probe.mjs'), probe);
-  chmodSync(probe, 0o644);
-  return { base, prefix, runnerHome, workspace, tempDir, probe, statePath: join(prefix, 'etc/baton/fence.json') };
-}
-
-function setup(w: World): { ms: number; state: FenceState } {
-  sh('ip', ['link', 'set', 'lo', 'up']);
-  const started = performance.now();
-  const { state } = setupFence({ prefix: w.prefix, runnerUser: RUNNER, workspace: w.workspace, tempDir: w.tempDir, home: join(w.base, 'agent-home') });
-  const ms = performance.now() - started;
-  // The scenario's user database and sudoers rule stand in for the machine's, in this mount namespace only.
-  for (const f of ['passwd', 'group', 'shadow', 'gshadow']) sh('mount', ['--bind', join(w.prefix, 'etc', f), join('/etc', f)]);
-  sh('mount', ['--bind', join(w.prefix, 'etc/sudoers.d'), '/etc/sudoers.d']);
-  const resolv = join(w.base, 'resolv.conf');
-  writeFileSync(resolv, 'nameserver 127.0.0.53\nnameserver 127.0.0.1\noptions timeout:1 attempts:1\n');
-  sh('mount', ['--bind', resolv, '/etc/resolv.conf']);
-  return { ms, state };
-}
-
-function listen(server: Server, host: string): Promise<number> {
-  return new Promise((resolve) => server.listen(0, host, () => resolve((server.address() as { port: number }).port)));
-}
 
 /** Runs the stand-in agent through the fence and returns what it saw. */
 async function runProbe(state: FenceState, w: World, proxyPort: number, otherPort: number, root: boolean): Promise<Record<string, unknown>> {
@@ -105,32 +39,6 @@ async function limitRun(state: FenceState, w: World, limits: ResourceLimits, scr
   const r = await runProcess(f.argv, { cwd: w.workspace, env: f.env, timeoutMs: 60_000 });
   const hit = limitHit(r, limits);
   return { hit, reason: hit && limitReason(hit, limits), code: r.code, signal: r.signal, ...(hit === null && { stderr: r.stderr.slice(-1000) }) };
-}
-
-/** The user's live processes (not zombies waiting to be reaped). */
-function processesOf(uid: number): number[] {
-  return readdirSync('/proc')
-    .filter((n) => /^\d+$/.test(n))
-    .filter((n) => {
-      try {
-        const status = readFileSync(`/proc/${n}/status`, 'utf8');
-        return /^Uid:\s+(\d+)/m.exec(status)?.[1] === String(uid) && !/^State:\s+Z/m.test(status);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
-
-/** Live processes of `uid` once the count settles (a SIGKILL takes effect asynchronously); gives up after 5 s. */
-async function settledProcessesOf(uid: number): Promise<number> {
-  const deadline = Date.now() + 5000;
-  let n = processesOf(uid).length;
-  while (n > 0 && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 20));
-    n = processesOf(uid).length;
-  }
-  return n;
 }
 
 async function fence(): Promise<void> {

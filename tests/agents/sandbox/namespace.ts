@@ -6,10 +6,12 @@ import { fileURLToPath } from 'node:url';
 const SCENARIO = fileURLToPath(new URL('./fence-scenario.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
-/** Runs the scenario in fresh namespaces; fails naming the capability it lacks. */
-/** The scenario's last line of output (JSON). */
-export function runInNamespace(mode: string): string {
-  const r = spawnSync('unshare', ['--net', '--mount', '--fork', '--', process.execPath, '--import', 'tsx', SCENARIO, mode], { cwd: ROOT, encoding: 'utf8', timeout: 180_000 });
+/**
+ * Runs a scenario (default: the fence's) in fresh namespaces; fails naming the capability it
+ * lacks. Returns the scenario's last line of output (JSON).
+ */
+export function runInNamespace(mode: string, scenario: string = SCENARIO): string {
+  const r = spawnSync('unshare', ['--net', '--mount', '--fork', '--', process.execPath, '--import', 'tsx', scenario, mode], { cwd: ROOT, encoding: 'utf8', timeout: 180_000 });
   if (r.error || r.status !== 0) {
     const why = `${r.error?.message ?? ''}${r.stderr}`.trim();
     if (/unshare failed|Operation not permitted|EPERM|Permission denied|ENOENT/.test(why) && process.getuid?.() !== 0) {

@@ -1,0 +1,97 @@
+// The sandbox wired into the worker: `runWorker`, running as the runner user on a machine
+// where the fence's setup ran, starts every process of an attempt through it. The scenario
+// (worker-scenario.ts) runs as root in a network and mount namespace of its own with a user
+// database of its own: the machine's users and firewall are never touched, only loopback is
+// used. Without the rights for that the test fails naming them (namespace.ts); it never skips.
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { SandboxReport } from '../../../src/engine/sandbox.ts';
+import { runInNamespace } from './namespace.ts';
+
+const SCENARIO = fileURLToPath(new URL('./worker-scenario.ts', import.meta.url));
+
+interface Run {
+  status: string;
+  error: string | null;
+  outputs: Record<string, unknown> | null;
+  sandbox: SandboxReport;
+  changes: string[];
+  transcript: string;
+}
+interface Out {
+  runnerUid: number;
+  agentUid: number;
+  ports: { apiPort: number; directPort: number };
+  probe: Run;
+  leftAfterProbe: number;
+  cpu: Run;
+  required: Run;
+  requiredStarted: boolean;
+  timedOut: Run;
+  leftAfterTimeout: number;
+  leftAtEnd: number;
+}
+
+describe("the worker's sandbox, in a namespace of its own", () => {
+  let out: Out;
+  beforeAll(() => {
+    out = JSON.parse(runInNamespace('worker', SCENARIO)) as Out;
+  }, 180_000);
+
+  it('runs the agent as its own user behind the proxy and the packet filter, and reports every protection in force', () => {
+    expect(out.probe.status).toBe('succeeded');
+    expect(out.probe.outputs!.uid).toBe(out.agentUid);
+    expect(out.agentUid).not.toBe(out.runnerUid);
+    expect(out.probe.sandbox).toMatchObject({ enforced: ['egress-proxy', 'packet-filter', 'agent-user', 'resource-limits'], missing: [], limit: null });
+    expect(out.probe.transcript).toContain('baton: sandbox: proxy, filter, own user, limits · refused: evil.test (1)');
+  });
+
+  it('the proxy refuses a host the step does not allow, and the report counts it', () => {
+    expect(out.probe.outputs!.refusedHost).toBe('403');
+    expect(out.probe.sandbox.refused).toContainEqual({ host: 'evil.test', count: 1 });
+  });
+
+  it('the proxy takes the agent to the allowed stand-in API host', () => {
+    expect(out.probe.outputs!.allowedHost).toBe('200:api-here');
+    expect(out.probe.sandbox.unreachable).toEqual([]);
+  });
+
+  it('a direct connection around the proxy is refused and listed by address', () => {
+    expect(out.probe.outputs!.direct).toBe('ECONNREFUSED');
+    expect(out.probe.sandbox.refused).toContainEqual({ host: `127.0.0.3:${out.ports.directPort}/tcp`, count: 1 });
+  });
+
+  it('the agent resolves no name', () => {
+    expect(out.probe.outputs!.lookup).toBe('EAI_AGAIN');
+    expect(out.probe.sandbox.refused.map((r) => r.host)).toContain('127.0.0.53:53/udp');
+  });
+
+  it("the agent cannot read the worker's environment", () => {
+    expect(out.probe.outputs!.workerEnviron).toBe('EACCES');
+  });
+
+  it('files the agent made with modes that keep others out are still collected', () => {
+    expect(out.probe.changes).toEqual(['private-dir/inner.txt', 'private-file.txt']);
+  });
+
+  it('nothing the agent left running survives its attempt, nor one stopped at its time limit', () => {
+    expect(out.leftAfterProbe).toBe(0);
+    expect(out.timedOut.status).toBe('timed-out');
+    expect(out.leftAfterTimeout).toBe(0);
+    expect(out.leftAtEnd).toBe(0);
+  });
+
+  it('a command past its CPU limit fails the attempt with the limit as its reason', () => {
+    expect(out.cpu.status).toBe('crashed');
+    expect(out.cpu.error).toMatch(/ran into its CPU limit \(1 s of CPU time per process\)/);
+    expect(out.cpu.sandbox.limit).toBe('cpu');
+  });
+
+  it('`sandbox: required` without the fence fails the attempt before the agent starts, naming each missing protection and why', () => {
+    expect(out.requiredStarted).toBe(false);
+    expect(out.required.status).toBe('crashed');
+    expect(out.required.error).toMatch(/requires the sandbox .*the agent's own user, the packet filter and the resource limits \(the sandbox setup step did not run on this machine/);
+    expect(out.required.sandbox).toMatchObject({ enforced: ['egress-proxy'], limit: null });
+    expect(out.required.sandbox.missing.map((m) => m.protection)).toEqual(['agent-user', 'packet-filter', 'resource-limits']);
+  });
+});

@@ -1,0 +1,96 @@
+// The worker's sandbox scenario, run as root inside a network and mount namespace of its own
+// (namespace.ts), in the test's own user database (world.ts): the fence is set up, then
+// `runWorker` runs — as the runner user, becoming the agent through sudo as on a GitHub
+// runner — attempts whose tasks carry a sandbox request. Only loopback is used: the allowed
+// stand-in API listens on 127.0.0.2 (the proxy's injected resolver maps api.anthropic.test
+// there), the address an agent tries to reach directly on 127.0.0.3.
+//
+//   worker-scenario.ts worker  → everything, one JSON object on stdout
+//   worker-scenario.ts runner  → (internal) the runWorker side, as the runner user
+import { copyFileSync, chmodSync, existsSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runProcess } from '../../../src/agents/process.ts';
+import type { Resolve } from '../../../src/agents/sandbox/upstream.ts';
+import { readFenceState } from '../../../src/agents/sandbox/fence.ts';
+import { runWorker, type WorkerOptions } from '../../../src/agents/worker.ts';
+import type { SandboxRequest } from '../../../src/engine/sandbox.ts';
+import { makeTask } from '../helpers.ts';
+import { HERE, listen, makeWorld, processesOf, RUNNER, settledProcessesOf, setup, type World } from './world.ts';
+
+const API_HOST = 'api.anthropic.test';
+
+function worldAt(base: string): World {
+  return { base, prefix: join(base, 'db'), runnerHome: join(base, 'runner-home'), workspace: join(base, 'runner-home/work/repo/repo'), tempDir: join(base, 'runner-home/work/_temp'), probe: join(base, 'worker-agent.mjs'), statePath: join(base, 'db/etc/baton/fence.json') };
+}
+
+/** The proxy's resolver in the test: the stand-in API's name → 127.0.0.2, nothing else resolves. */
+const resolve: Resolve = async (host) => {
+  if (host === API_HOST) return ['127.0.0.2'];
+  throw Object.assign(new Error(`${host} does not resolve in the test`), { code: 'ENOTFOUND' });
+};
+
+async function worker(): Promise<void> {
+  const w = makeWorld();
+  copyFileSync(join(HERE, 'worker-agent.mjs'), join(w.base, 'worker-agent.mjs'));
+  chmodSync(join(w.base, 'worker-agent.mjs'), 0o644);
+  const servers: Server[] = [];
+  try {
+    setup(w);
+    const state = readFenceState(w.statePath)!;
+    const api = createHttpServer((_req, res) => res.end('api-here'));
+    const direct = createServer((s) => s.end('direct-here\n'));
+    servers.push(api as unknown as Server, direct);
+    const apiPort = await listen(api as unknown as Server, '127.0.0.2');
+    const directPort = await listen(direct, '127.0.0.3');
+    const runner = await runProcess(['setpriv', '--reuid', RUNNER, '--regid', RUNNER, '--init-groups', '--', process.execPath, '--import', 'tsx', fileURLToPath(import.meta.url), 'runner', w.base, String(apiPort), String(directPort)], {
+      cwd: join(HERE, '../../..'),
+      env: { PATH: process.env.PATH, HOME: w.runnerHome },
+      timeoutMs: 150_000,
+    });
+    if (runner.code !== 0) throw new Error(`the runner side failed (${runner.code ?? runner.signal}): ${runner.stderr.slice(-3000)}`);
+    const out = JSON.parse(runner.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
+    console.log(JSON.stringify({ ...out, agentUid: state.user.uid, ports: { apiPort, directPort }, leftAtEnd: await settledProcessesOf(state.user.uid) }));
+  } finally {
+    for (const s of servers) s.close();
+    rmSync(w.base, { recursive: true, force: true });
+  }
+}
+
+async function runner(base: string, apiPort: number, directPort: number): Promise<void> {
+  const w = worldAt(base);
+  const uid = readFenceState(w.statePath)!.user.uid;
+  const env = { PATH: process.env.PATH, HOME: w.runnerHome };
+  const sandbox: WorkerOptions['sandbox'] = { resolve, internalHosts: [API_HOST], fenceStatePath: w.statePath };
+  const request: SandboxRequest = { network: { mode: 'allow', allow: [`${API_HOST}:${apiPort}`] }, limits: { cpuSeconds: 120, memoryMb: null, processes: 512 }, required: true };
+  const config = { allowed: `${API_HOST}:${apiPort}`, directHost: '127.0.0.3', directPort, workerPid: process.pid };
+  const agentTask = (run: string[], over: Parameters<typeof makeTask>[0] = {}) =>
+    makeTask({ backend: { uses: 'command', env: {}, run }, outputsSchema: null, env: { PROBE_CONFIG: JSON.stringify(config) }, sandbox: request, timeoutMinutes: 2, ...over });
+  const shown = (r: Awaited<ReturnType<typeof runWorker>>) => ({ status: r.result.status, error: r.result.error, outputs: r.result.outputs, sandbox: r.result.sandbox, changes: r.result.changes.map((c) => c.path), transcript: r.transcript.slice(-2000) });
+
+  const probe = shown(await runWorker(agentTask([process.execPath, w.probe]), { cwd: w.workspace, env, sandbox }));
+  const leftAfterProbe = await settledProcessesOf(uid);
+
+  // A run step that spins past its CPU limit.
+  const cpu = shown(
+    await runWorker(makeTask({ kind: 'agent', agent: null, backend: null, prompt: null, command: 'while :; do :; done', outputsSchema: null, sandbox: { ...request, limits: { cpuSeconds: 1, memoryMb: null, processes: 512 } }, timeoutMinutes: 2 }), { cwd: w.workspace, env, sandbox }),
+  );
+
+  // A step that requires the sandbox on a machine where the setup step did not run.
+  const marker = join(w.workspace, 'agent-started.txt');
+  const required = shown(await runWorker(agentTask(['/bin/sh', '-c', 'echo started > agent-started.txt']), { cwd: w.workspace, env, sandbox: { ...sandbox, fenceStatePath: join(base, 'no-fence.json') } }));
+  const requiredStarted = existsSync(marker);
+
+  // An agent that outlives its time limit and leaves a process in a session of its own.
+  const timedOut = shown(await runWorker(agentTask(['/bin/sh', '-c', 'setsid sleep 300 </dev/null >/dev/null 2>&1 & sleep 300'], { timeoutMinutes: 0.03 }), { cwd: w.workspace, env, sandbox, killGraceMs: 200 }));
+  const leftAfterTimeout = processesOf(uid).length;
+
+  console.log(JSON.stringify({ runnerUid: process.getuid!(), probe, leftAfterProbe, cpu, required, requiredStarted, timedOut, leftAfterTimeout }));
+}
+
+const [mode, ...rest] = process.argv.slice(2);
+if (mode === 'worker') await worker();
+else if (mode === 'runner') await runner(rest[0]!, Number(rest[1]), Number(rest[2]));
+else throw new Error(`worker-scenario: unknown mode ${mode}`);
