@@ -119,17 +119,24 @@ function agentSteps(batonAction: string, secrets: string[], backends: Backend[])
 /**
  * The agent sandbox's fence (src/agents/sandbox/setup.ts), as root while sudo is still there:
  * the agent's own user, which the sudoers rule it writes lets the runner become (and nothing
- * else once the next step drops runner's own rule), the packet filter, and the permissions.
+ * else once the next step drops runner's own rule), the packet filter, the permissions, and
+ * the folder the CLIs are installed into after the drop (runner's, which the agent can run
+ * but not change; BATON_CLI_DIR through GITHUB_ENV).
  * Nothing is installed here (no package manager runs before the drop): a runner image without
- * `nft` gets no packet filter, which the probe reports and `sandbox: required` refuses.
+ * `nft` (or `useradd`, `sudo`) gets the rest of the fence, and the step's warning, the job
+ * summary and the worker's probe name what is missing; `sandbox: required` refuses.
+ * The same guard as the drop: GitHub's own runner user with its sudo rule. A self-hosted
+ * runner skips the step (`if:`); a hosted Linux job under another user says why it has no fence.
  */
 const FENCE_STEP = [
   "      - name: Fence the agent (its own user, a packet filter, limits)",
   "        if: runner.environment == 'github-hosted' && runner.os == 'Linux'",
   '        env: { BATON_NODE: "${{ steps.baton.outputs.node }}", BATON_ENTRY: "${{ steps.baton.outputs.entry }}", INPUT_MODE: sandbox-setup }',
   '        run: |',
-  '          if [ -f /etc/sudoers.d/runner ] && [ "$(id -un)" = runner ]; then',
+  '          if [ -f /etc/sudoers.d/runner ] && [ "$(id -un)" = runner ] && command -v sudo >/dev/null; then',
   '            sudo -E "$BATON_NODE" "$BATON_ENTRY"',
+  '          else',
+  '            echo "::warning title=baton sandbox::not set up: this job does not run as the runner user with its sudo rule, so the agent runs as the job user, with no packet filter or limits"',
   '          fi',
 ];
 

@@ -45,7 +45,7 @@ async function recordOf(number: number): Promise<string> {
 
 describe('Actions-only mode on the emulator', () => {
   it('runs label → run → worker → apply → review → checks → PR from the files baton init wrote', async () => {
-    h = await startActionsOnly({ init: ['--mode', 'actions', '--workflows', 'fix-issue'], files: { '.agents/workflows/quick.yml': QUICK }, agentScript: AGENTS });
+    h = await startActionsOnly({ init: ['--mode', 'actions', '--workflows', 'fix-issue'], files: { '.agents/workflows/quick.yml': QUICK }, agentScript: AGENTS, sandbox: true });
     expect(Object.keys(h.initFiles).sort()).toEqual(['.agents/baton-init.json', '.agents/workflows/fix-issue.yml', '.github/workflows/baton-worker.yml', '.github/workflows/baton.yml']);
     // As a repository admin must (off by default): GitHub Actions may open pull requests.
     h.emu.store.allowActionsToCreatePullRequests('acme', 'widgets');

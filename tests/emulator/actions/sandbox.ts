@@ -1,0 +1,180 @@
+// The emulated runner's sandbox (RunnerOptions.sandbox): a job's processes run in a network
+// and mount namespace of their own, as the user `runner` with the sudoers rule GitHub's
+// Ubuntu images give it (/etc/sudoers.d/runner: passwordless sudo), so that the worker
+// workflow's steps take their production path — the fence step's guard holds, `sudo -E`
+// runs the sandbox setup as root, the drop step removes the rule, and the worker starts the
+// agent through the setup's own sudo rule. The emulator itself runs as root; nothing a job
+// does reaches the machine:
+//
+//   users, sudoers   the job's /etc is a copy (with `runner` added), bind-mounted over /etc
+//                    in the job's mount namespace only; /home is a folder of the job's
+//   firewall         the job's nftables are its network namespace's
+//   shared files     a sysctl and the docker socket a step's sudo could change are covered
+//                    with files of the job's (they are not there on every machine)
+//   network          loopback only: the emulator's ports are forwarded from the job's
+//                    127.0.0.1 to Unix sockets the emulator serves (sandbox-holder.mjs)
+//
+// The built-in actions (checkout, artifacts) run inside the emulator as root, as GitHub's
+// run inside the runner; what they write into the job is handed to `runner` (`own`), as
+// their files belong to the job's user on GitHub. Needs root (CAP_SYS_ADMIN, CAP_NET_ADMIN):
+// without it the job fails saying so, never runs unsandboxed.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { chmod, chown, mkdir, mkdtemp, readFile, readdir, readlink, rm, stat, writeFile } from 'node:fs/promises';
+import { createConnection, createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const HOLDER = fileURLToPath(new URL('./sandbox-holder.mjs', import.meta.url));
+
+/** GitHub's hosted runners run jobs as `runner`, whose sudoers drop-in lets it do anything. */
+export const RUNNER_USER = 'runner';
+export const RUNNER_SUDOERS = `${RUNNER_USER} ALL=(ALL) NOPASSWD:ALL\n`;
+
+/**
+ * Machine files a job's root could change through a shared mount: covered in the job's
+ * namespace by a file of its own. The worker workflow's codex step writes the sysctl
+ * (kernel settings are not per network namespace), its drop step chmods the docker socket.
+ */
+const MASKED = ['/proc/sys/kernel/apparmor_restrict_unprivileged_userns', '/var/run/docker.sock', '/run/docker.sock'];
+
+export interface SandboxOptions {
+  /** The job's folder (created by the runner). */
+  dir: string;
+  /** The folder every job folder lies in (its ancestors up to here are made traversable for `runner`). */
+  root: string;
+  /** The job's HOME: the runner user's home. */
+  home: string;
+  /** Loopback ports the job's processes reach (the emulator's, a test's registry…). */
+  ports: number[];
+}
+
+export interface JobSandbox {
+  readonly uid: number;
+  readonly gid: number;
+  /** The command that runs `argv` in the job's namespaces as `runner`, in `cwd`. */
+  wrap(argv: string[], cwd: string): string[];
+  /** Hands what the emulator wrote into the job (a checkout, a command file) to `runner`. */
+  own(path: string): Promise<void>;
+  /** Ends every process left in the job's namespace, and the namespace. */
+  close(): Promise<void>;
+}
+
+function userIds(passwd: string, name: string): { uid: number; gid: number } | undefined {
+  const f = passwd.split('\n').map((l) => l.split(':')).find((x) => x[0] === name);
+  return f ? { uid: Number(f[2]), gid: Number(f[3]) } : undefined;
+}
+
+/** Processes whose network namespace is `ns` (the link text `net:[inode]`). */
+async function processesIn(ns: string): Promise<number[]> {
+  const out: number[] = [];
+  for (const name of await readdir('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if ((await readlink(`/proc/${name}/ns/net`)) === ns) out.push(Number(name));
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+
+export async function startJobSandbox(o: SandboxOptions): Promise<JobSandbox> {
+  if (process.getuid?.() !== 0) {
+    throw new Error(`the runner's sandbox needs root (CAP_SYS_ADMIN for the job's namespaces, CAP_NET_ADMIN for its packet filter); this process is uid ${process.getuid?.()}`);
+  }
+  const ns = join(o.dir, '.sandbox');
+  await mkdir(ns, { recursive: true, mode: 0o700 });
+  // The job's user database and sudoers: a copy of the machine's /etc with `runner` added.
+  const etc = join(ns, 'etc');
+  await run('cp', ['-a', '/etc', etc]);
+  if (!userIds(await readFile(join(etc, 'passwd'), 'utf8'), RUNNER_USER)) {
+    await run('useradd', ['--prefix', ns, '--user-group', '--shell', '/bin/bash', '--home-dir', o.home, '--no-create-home', RUNNER_USER]);
+  }
+  const ids = userIds(await readFile(join(etc, 'passwd'), 'utf8'), RUNNER_USER)!;
+  await mkdir(join(etc, 'sudoers.d'), { recursive: true, mode: 0o750 });
+  await writeFile(join(etc, 'sudoers.d', RUNNER_USER), RUNNER_SUDOERS, { mode: 0o440 });
+  const home = join(ns, 'home');
+  await mkdir(home, { mode: 0o755 });
+  const masks: Array<[string, string]> = [];
+  for (const [i, path] of MASKED.entries()) {
+    try {
+      await stat(path);
+    } catch {
+      continue;
+    }
+    const file = join(ns, `masked-${i}`);
+    await writeFile(file, '0\n');
+    masks.push([file, path]);
+  }
+
+  // The job's folders are the runner's, and reachable for it.
+  for (let d = o.dir; d.startsWith(o.root) && d !== dirname(d); d = dirname(d)) {
+    const st = await stat(d);
+    if (!(st.mode & 0o001)) await chmod(d, (st.mode & 0o7777) | 0o055);
+  }
+  await run('chown', ['-R', `${ids.uid}:${ids.gid}`, '--', o.dir]);
+  await run('chown', ['-R', '0:0', '--', ns]);
+
+  // The emulator's side of each forwarded port: a Unix socket (short path: 108 bytes at most).
+  const sockets = await mkdtemp(join(tmpdir(), 'bsbx-'));
+  const servers: Server[] = [];
+  const forward: Array<[number, string]> = [];
+  for (const port of o.ports) {
+    const path = join(sockets, `${port}.sock`);
+    const server = createServer((inside) => {
+      const outside = createConnection(port, '127.0.0.1');
+      inside.pipe(outside).pipe(inside);
+      const end = (): void => {
+        inside.destroy();
+        outside.destroy();
+      };
+      inside.on('error', end);
+      outside.on('error', end);
+    });
+    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(path, resolve));
+    servers.push(server);
+    forward.push([port, path]);
+  }
+
+  const holder: ChildProcess = spawn('unshare', ['--net', '--mount', '--fork', '--', process.execPath, HOLDER, JSON.stringify({ etc, home, masks, forward })], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  holder.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  await new Promise<void>((resolve, reject) => {
+    holder.stdout!.on('data', (c: Buffer) => {
+      if (c.toString().includes('ready')) resolve();
+    });
+    holder.on('exit', (code, signal) => reject(new Error(`the job's namespace did not start (unshare exited ${code ?? signal}): ${stderr.trim()}`)));
+    holder.on('error', reject);
+  });
+  const pid = holder.pid!;
+  const netns = await readlink(`/proc/${pid}/ns/net`);
+
+  return {
+    ...ids,
+    wrap: (argv, cwd) => ['nsenter', `--target=${pid}`, '--net', '--mount', `--wd=${cwd}`, '--', 'setpriv', `--reuid=${ids.uid}`, `--regid=${ids.gid}`, '--init-groups', '--', ...argv],
+    own: async (path) => {
+      if (!(await stat(path).catch(() => null))) return;
+      await run('chown', ['-R', `${ids.uid}:${ids.gid}`, '--', path]);
+    },
+    close: async () => {
+      // What the job left running (a daemon of the agent's, a sudo'd process) dies with it, as
+      // GitHub's runner machine goes away after the job.
+      for (const p of await processesIn(netns)) {
+        if (p === pid) continue;
+        try {
+          process.kill(p, 'SIGKILL');
+        } catch {
+          // gone
+        }
+      }
+      const exited = new Promise<void>((resolve) => (holder.exitCode !== null || holder.signalCode !== null ? resolve() : holder.once('exit', () => resolve())));
+      holder.stdin!.end();
+      await exited;
+      for (const s of servers) await new Promise<void>((resolve) => s.close(() => resolve()));
+      await rm(sockets, { recursive: true, force: true });
+    },
+  };
+}
