@@ -87,7 +87,7 @@ export interface ActionsOnlyOptions {
    * Every job as GitHub's `runner` user in namespaces of its own (the runner's `sandbox`): the
    * worker workflow's fence step, sudo drop and fenced launch take their production path.
    */
-  sandbox?: boolean | { ports?: number[] };
+  sandbox?: boolean | { ports?: number[]; without?: string[] };
 }
 
 export async function startActionsOnly(o: ActionsOnlyOptions): Promise<ActionsOnly> {

@@ -99,9 +99,9 @@ export class JobExecution {
       const dirs = jobDirs(req.dir);
       for (const d of [dirs.workspace, dirs.temp, dirs.files, dirs.home, dirs.toolCache]) await mkdir(d, { recursive: true });
       if (req.options.sandbox) {
-        const extra = typeof req.options.sandbox === 'object' ? (req.options.sandbox.ports ?? []) : [];
-        const ports = [...new Set([req.host.apiUrl, req.host.serverUrl].map((u) => Number(new URL(u).port)).filter(Boolean).concat(extra))];
-        sandbox = await startJobSandbox({ dir: req.dir, root: req.options.workRoot ?? tmpdir(), home: dirs.home, ports });
+        const wanted = typeof req.options.sandbox === 'object' ? req.options.sandbox : {};
+        const ports = [...new Set([req.host.apiUrl, req.host.serverUrl].map((u) => Number(new URL(u).port)).filter(Boolean).concat(wanted.ports ?? []))];
+        sandbox = await startJobSandbox({ dir: req.dir, root: req.options.workRoot ?? tmpdir(), home: dirs.home, ports, without: wanted.without ?? [] });
         log(`The job runs as ${RUNNER_USER} (uid ${sandbox.uid}) in a network and mount namespace of its own (the emulator's sandbox)`);
       }
 

@@ -11,6 +11,7 @@
 //   firewall         the job's nftables are its network namespace's
 //   shared files     a sysctl and the docker socket a step's sudo could change are covered
 //                    with files of the job's (they are not there on every machine)
+//   programs         `without: ['nft']` covers a program with /dev/null: an image that lacks it
 //   network          loopback only: the emulator's ports are forwarded from the job's
 //                    127.0.0.1 to Unix sockets the emulator serves (sandbox-holder.mjs)
 //
@@ -19,7 +20,7 @@
 // their files belong to the job's user on GitHub. Needs root (CAP_SYS_ADMIN, CAP_NET_ADMIN):
 // without it the job fails saying so, never runs unsandboxed.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { chmod, chown, mkdir, mkdtemp, readFile, readdir, readlink, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, readdir, readlink, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { createConnection, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -38,6 +39,8 @@ export const RUNNER_SUDOERS = `${RUNNER_USER} ALL=(ALL) NOPASSWD:ALL\n`;
  * namespace by a file of its own. The worker workflow's codex step writes the sysctl
  * (kernel settings are not per network namespace), its drop step chmods the docker socket.
  */
+const SYSTEM_PATH = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
+
 const MASKED = ['/proc/sys/kernel/apparmor_restrict_unprivileged_userns', '/var/run/docker.sock', '/run/docker.sock'];
 
 export interface SandboxOptions {
@@ -49,6 +52,8 @@ export interface SandboxOptions {
   home: string;
   /** Loopback ports the job's processes reach (the emulator's, a test's registry…). */
   ports: number[];
+  /** Programs the job's machine lacks (`nft`, `useradd`…): covered by /dev/null, which runs nowhere. */
+  without?: string[];
 }
 
 export interface JobSandbox {
@@ -110,6 +115,16 @@ export async function startJobSandbox(o: SandboxOptions): Promise<JobSandbox> {
     masks.push([file, path]);
   }
 
+  for (const name of o.without ?? []) {
+    if (!/^[\w.+-]+$/.test(name)) throw new Error(`sandbox.without: ${JSON.stringify(name)} is not a program name`);
+    const found = new Set<string>();
+    for (const d of SYSTEM_PATH) {
+      const p = await realpath(join(d, name)).catch(() => null);
+      if (p) found.add(p);
+    }
+    for (const p of found) masks.push(['/dev/null', p]);
+  }
+
   // The job's folders are the runner's, and reachable for it.
   for (let d = o.dir; d.startsWith(o.root) && d !== dirname(d); d = dirname(d)) {
     const st = await stat(d);
@@ -154,7 +169,9 @@ export async function startJobSandbox(o: SandboxOptions): Promise<JobSandbox> {
 
   return {
     ...ids,
-    wrap: (argv, cwd) => ['nsenter', `--target=${pid}`, '--net', '--mount', `--wd=${cwd}`, '--', 'setpriv', `--reuid=${ids.uid}`, `--regid=${ids.gid}`, '--init-groups', '--', ...argv],
+    // The folder is entered inside the namespace: nsenter's --wd opens it in the emulator's
+    // mount tree, where it is unreachable from the job's root (getcwd fails with EACCES).
+    wrap: (argv, cwd) => ['nsenter', `--target=${pid}`, '--net', '--mount', '--', 'setpriv', `--reuid=${ids.uid}`, `--regid=${ids.gid}`, '--init-groups', '--', '/bin/sh', '-c', 'cd -- "$0" && exec "$@"', cwd, ...argv],
     own: async (path) => {
       if (!(await stat(path).catch(() => null))) return;
       await run('chown', ['-R', `${ids.uid}:${ids.gid}`, '--', path]);

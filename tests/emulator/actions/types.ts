@@ -44,9 +44,10 @@ export interface RunnerOptions {
    * Run each job's processes as GitHub's `runner` user (with its sudoers rule) in a network
    * and mount namespace of the job's own, with a user database and /etc of its own
    * (sandbox.ts), so the worker workflow's fence step really sets the fence up. Needs root.
-   * `ports`: loopback ports besides the emulator's that the job's processes reach.
+   * `ports`: loopback ports besides the emulator's that the job's processes reach;
+   * `without`: programs the job's machine lacks (`nft`…), as on a runner image without them.
    */
-  sandbox?: boolean | { ports?: number[] };
+  sandbox?: boolean | { ports?: number[]; without?: string[] };
 }
 
 export class StepFailure extends Error {}
