@@ -171,7 +171,8 @@ export async function startJobSandbox(o: SandboxOptions): Promise<JobSandbox> {
     ...ids,
     // The folder is entered inside the namespace: nsenter's --wd opens it in the emulator's
     // mount tree, where it is unreachable from the job's root (getcwd fails with EACCES).
-    wrap: (argv, cwd) => ['nsenter', `--target=${pid}`, '--net', '--mount', '--', 'setpriv', `--reuid=${ids.uid}`, `--regid=${ids.gid}`, '--init-groups', '--', '/bin/sh', '-c', 'cd -- "$0" && exec "$@"', cwd, ...argv],
+    // `env`, not a shell: dash drops variables whose names it cannot hold (INPUT_STATE-SECRET).
+    wrap: (argv, cwd) => ['nsenter', `--target=${pid}`, '--net', '--mount', '--', 'setpriv', `--reuid=${ids.uid}`, `--regid=${ids.gid}`, '--init-groups', '--', 'env', `--chdir=${cwd}`, '--', ...argv],
     own: async (path) => {
       if (!(await stat(path).catch(() => null))) return;
       await run('chown', ['-R', `${ids.uid}:${ids.gid}`, '--', path]);
