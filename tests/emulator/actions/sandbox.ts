@@ -21,7 +21,7 @@
 // without it the job fails saying so, never runs unsandboxed.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readFile, readdir, readlink, realpath, rm, stat, writeFile } from 'node:fs/promises';
-import { createConnection, createServer, type Server } from 'node:net';
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -90,81 +90,101 @@ export async function startJobSandbox(o: SandboxOptions): Promise<JobSandbox> {
   if (process.getuid?.() !== 0) {
     throw new Error(`the runner's sandbox needs root (CAP_SYS_ADMIN for the job's namespaces, CAP_NET_ADMIN for its packet filter); this process is uid ${process.getuid?.()}`);
   }
-  const ns = join(o.dir, '.sandbox');
-  await mkdir(ns, { recursive: true, mode: 0o700 });
-  // The job's user database and sudoers: a copy of the machine's /etc with `runner` added.
-  const etc = join(ns, 'etc');
-  await run('cp', ['-a', '/etc', etc]);
-  if (!userIds(await readFile(join(etc, 'passwd'), 'utf8'), RUNNER_USER)) {
-    await run('useradd', ['--prefix', ns, '--user-group', '--shell', '/bin/bash', '--home-dir', o.home, '--no-create-home', RUNNER_USER]);
-  }
-  const ids = userIds(await readFile(join(etc, 'passwd'), 'utf8'), RUNNER_USER)!;
-  await mkdir(join(etc, 'sudoers.d'), { recursive: true, mode: 0o750 });
-  await writeFile(join(etc, 'sudoers.d', RUNNER_USER), RUNNER_SUDOERS, { mode: 0o440 });
-  const home = join(ns, 'home');
-  await mkdir(home, { mode: 0o755 });
-  const masks: Array<[string, string]> = [];
-  for (const [i, path] of MASKED.entries()) {
-    try {
-      await stat(path);
-    } catch {
-      continue;
-    }
-    const file = join(ns, `masked-${i}`);
-    await writeFile(file, '0\n');
-    masks.push([file, path]);
-  }
-
-  for (const name of o.without ?? []) {
-    if (!/^[\w.+-]+$/.test(name)) throw new Error(`sandbox.without: ${JSON.stringify(name)} is not a program name`);
-    const found = new Set<string>();
-    for (const d of SYSTEM_PATH) {
-      const p = await realpath(join(d, name)).catch(() => null);
-      if (p) found.add(p);
-    }
-    for (const p of found) masks.push(['/dev/null', p]);
-  }
-
-  // The job's folders are the runner's, and reachable for it.
-  for (let d = o.dir; d.startsWith(o.root) && d !== dirname(d); d = dirname(d)) {
-    const st = await stat(d);
-    if (!(st.mode & 0o001)) await chmod(d, (st.mode & 0o7777) | 0o055);
-  }
-  await run('chown', ['-R', `${ids.uid}:${ids.gid}`, '--', o.dir]);
-  await run('chown', ['-R', '0:0', '--', ns]);
-
-  // The emulator's side of each forwarded port: a Unix socket (short path: 108 bytes at most).
-  const sockets = await mkdtemp(join(tmpdir(), 'bsbx-'));
+  // The job's /etc, /home and sockets: root's, outside the job's folders (a short path: a
+  // Unix socket's is 108 bytes at most).
+  const ns = await mkdtemp(join(tmpdir(), 'bsbx-'));
   const servers: Server[] = [];
-  const forward: Array<[number, string]> = [];
-  for (const port of o.ports) {
-    const path = join(sockets, `${port}.sock`);
-    const server = createServer((inside) => {
-      const outside = createConnection(port, '127.0.0.1');
-      inside.pipe(outside).pipe(inside);
-      const end = (): void => {
-        inside.destroy();
-        outside.destroy();
-      };
-      inside.on('error', end);
-      outside.on('error', end);
-    });
-    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(path, resolve));
-    servers.push(server);
-    forward.push([port, path]);
-  }
+  const open = new Set<Socket>();
+  let holder: ChildProcess | undefined;
+  let ids = { uid: -1, gid: -1 };
+  const cleanup = async (): Promise<void> => {
+    for (const socket of open) socket.destroy();
+    for (const server of servers) await new Promise<void>((resolve) => server.close(() => resolve()));
+    await rm(ns, { recursive: true, force: true });
+  };
+  try {
+    // The job's user database and sudoers: a copy of the machine's /etc with `runner` added.
+    const etc = join(ns, 'etc');
+    await run('cp', ['-a', '/etc', etc]);
+    if (!userIds(await readFile(join(etc, 'passwd'), 'utf8'), RUNNER_USER)) {
+      await run('useradd', ['--prefix', ns, '--user-group', '--shell', '/bin/bash', '--home-dir', o.home, '--no-create-home', RUNNER_USER]);
+    }
+    ids = userIds(await readFile(join(etc, 'passwd'), 'utf8'), RUNNER_USER)!;
+    await mkdir(join(etc, 'sudoers.d'), { recursive: true, mode: 0o750 });
+    await writeFile(join(etc, 'sudoers.d', RUNNER_USER), RUNNER_SUDOERS, { mode: 0o440 });
+    const home = join(ns, 'home');
+    await mkdir(home, { mode: 0o755 });
+    const masks: Array<[string, string]> = [];
+    for (const [i, path] of MASKED.entries()) {
+      try {
+        await stat(path);
+      } catch {
+        continue;
+      }
+      const file = join(ns, `masked-${i}`);
+      await writeFile(file, '0\n');
+      masks.push([file, path]);
+    }
 
-  const holder: ChildProcess = spawn('unshare', ['--net', '--mount', '--fork', '--', process.execPath, HOLDER, JSON.stringify({ etc, home, masks, forward })], { stdio: ['pipe', 'pipe', 'pipe'] });
-  let stderr = '';
-  holder.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-  await new Promise<void>((resolve, reject) => {
-    holder.stdout!.on('data', (c: Buffer) => {
-      if (c.toString().includes('ready')) resolve();
+    for (const name of o.without ?? []) {
+      if (!/^[\w.+-]+$/.test(name)) throw new Error(`sandbox.without: ${JSON.stringify(name)} is not a program name`);
+      const found = new Set<string>();
+      for (const d of SYSTEM_PATH) {
+        const p = await realpath(join(d, name)).catch(() => null);
+        if (p) found.add(p);
+      }
+      for (const p of found) masks.push(['/dev/null', p]);
+    }
+
+    // The job's folders are the runner's, and reachable for it.
+    for (let d = o.dir; d.startsWith(o.root) && d !== dirname(d); d = dirname(d)) {
+      const st = await stat(d);
+      if (!(st.mode & 0o001)) await chmod(d, (st.mode & 0o7777) | 0o055);
+    }
+    await run('chown', ['-R', `${ids.uid}:${ids.gid}`, '--', o.dir]);
+
+    // The emulator's side of each forwarded port: a Unix socket.
+    const forward: Array<[number, string]> = [];
+    for (const port of o.ports) {
+      const path = join(ns, `${port}.sock`);
+      const server = createServer((inside) => {
+        const outside = createConnection(port, '127.0.0.1');
+        inside.pipe(outside).pipe(inside);
+        open.add(inside).add(outside);
+        const end = (): void => {
+          inside.destroy();
+          outside.destroy();
+          open.delete(inside);
+          open.delete(outside);
+        };
+        inside.on('close', end);
+        outside.on('close', end);
+        inside.on('error', end);
+        outside.on('error', end);
+      });
+      await new Promise<void>((resolve, reject) => server.once('error', reject).listen(path, resolve));
+      servers.push(server);
+      forward.push([port, path]);
+    }
+
+    holder = spawn('unshare', ['--net', '--mount', '--fork', '--', process.execPath, HOLDER, JSON.stringify({ etc, home, masks, forward })], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    const started = holder;
+    started.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+    await new Promise<void>((resolve, reject) => {
+      started.stdout!.on('data', (c: Buffer) => {
+        if (c.toString().includes('ready')) resolve();
+      });
+      started.on('exit', (code, signal) => reject(new Error(`the job's namespace did not start (unshare exited ${code ?? signal}): ${stderr.trim()}`)));
+      started.on('error', reject);
     });
-    holder.on('exit', (code, signal) => reject(new Error(`the job's namespace did not start (unshare exited ${code ?? signal}): ${stderr.trim()}`)));
-    holder.on('error', reject);
-  });
-  const pid = holder.pid!;
+  } catch (err) {
+    holder?.kill('SIGKILL');
+    await cleanup();
+    throw err;
+  }
+  const pid = holder!.pid!;
+  const held = holder!;
   const netns = await readlink(`/proc/${pid}/ns/net`);
 
   return {
@@ -188,11 +208,10 @@ export async function startJobSandbox(o: SandboxOptions): Promise<JobSandbox> {
           // gone
         }
       }
-      const exited = new Promise<void>((resolve) => (holder.exitCode !== null || holder.signalCode !== null ? resolve() : holder.once('exit', () => resolve())));
-      holder.stdin!.end();
+      const exited = new Promise<void>((resolve) => (held.exitCode !== null || held.signalCode !== null ? resolve() : held.once('exit', () => resolve())));
+      held.stdin!.end();
       await exited;
-      for (const s of servers) await new Promise<void>((resolve) => s.close(() => resolve()));
-      await rm(sockets, { recursive: true, force: true });
+      await cleanup();
     },
   };
 }
