@@ -70,6 +70,14 @@ function identity(o: WorkflowOptions, extra: string): string {
 }
 
 /**
+ * The guard of every step that uses sudo (the codex sysctl, the fence, the drop): GitHub's
+ * own runner user with its sudoers rule, on an image that has a sudo it can run (`-x`:
+ * bash's `command -v` also names a file on PATH it cannot execute). Anything else (a
+ * container job, another user) has no sudo of GitHub's to use or to drop.
+ */
+const RUNNER_WITH_SUDO = '[ -f /etc/sudoers.d/runner ] && [ "$(id -un)" = runner ] && [ -x "$(command -v sudo)" ]';
+
+/**
  * The agent's steps. The runner gives every `uses:` step's process the job's runtime and
  * OIDC request tokens (and the Action its `token` input), and a process's environment is
  * readable by its children through /proc/<pid>/environ: so the baton Action only says
@@ -92,7 +100,7 @@ function agentSteps(batonAction: string, secrets: string[], backends: Backend[])
     "        if: runner.environment == 'github-hosted' && runner.os == 'Linux'",
     '        env: { BATON_NODE: "${{ steps.baton.outputs.node }}" }',
     '        run: |',
-    '          if [ -f /etc/sudoers.d/runner ] && [ "$(id -un)" = runner ]; then',
+    `          if ${RUNNER_WITH_SUDO}; then`,
     '            # What later `uses:` steps run (the upload holds the runner token) is made read-only to the agent.',
     '            if [ -d "$RUNNER_WORKSPACE/../_actions" ]; then sudo chown -R root:root "$RUNNER_WORKSPACE/../_actions"; fi',
     '            ext="$(dirname "$(dirname "$(dirname "$BATON_NODE")")")"',
@@ -119,17 +127,24 @@ function agentSteps(batonAction: string, secrets: string[], backends: Backend[])
 /**
  * The agent sandbox's fence (src/agents/sandbox/setup.ts), as root while sudo is still there:
  * the agent's own user, which the sudoers rule it writes lets the runner become (and nothing
- * else once the next step drops runner's own rule), the packet filter, and the permissions.
+ * else once the next step drops runner's own rule), the packet filter, the permissions, and
+ * the folder the CLIs are installed into after the drop (runner's, which the agent can run
+ * but not change; BATON_CLI_DIR through GITHUB_ENV).
  * Nothing is installed here (no package manager runs before the drop): a runner image without
- * `nft` gets no packet filter, which the probe reports and `sandbox: required` refuses.
+ * `nft` (or `useradd`, `sudo`) gets the rest of the fence, and the step's warning, the job
+ * summary and the worker's probe name what is missing; `sandbox: required` refuses.
+ * The same guard as the drop: GitHub's own runner user with its sudo rule. A self-hosted
+ * runner skips the step (`if:`); a hosted Linux job under another user says why it has no fence.
  */
 const FENCE_STEP = [
   "      - name: Fence the agent (its own user, a packet filter, limits)",
   "        if: runner.environment == 'github-hosted' && runner.os == 'Linux'",
   '        env: { BATON_NODE: "${{ steps.baton.outputs.node }}", BATON_ENTRY: "${{ steps.baton.outputs.entry }}", INPUT_MODE: sandbox-setup }',
   '        run: |',
-  '          if [ -f /etc/sudoers.d/runner ] && [ "$(id -un)" = runner ]; then',
+  `          if ${RUNNER_WITH_SUDO}; then`,
   '            sudo -E "$BATON_NODE" "$BATON_ENTRY"',
+  '          else',
+  '            echo "::warning title=baton sandbox::not set up: this job does not run as the runner user with its sudo rule, so the agent runs as the job user, with no packet filter or limits"',
   '          fi',
 ];
 
@@ -144,7 +159,7 @@ const CODEX_SANDBOX_STEP = [
   "        if: runner.environment == 'github-hosted' && runner.os == 'Linux'",
   // The same guard as the sudo drop: only the runner user of a GitHub-hosted image, where the setting exists.
   '        run: |',
-  '          if [ -f /etc/sudoers.d/runner ] && [ "$(id -un)" = runner ] && [ -e /proc/sys/kernel/apparmor_restrict_unprivileged_userns ]; then',
+  `          if ${RUNNER_WITH_SUDO} && [ -e /proc/sys/kernel/apparmor_restrict_unprivileged_userns ]; then`,
   '            sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0',
   '          fi',
 ];

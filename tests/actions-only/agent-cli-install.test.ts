@@ -5,7 +5,7 @@
 // (baton's own code) must put its platform binary in place, and the agent must then run
 // from the job-local prefix. A lockfile entry whose integrity hash does not match what the
 // registry serves fails the job at the install step, before any agent runs.
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
@@ -86,15 +86,22 @@ function actionWithLockfile(lock: Record<string, string>): string {
   return dir;
 }
 
-async function runWorker(actionDir: string): Promise<{ job: NonNullable<ReturnType<typeof workerJob>>; log: string; issue: number }> {
+async function runWorker(actionDir: string, sandbox = false): Promise<{ job: NonNullable<ReturnType<typeof workerJob>>; log: string; issue: number }> {
+  const npmCache = temp('baton-npm-cache-');
+  if (sandbox) {
+    // The job runs as another user (the runner's sandbox): the test's folders it reads and writes are open to it.
+    chmodSync(actionDir, 0o755);
+    chmodSync(npmCache, 0o1777);
+  }
   h = await startActionsOnly({
+    ...(sandbox ? { sandbox: { ports: [Number(new URL(registry!.url).port)] } } : {}),
     init: ['--mode', 'actions', '--workflows', 'triage'],
     files: { '.agents/workflows/quick.yml': QUICK },
     agentScript: [{ write: { 'src/fix.txt': 'fixed\n' }, reply: { done: true } }],
     actionDir,
     fakeAgentsOnPath: false,
     // npm's own cache in a folder of the test: nothing of the fake registry's reaches the user's.
-    env: { npm_config_registry: registry!.url, npm_config_cache: temp('baton-npm-cache-'), npm_config_update_notifier: 'false' },
+    env: { npm_config_registry: registry!.url, npm_config_cache: npmCache, npm_config_update_notifier: 'false' },
   });
   const issue = (await h.as('alice').rest.issues.create({ ...o, title: 'Widgets break', body: 'Please fix.', labels: ['baton:quick'] })).data;
   await h.settle();
@@ -114,10 +121,22 @@ async function statusComment(issue: number): Promise<string> {
 }
 
 describe("the worker installs agent CLIs from the Action's lockfiles", () => {
-  it('installs claude-code from its lockfile with package scripts off, puts the native binary in place, and the agent runs from the job-local prefix', async () => {
+  it.each([
+    ['', false],
+    [", in the runner's sandbox: into the folder the fence made for it, outside RUNNER_TEMP", true],
+  ])('installs claude-code from its lockfile with package scripts off, puts the native binary in place, and the agent runs from the job-local prefix%s', async (_, sandbox) => {
     const markers = temp('baton-markers-');
     registry = await fakeClaudeRegistry(markers);
-    const { job, log, issue } = await runWorker(actionWithLockfile(registry.project('baton-agent-cli-claude-code')));
+    const { job, log, issue } = await runWorker(actionWithLockfile(registry.project('baton-agent-cli-claude-code')), sandbox);
+    const prefix = /claude-code: claude 2\.1\.332 installed in (\S+)/.exec(log)?.[1];
+    if (sandbox) {
+      expect(log).toContain('::notice::baton sandbox: in force: agent-user, packet-filter, resource-limits');
+      expect(prefix, log).toMatch(/\/baton-clis\/claude-code$/);
+      // Not in RUNNER_TEMP (the job's `temp` folder), which the fence closes to the agent's user.
+      expect(prefix).not.toContain('/temp/');
+    } else {
+      expect(prefix, log).toMatch(/\/temp\/baton-clis\/claude-code$/);
+    }
 
     const step = (name: string) => job.steps.find((s) => s.name === name);
     expect(step(INSTALL_STEP)?.conclusion, log).toBe('success');

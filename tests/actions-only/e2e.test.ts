@@ -1,7 +1,9 @@
 // Actions-only mode end to end, no app process: `baton init --mode actions` output in the
 // repository → an issue opened with a label starts baton.yml (mode run) → the worker workflow (mode agent with
 // the fake claude, which also edits dotfiles) → its apply job (mode apply) → the reviewer agent (fake codex) → CI as
-// a commit status an outside CI posts → a draft PR, and the status comment says so.
+// a commit status an outside CI posts → a draft PR, and the status comment says so. The first
+// test runs every job in the runner's sandbox (GitHub's runner user, namespaces of the job's
+// own), so the worker workflow's fence step and sudo drop run for real.
 import { afterEach, describe, expect, it } from 'vitest';
 import { READING_VALUES } from '../emulator/readings.ts';
 import { initFiles, startActionsOnly, type ActionsOnly } from './harness.ts';
@@ -45,7 +47,7 @@ async function recordOf(number: number): Promise<string> {
 
 describe('Actions-only mode on the emulator', () => {
   it('runs label → run → worker → apply → review → checks → PR from the files baton init wrote', async () => {
-    h = await startActionsOnly({ init: ['--mode', 'actions', '--workflows', 'fix-issue'], files: { '.agents/workflows/quick.yml': QUICK }, agentScript: AGENTS });
+    h = await startActionsOnly({ init: ['--mode', 'actions', '--workflows', 'fix-issue'], files: { '.agents/workflows/quick.yml': QUICK }, agentScript: AGENTS, sandbox: true });
     expect(Object.keys(h.initFiles).sort()).toEqual(['.agents/baton-init.json', '.agents/workflows/fix-issue.yml', '.github/workflows/baton-worker.yml', '.github/workflows/baton.yml']);
     // As a repository admin must (off by default): GitHub Actions may open pull requests.
     h.emu.store.allowActionsToCreatePullRequests('acme', 'widgets');
@@ -83,8 +85,13 @@ describe('Actions-only mode on the emulator', () => {
     const workers = runs.filter((r) => r.path === '.github/workflows/baton-worker.yml');
     expect(workers.map((r) => r.displayTitle).sort()).toEqual([`baton ${runId} implement #1`, `baton ${runId} review[review] #1`].sort());
     for (const w of workers) {
-      expect(w.conclusion, h.runner.logs(w.id)).toBe('success');
+      const log = h.runner.logs(w.id);
+      expect(w.conclusion, log).toBe('success');
       expect(w.jobs.map((j) => `${j.key}:${j.conclusion}`).sort()).toEqual(['agent:success', 'apply:success']);
+      // The runner's sandbox: the job ran as GitHub's runner user, the fence step set the whole fence up, sudo was dropped.
+      expect(log).toContain('The job runs as runner');
+      expect(log).toContain('::notice::baton sandbox: in force: agent-user, packet-filter, resource-limits');
+      expect(w.jobs.find((j) => j.key === 'agent')!.steps.find((s) => s.name.startsWith('Drop sudo'))?.conclusion).toBe('success');
     }
     const started = h.runner.triggered.map((s) => `${s.event}.${s.action ?? ''}`);
     expect(started.filter((s) => s.startsWith('issues.'))).toEqual(['issues.labeled']);

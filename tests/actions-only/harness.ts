@@ -4,7 +4,7 @@
 // Action (dist/action.js) mapped from `uses: baton-dev/baton@v1`, with the fake agent CLIs
 // on PATH.
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -83,6 +83,11 @@ export interface ActionsOnlyOptions {
   fakeAgentsOnPath?: boolean;
   /** More environment for every step (an npm registry to install from, …). */
   env?: Record<string, string>;
+  /**
+   * Every job as GitHub's `runner` user in namespaces of its own (the runner's `sandbox`): the
+   * worker workflow's fence step, sudo drop and fenced launch take their production path.
+   */
+  sandbox?: boolean | { ports?: number[]; without?: string[] };
 }
 
 export async function startActionsOnly(o: ActionsOnlyOptions): Promise<ActionsOnly> {
@@ -90,6 +95,10 @@ export async function startActionsOnly(o: ActionsOnlyOptions): Promise<ActionsOn
   const steer = mkdtempSync(join(tmpdir(), 'baton-actions-only-'));
   const script = join(steer, 'agents.json');
   writeFileSync(script, JSON.stringify(o.agentScript));
+  // Sandboxed, the fake agents run as another user (the job's, or the fence's agent user):
+  // their steering folder is the test's channel to them, open to every user (they count
+  // their invocations next to the script).
+  if (o.sandbox) chmodSync(steer, 0o1777);
   const secrets: Record<string, string> = { ANTHROPIC_API_KEY: 'sk-ant-test', OPENAI_API_KEY: 'sk-openai-test', CODEX_API_KEY: 'sk-codex-test', BATON_STATE_SECRET: 'actions-only-state-secret' };
   for (const name of o.missingSecrets ?? []) delete secrets[name];
   const key = o.appSecrets ? generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } }) : undefined;
@@ -98,6 +107,7 @@ export async function startActionsOnly(o: ActionsOnlyOptions): Promise<ActionsOn
     secrets,
     env: { PATH: [...(o.fakeAgentsOnPath === false ? [] : [FAKE_AGENTS]), process.env.PATH ?? ''].join(delimiter), FAKE_AGENT_SCRIPT: script, ...o.env },
     triggerOnWebhooks: true,
+    ...(o.sandbox ? { sandbox: o.sandbox } : {}),
   });
   const emu = await startEmulator({ plugins: [actions.plugin], ...(key ? { appPublicKey: key.publicKey } : {}), ...(o.readings ? { readings: o.readings } : {}) });
   if (key) Object.assign(secrets, { APP_ID: String(emu.store.app.id), APP_PRIVATE_KEY: key.privateKey });

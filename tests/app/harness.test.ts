@@ -21,11 +21,23 @@ afterEach(async () => {
 
 describe('the App harness', () => {
   it('runs the worker workflow baton init writes', async () => {
-    h = await startHarness({ files: {} });
+    // In the runner's sandbox: the job as GitHub's runner user, its fence step really run.
+    h = await startHarness({ files: { '.agents/workflows/one.yml': ONE_STEP }, sandbox: true });
     const committed = await h.as('alice').rest.repos.getContent({ ...o, path: '.github/workflows/baton-worker.yml' });
     const text = Buffer.from((committed.data as { content: string }).content, 'base64').toString('utf8');
     expect(text).toBe(await initWorkerWorkflow());
-  }, 30_000);
+    const issue = (await h.as('alice').rest.issues.create({ ...o, title: 'x', body: '' })).data;
+    await h.as('alice').rest.issues.addLabels({ ...o, issue_number: issue.number, labels: ['baton:one'] });
+    await h.settle();
+    expect(await h.record(issue.number)).toContain('— succeeded');
+    const workers = [...h.runner.store.runs.values()].filter((r) => r.path === '.github/workflows/baton-worker.yml');
+    expect(workers).toHaveLength(1);
+    const log = h.runner.logs(workers[0]!.id);
+    expect(workers[0]!.conclusion, log).toBe('success');
+    expect(log).toContain(`The job runs as runner`);
+    expect(log).toContain('::notice::baton sandbox: in force: agent-user, packet-filter, resource-limits');
+    expect(log).not.toContain('sudo is still available to the agent');
+  }, 60_000);
 
   it('fails the test when a delivery\'s work fails after it was acknowledged, and when the app logs an error', async () => {
     h = await startHarness({ files: { '.agents/workflows/one.yml': ONE_STEP } });

@@ -10,7 +10,7 @@
 // test when a delivery was finally answered with anything but a 2xx or the app logged an error.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -173,6 +173,12 @@ export interface HarnessOptions {
    * needs that order (say why where it is used).
    */
   deliveries?: 'shuffled' | 'in-order';
+  /**
+   * Every worker job as GitHub's `runner` user in namespaces of its own (the runner's
+   * `sandbox`): the worker workflow's fence step, sudo drop and fenced launch take their
+   * production path. Default off.
+   */
+  sandbox?: boolean;
 }
 
 /** How long a shuffled delivery may wait before it is sent: deliveries due closer than this swap. */
@@ -203,10 +209,14 @@ export function fakeAgentRunnerEnv(steer: string): Record<string, string> {
 export async function startHarness(o: HarnessOptions): Promise<Harness> {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
   const steer = steering(o.agents);
+  // Sandboxed, the fake agents run as another user: their steering folder (where they count
+  // invocations and log calls) is the test's channel to them, open to every user.
+  if (o.sandbox) chmodSync(steer, 0o1777);
   const actions = withActions({
     actions: batonActionMap(PROJECT_ROOT),
     secrets: { ANTHROPIC_API_KEY: 'sk-ant-test', OPENAI_API_KEY: 'sk-openai-test', CODEX_API_KEY: 'sk-codex-test', ...o.secrets },
     env: fakeAgentRunnerEnv(steer),
+    ...(o.sandbox ? { sandbox: true } : {}),
     ...(o.minuteMs ? { minuteMs: o.minuteMs } : {}),
     ...(o.triggerOnWebhooks ? { triggerOnWebhooks: true } : {}),
   });

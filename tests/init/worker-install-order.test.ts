@@ -55,3 +55,40 @@ describe('the worker workflow installs agent CLIs only after the privilege drop'
     }
   }
 });
+
+describe('the worker workflow fences the agent before the drop and installs its CLIs after', () => {
+  for (const mode of ['app', 'actions'] as const) {
+    it(`${mode} mode: checkout → fence (root, through sudo) → drop → install → agent, the sudo steps behind one guard`, () => {
+      const text = workerWorkflow({ mode, actionRef: 'baton-dev/baton@v1', backends: ALL, appToken: false });
+      const steps = parseWorkflowFile('.github/workflows/baton-worker.yml', text).jobs.find((j) => j.id === 'agent')!.steps;
+      const at = (found: (s: (typeof steps)[number]) => boolean, what: string): number => {
+        const i = steps.findIndex(found);
+        expect(i, what).toBeGreaterThanOrEqual(0);
+        return i;
+      };
+      const checkout = at((s) => s.uses?.startsWith('actions/checkout@') ?? false, 'checkout');
+      const fence = at((s) => s.env.INPUT_MODE === 'sandbox-setup', 'fence');
+      const drop = at((s) => s.run?.includes('sudo rm /etc/sudoers.d/runner') ?? false, 'drop');
+      const install = at((s) => s.env.INPUT_MODE === 'install-clis', 'install');
+      const agent = at((s) => s.env.INPUT_MODE === 'agent', 'agent');
+      // The fence sets the checkout's permissions (so after it), needs sudo (so before the drop),
+      // and makes the folder the CLIs are installed into (so before the install).
+      expect(checkout).toBeLessThan(fence);
+      expect(fence).toBeLessThan(drop);
+      expect(drop).toBeLessThan(install);
+      expect(install).toBeLessThan(agent);
+      expect(steps[fence]!.run).toContain('sudo -E "$BATON_NODE" "$BATON_ENTRY"');
+      // Only the first steps' Action code, never a secret, reaches the root step.
+      expect(Object.keys(steps[fence]!.env).sort()).toEqual(['BATON_ENTRY', 'BATON_NODE', 'INPUT_MODE']);
+      // Every step that uses sudo: on GitHub's hosted Linux only, and as its runner user with its rule and a runnable sudo;
+      // a self-hosted runner skips them, and a hosted job under another user is told it has no fence.
+      const sudoSteps = steps.filter((s) => /\bsudo\b/.test(s.run ?? ''));
+      expect(sudoSteps.length).toBeGreaterThanOrEqual(3);
+      for (const s of sudoSteps) {
+        expect(s.if, s.name).toBe("runner.environment == 'github-hosted' && runner.os == 'Linux'");
+        expect(s.run, s.name).toMatch(/^if \[ -f \/etc\/sudoers\.d\/runner \] && \[ "\$\(id -un\)" = runner \] && \[ -x "\$\(command -v sudo\)" \]/);
+      }
+      expect(steps[fence]!.run).toMatch(/else\n\s*echo "::warning title=baton sandbox::not set up/);
+    });
+  }
+});

@@ -1,11 +1,16 @@
 // mode: install-clis — installs the agent CLIs the worker workflow names (INPUT_CLIS, backend
 // names) from this Action's lockfiles, with no package script run, into a folder of the
-// job's ($RUNNER_TEMP/baton-clis), and puts only their executables on PATH for the later
-// steps. It runs from a `run:` step after sudo and docker are dropped: an install needs
-// neither, and a package's code gets no privilege the agent would not have.
+// job's, and puts only their executables on PATH for the later steps. It runs from a `run:`
+// step after sudo and docker are dropped: an install needs neither, and a package's code gets
+// no privilege the agent would not have.
+//
+// The folder: where the sandbox setup step said ($BATON_CLI_DIR, through GITHUB_ENV) — the
+// runner's, mode 0755, outside RUNNER_TEMP, which the setup closes to the agent's user: the
+// fenced agent can run its CLI but not change it. Without the fence (a self-hosted runner),
+// $RUNNER_TEMP/baton-clis.
 import * as core from '@actions/core';
 import { accessSync, constants, mkdirSync, rmSync, symlinkSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { delimiter, isAbsolute, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { BACKEND_IMPLS } from '../../agents/backends/index.ts';
 import type { AgentBackend } from '../../agents/backends/types.ts';
@@ -13,6 +18,7 @@ import { installNpmCli, installPipxCli, type InstallLog } from '../../agents/ins
 import { npmCliLock } from '../../agents/install/lockfiles.ts';
 import type { Backend } from '../../manifest/types.ts';
 import { InputError, type Inputs } from '../inputs.ts';
+import { CLI_DIR_VARIABLE } from './sandbox-setup.ts';
 
 /**
  * The runner already has the CLI at the pinned version (a self-hosted runner's own
@@ -45,11 +51,20 @@ export function backendsToInstall(text: string): AgentBackend[] {
   return out;
 }
 
+/** Where the CLIs go: the fence's folder for them when the setup step made one, else the job's temp folder. */
+export function cliDir(env: NodeJS.ProcessEnv): string {
+  const fenced = env[CLI_DIR_VARIABLE];
+  if (fenced) {
+    if (!isAbsolute(fenced)) throw new InputError(`${CLI_DIR_VARIABLE} must be an absolute path, not ${JSON.stringify(fenced)}`);
+    return fenced;
+  }
+  if (!env.RUNNER_TEMP) throw new InputError('mode install-clis needs RUNNER_TEMP (the job\'s temp folder) to install into');
+  return join(env.RUNNER_TEMP, 'baton-clis');
+}
+
 export async function installClisMode(_inputs: Inputs): Promise<void> {
   const backends = backendsToInstall(core.getInput('clis'));
-  const temp = process.env.RUNNER_TEMP;
-  if (!temp) throw new InputError('mode install-clis needs RUNNER_TEMP (the job\'s temp folder) to install into');
-  const root = join(temp, 'baton-clis');
+  const root = cliDir(process.env);
   const bin = join(root, 'bin');
   mkdirSync(bin, { recursive: true });
   const log: InstallLog = { info: (l) => core.info(l), warning: (l) => core.warning(l) };
@@ -72,5 +87,9 @@ export async function installClisMode(_inputs: Inputs): Promise<void> {
     symlinkSync(installed.bin, join(bin, b.binary!));
     core.info(`${b.name}: ${b.binary} ${b.version} installed in ${prefix}`);
   }
+  // Readable and runnable by every user (the fenced agent's too), whatever this step's umask;
+  // writable by the worker's user alone, as the files were made.
+  const chmod = spawnSync('chmod', ['-R', 'a+rX', '--', root], { encoding: 'utf8' });
+  if (chmod.status !== 0) core.warning(`chmod -R a+rX ${root} failed: ${(chmod.stderr || chmod.error?.message || '').trim()}`);
   core.addPath(bin);
 }

@@ -40,6 +40,8 @@ export interface FenceState {
   /** The nft binary the sudoers rule lets the worker run (`-j list table inet baton` only). */
   nft: string;
   workspace: string;
+  /** Protections the setup step could not put in place, each with why (a program missing from the image). */
+  missing?: { protection: Protection; reason: string }[];
 }
 
 export interface FenceOptions {
@@ -209,8 +211,11 @@ export function probeFence(o: ProbeOptions = {}): FenceProbe {
   if (started) missing.push({ protection: 'agent-user', reason: started }, { protection: 'resource-limits', reason: `${started}; the limits are set where the agent's user starts` });
   else enforced.push('agent-user', 'resource-limits');
 
-  const listed = listTable(state, root);
-  if (!listed.ok) missing.push({ protection: 'packet-filter', reason: `the packet filter (nft table inet ${NFT_TABLE}) could not be read: ${listed.error}` });
+  // What the setup recorded as missing says why better than a failed read of what is not there.
+  const recorded = state.missing?.find((m) => m.protection === 'packet-filter')?.reason;
+  const listed = recorded ? null : listTable(state, root);
+  if (!listed) missing.push({ protection: 'packet-filter', reason: `the setup step could not put it in place: ${recorded}` });
+  else if (!listed.ok) missing.push({ protection: 'packet-filter', reason: `the packet filter (nft table inet ${NFT_TABLE}) could not be read: ${listed.error}` });
   else if (!filtersUid(listed.json, state.user.uid)) missing.push({ protection: 'packet-filter', reason: `nft table inet ${NFT_TABLE} does not filter uid ${state.user.uid}` });
   else enforced.push('packet-filter');
   return { enforced: FENCE_PROTECTIONS.filter((p) => enforced.includes(p)), missing, state };

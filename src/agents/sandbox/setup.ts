@@ -5,7 +5,8 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
-import { AGENT_USER, findProgram, type FenceState, type FenceUser } from './fence.ts';
+import type { Protection } from '../../engine/sandbox.ts';
+import { AGENT_USER, FENCE_PROTECTIONS, findProgram, type FenceState, type FenceUser } from './fence.ts';
 import { fenceRuleset } from './ruleset.ts';
 
 export interface SetupOptions {
@@ -19,6 +20,12 @@ export interface SetupOptions {
   tempDir: string;
   /** The agent's HOME (created fresh, its own). Default /home/baton-agent. */
   home?: string;
+  /**
+   * Where the agent CLIs are installed after the sudo drop (mode install-clis): made the
+   * runner's, mode 0755, so the agent can run them but not change them. Default: next to the
+   * temp folder, `<RUNNER_TEMP>/../baton-clis` (RUNNER_TEMP itself is closed to the agent).
+   */
+  toolDir?: string;
 }
 
 interface PasswdEntry {
@@ -49,14 +56,13 @@ function run(cmd: string, args: string[]): void {
   }
 }
 
-function need(name: string): string {
-  const p = findProgram(name);
-  if (!p) throw new Error(`${name} is not installed; the sandbox setup needs it`);
-  return p;
+/** Why a program the setup uses is absent, in the words of the job log. */
+function notInstalled(name: string, pkg: string): string {
+  return `${name} is not installed on this runner (package ${pkg})`;
 }
 
 /** The sudoers drop-in: the worker may become the agent (with the environment it passes) and list the filter; nothing else. */
-export function sudoersRule(runner: string, nft: string): string {
+export function sudoersRule(runner: string, nft: string | null): string {
   if (!/^[a-z_][a-z0-9_-]*$/i.test(runner)) throw new Error(`the runner user name ${JSON.stringify(runner)} is not a plain user name`);
   return [
     '# Written by baton\'s sandbox setup (mode sandbox-setup). The worker may start processes as',
@@ -65,7 +71,8 @@ export function sudoersRule(runner: string, nft: string): string {
     // sudo replaces PATH with secure_path otherwise: the agent's CLIs live on the worker's PATH.
     `Defaults>${AGENT_USER} !secure_path`,
     `${runner} ALL=(${AGENT_USER}) NOPASSWD:SETENV: ALL`,
-    `${runner} ALL=(root) NOPASSWD: ${nft} -j list table inet baton`,
+    // Without nft there is no filter to list, and no rule naming a program that is not there.
+    ...(nft ? [`${runner} ALL=(root) NOPASSWD: ${nft} -j list table inet baton`] : []),
     '',
   ].join('\n');
 }
@@ -90,12 +97,33 @@ function inside(child: string, parent: string): boolean {
   return child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
 }
 
+
+export type Missing = { protection: Protection; reason: string }[];
+
+/** What the setup writes to fence.json: the fence's record, and what it could not put in place. */
+export type SetupState = FenceState & {
+  /** Where mode install-clis puts the agent CLIs: the runner's, readable and runnable by the agent. */
+  tools: string;
+  /** Protections the setup could not put in place on this runner, each with why. */
+  missing: Missing;
+};
+
 export interface SetupResult {
-  state: FenceState;
-  /** Where the record, the ruleset and the sudoers rule were written. */
-  files: { state: string; ruleset: string; sudoers: string | null };
+  /** null when no agent user could be made: no fence.json is written, and the worker runs unfenced. */
+  state: SetupState | null;
+  /** Protections the setup could not put in place, each with why (also in `state`). */
+  missing: Missing;
+  /** Where the record, the ruleset and the sudoers rule were written (null: not written). */
+  files: { state: string; ruleset: string | null; sudoers: string | null };
 }
 
+/**
+ * Sets the fence up. A program missing from the runner's image (nft, useradd, sudo, visudo)
+ * is not an error: what it would have put in place is reported missing, with why, and the
+ * rest is set up — the worker's probe then says the same, and `sandbox: required` refuses.
+ * fence.json is written last, so a setup that throws half-way leaves none: the worker then
+ * runs unfenced, as where the step never ran.
+ */
 export function setupFence(o: SetupOptions): SetupResult {
   if (process.platform !== 'linux') throw new Error(`the sandbox setup needs Linux, not ${process.platform}`);
   if (process.getuid?.() !== 0) throw new Error('the sandbox setup must run as root (in the worker workflow: `sudo -E "$BATON_NODE" "$BATON_ENTRY"`, before sudo is dropped)');
@@ -103,14 +131,32 @@ export function setupFence(o: SetupOptions): SetupResult {
   const workspace = resolve(o.workspace);
   const tempDir = resolve(o.tempDir);
   const home = resolve(o.home ?? `/home/${AGENT_USER}`);
+  const tools = resolve(o.toolDir ?? join(dirname(tempDir), 'baton-clis'));
   const runner = entry(prefix, o.runnerUser);
   if (!runner) throw new Error(`the runner user ${JSON.stringify(o.runnerUser)} is not in ${join(prefix, 'etc/passwd')}`);
   if (!statSync(workspace).isDirectory()) throw new Error(`the workspace ${workspace} is not a folder`);
   if (inside(workspace, tempDir) || inside(home, workspace)) throw new Error(`the workspace ${workspace}, the temp folder ${tempDir} and the agent's home ${home} must not hold one another`);
+  // The CLIs' folder: not where the agent writes (its checkout, its home), not in the closed temp folder.
+  for (const [what, dir] of [['workspace', workspace], ['temp folder', tempDir], ["agent's home", home]] as const) {
+    if (inside(tools, dir) || inside(dir, tools)) throw new Error(`the agent CLIs' folder ${tools} and the ${what} ${dir} must not hold one another`);
+  }
+
+  const dir = join(prefix, 'etc/baton');
+  const stateFile = join(dir, 'fence.json');
+  mkdirSync(dir, { recursive: true, mode: 0o755 });
+  rmSync(stateFile, { force: true });
+  const missing: Missing = [];
+  const lack = (protections: readonly Protection[], reason: string): void => {
+    for (const protection of protections) if (!missing.some((m) => m.protection === protection)) missing.push({ protection, reason });
+  };
 
   // The user: no login shell, a group of its own, a fresh home nobody else reads.
   if (!entry(prefix, AGENT_USER)) {
-    const useradd = need('useradd');
+    const useradd = findProgram('useradd');
+    if (!useradd) {
+      lack(FENCE_PROTECTIONS, `${notInstalled('useradd', 'passwd')}: the agent gets no user of its own and runs as the worker's user`);
+      return { state: null, missing, files: { state: stateFile, ruleset: null, sudoers: null } };
+    }
     run(useradd, [...(prefix === '/' ? [] : ['--prefix', prefix]), '--system', '--user-group', '--shell', '/usr/sbin/nologin', '--home-dir', home, '--no-create-home', AGENT_USER]);
   }
   const agent = entry(prefix, AGENT_USER)!;
@@ -121,56 +167,73 @@ export function setupFence(o: SetupOptions): SetupResult {
   chownSync(user.home, user.uid, user.gid);
   chmodSync(user.home, 0o700);
 
-  const dir = join(prefix, 'etc/baton');
-  mkdirSync(dir, { recursive: true, mode: 0o755 });
-  const nft = need('nft');
+  const nft = findProgram('nft');
+  if (!nft) lack(['packet-filter'], `${notInstalled('nft', 'nftables')}: no packet filter holds the agent to the proxy`);
 
   // The sudoers rule, checked by visudo before it is put in place (a broken drop-in breaks all of sudo).
   let sudoers: string | null = null;
   if (runner.uid !== 0) {
-    const visudo = need('visudo');
-    sudoers = join(prefix, 'etc/sudoers.d', AGENT_USER);
-    mkdirSync(dirname(sudoers), { recursive: true, mode: 0o750 });
-    const draft = `${sudoers}.baton-new`;
-    writeFileSync(draft, sudoersRule(runner.name, nft), { mode: 0o440 });
-    try {
-      run(visudo, ['-cf', draft]);
-      renameSync(draft, sudoers);
-    } finally {
-      rmSync(draft, { force: true });
+    const sudo = findProgram('sudo');
+    const visudo = findProgram('visudo');
+    if (!sudo || !visudo) {
+      lack(['agent-user', 'resource-limits'], `${notInstalled(sudo ? 'visudo' : 'sudo', 'sudo')}: the worker (${runner.name}) has no way to start the agent as ${AGENT_USER}`);
+    } else {
+      sudoers = join(prefix, 'etc/sudoers.d', AGENT_USER);
+      mkdirSync(dirname(sudoers), { recursive: true, mode: 0o750 });
+      const draft = `${sudoers}.baton-new`;
+      writeFileSync(draft, sudoersRule(runner.name, nft), { mode: 0o440 });
+      try {
+        run(visudo, ['-cf', draft]);
+        renameSync(draft, sudoers);
+      } finally {
+        rmSync(draft, { force: true });
+      }
     }
   }
 
-  // The packet filter, loaded from a file in one transaction.
-  const ruleset = join(dir, 'fence.nft');
-  writeFileSync(ruleset, fenceRuleset(user.uid), { mode: 0o644 });
-  run(nft, ['-f', ruleset]);
+  // The packet filter, loaded from a file in one transaction. A kernel without nf_tables is
+  // reported like a missing nft: the rest of the fence still holds.
+  let ruleset: string | null = null;
+  if (nft) {
+    ruleset = join(dir, 'fence.nft');
+    writeFileSync(ruleset, fenceRuleset(user.uid), { mode: 0o644 });
+    try {
+      run(nft, ['-f', ruleset]);
+    } catch (err) {
+      lack(['packet-filter'], `the packet filter could not be loaded: ${(err as Error).message}`);
+    }
+  }
 
   // The checkout: the agent's, in the worker's group, folders setgid so that what the agent
   // creates stays in that group (the agent's umask is 002: the worker can write it too).
   run('chown', ['-R', `${user.uid}:${runner.gid}`, '--', workspace]);
   run('chmod', ['-R', 'u+rwX,g+rwX', '--', workspace]);
   run('find', [workspace, '-type', 'd', '-exec', 'chmod', 'g+s', '{}', '+']);
-  // Its parents: traversable, not listable or readable, where they are the worker's; the
-  // worker's home and temp folder closed to others.
-  for (const a of ancestors(workspace)) {
+  // The CLIs' folder, fresh: the worker installs there after the drop, the agent only reads and runs.
+  rmSync(tools, { recursive: true, force: true });
+  mkdirSync(tools, { recursive: true });
+  chownSync(tools, runner.uid, runner.gid);
+  chmodSync(tools, 0o755);
+  // The parents of both: traversable, not listable or readable, where they are the worker's;
+  // the worker's home and temp folder closed to others.
+  for (const a of new Set([...ancestors(workspace), ...ancestors(tools)])) {
     const st = statSync(a);
     if (st.uid === runner.uid && a !== '/') closeToOthers(a, true);
     else if (!(st.mode & 0o001)) chmodSync(a, (st.mode & 0o7777) | 0o001);
   }
   if (existsSync(runner.home) && runner.home !== '/') {
-    const onPath = inside(workspace, runner.home);
+    const onPath = inside(workspace, runner.home) || inside(tools, runner.home);
     closeToOthers(runner.home, onPath);
     for (const name of readdirSync(runner.home)) {
       const p = join(runner.home, name);
-      if (!(onPath && inside(workspace, p))) closeToOthers(p, false);
+      if (!(inside(workspace, p) || inside(tools, p))) closeToOthers(p, false);
     }
   }
   mkdirSync(tempDir, { recursive: true });
   chmodSync(tempDir, statSync(tempDir).mode & 0o7700);
 
-  const state: FenceState = { version: 1, user, runner: runner.name, nft, workspace };
-  const stateFile = join(dir, 'fence.json');
+  // nft '': the probe's read of the filter fails, naming it missing (the record says why).
+  const state: SetupState = { version: 1, user, runner: runner.name, nft: nft ?? '', workspace, tools, missing };
   writeFileSync(stateFile, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o644 });
-  return { state, files: { state: stateFile, ruleset, sudoers } };
+  return { state, missing, files: { state: stateFile, ruleset, sudoers } };
 }

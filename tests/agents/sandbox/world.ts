@@ -70,8 +70,9 @@ export function makeWorld(): World {
 export function setup(w: World): { ms: number; state: FenceState } {
   sh('ip', ['link', 'set', 'lo', 'up']);
   const started = performance.now();
-  const { state } = setupFence({ prefix: w.prefix, runnerUser: RUNNER, workspace: w.workspace, tempDir: w.tempDir, home: join(w.base, 'agent-home') });
+  const { state, missing } = setupFence({ prefix: w.prefix, runnerUser: RUNNER, workspace: w.workspace, tempDir: w.tempDir, home: join(w.base, 'agent-home') });
   const ms = performance.now() - started;
+  if (!state || missing.length) throw new Error(`the fence's setup left protections missing: ${JSON.stringify(missing)}`);
   // The scenario's user database and sudoers rule stand in for the machine's, in this mount namespace only.
   for (const f of ['passwd', 'group', 'shadow', 'gshadow']) sh('mount', ['--bind', join(w.prefix, 'etc', f), join('/etc', f)]);
   sh('mount', ['--bind', join(w.prefix, 'etc/sudoers.d'), '/etc/sudoers.d']);

@@ -5,7 +5,9 @@
 // it (`always()`, `cancelled()`) run, as on GitHub.
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { RUNNER_USER, startJobSandbox, type JobSandbox } from './sandbox.ts';
 import { CommandFileError, parseCommandFile, parsePathFile } from './command-files.ts';
 import { condition, template, templateMap, templateText, toText, type Contexts, type Json } from './expressions.ts';
 import type { ActionsHost } from './host.ts';
@@ -92,9 +94,16 @@ export class JobExecution {
 
     let token: string | undefined;
     let timer: NodeJS.Timeout | undefined;
+    let sandbox: JobSandbox | undefined;
     try {
       const dirs = jobDirs(req.dir);
-      for (const d of [dirs.workspace, dirs.temp, dirs.files, dirs.home]) await mkdir(d, { recursive: true });
+      for (const d of [dirs.workspace, dirs.temp, dirs.files, dirs.home, dirs.toolCache]) await mkdir(d, { recursive: true });
+      if (req.options.sandbox) {
+        const wanted = typeof req.options.sandbox === 'object' ? req.options.sandbox : {};
+        const ports = [...new Set([req.host.apiUrl, req.host.serverUrl].map((u) => Number(new URL(u).port)).filter(Boolean).concat(wanted.ports ?? []))];
+        sandbox = await startJobSandbox({ dir: req.dir, root: req.options.workRoot ?? tmpdir(), home: dirs.home, ports, without: wanted.without ?? [] });
+        log(`The job runs as ${RUNNER_USER} (uid ${sandbox.uid}) in a network and mount namespace of its own (the emulator's sandbox)`);
+      }
 
       // A fork's pull request: read-only token, none of the repository's secrets (forks.ts).
       const fromFork = req.run.headRepository !== undefined;
@@ -135,6 +144,7 @@ export class JobExecution {
         exported: {},
         path: [],
         post: [],
+        ...(sandbox ? { sandbox } : {}),
         log,
         mask: (value) => {
           if (value.length >= 3) secretsList.push(value);
@@ -151,6 +161,7 @@ export class JobExecution {
       }, jobMs);
 
       const baseEnv = runnerVariables(req, dirs);
+      if (sandbox) Object.assign(baseEnv, { USER: RUNNER_USER, LOGNAME: RUNNER_USER });
 
       // workflow env, then job env (which may read the workflow's through `env`)
       const workflowEnv = templateMap(req.workflow.env, rt.contexts);
@@ -183,6 +194,7 @@ export class JobExecution {
     } finally {
       if (timer) clearTimeout(timer);
       if (token) req.host.revokeToken?.(token);
+      await sandbox?.close().catch((err: Error) => req.reportError(`job ${record.id} (${def.id}): closing its sandbox: ${err.message}`));
     }
   }
 
@@ -284,6 +296,8 @@ export class JobExecution {
       summary: join(rt.files, `summary_${rec.number}`),
     };
     for (const f of Object.values(files)) await writeFile(f, '');
+    // The runner's own files for the step's process to write, as the job's user.
+    if (rt.sandbox) for (const f of Object.values(files)) await rt.sandbox.own(f);
     const env: Record<string, string> = {
       ...baseEnv,
       ...stepEnv,

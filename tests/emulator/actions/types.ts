@@ -2,6 +2,7 @@
 import type { Contexts, StatusState } from './expressions.ts';
 import type { ActionsHost } from './host.ts';
 import type { JobRecord, RunRecord } from './records.ts';
+import type { JobSandbox } from './sandbox.ts';
 import type { ArtifactService } from './steps/artifacts.ts';
 import type { JobDef, StepDef, WorkflowFile } from './workflow-file.ts';
 
@@ -39,6 +40,14 @@ export interface RunnerOptions {
    * one may create runs waiting for approval: readings.ts `tokenPullRequestRuns`).
    */
   triggerOnWebhooks?: boolean;
+  /**
+   * Run each job's processes as GitHub's `runner` user (with its sudoers rule) in a network
+   * and mount namespace of the job's own, with a user database and /etc of its own
+   * (sandbox.ts), so the worker workflow's fence step really sets the fence up. Needs root.
+   * `ports`: loopback ports besides the emulator's that the job's processes reach;
+   * `without`: programs the job's machine lacks (`nft`…), as on a runner image without them.
+   */
+  sandbox?: boolean | { ports?: number[]; without?: string[] };
 }
 
 export class StepFailure extends Error {}
@@ -73,6 +82,8 @@ export interface JobRuntime {
   exported: Record<string, string>;
   /** Directories added through GITHUB_PATH, newest first. */
   path: string[];
+  /** The job's namespaces and user, when the runner sandboxes jobs (sandbox.ts). */
+  sandbox?: JobSandbox;
   /** `post:` entry points of node actions, run at the end of the job in reverse order. */
   post: Array<{ name: string; run: (signal: AbortSignal, timeoutMs: number) => Promise<void> }>;
   log(line: string): void;

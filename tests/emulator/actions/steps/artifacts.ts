@@ -116,6 +116,8 @@ export async function downloadArtifact(step: StepInvocation): Promise<StepOutcom
     const re = pattern ? new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`) : undefined;
     for (const a of all) if (!re || re.test(a.name)) await extract(a, merge ? dest : join(dest, a.name));
   }
+  // The job's user's files, as download-artifact running as that user leaves them.
+  await job.sandbox?.own(dest);
   job.log(`Artifact download completed to ${dest}`);
   return { outputs: { 'download-path': dest } };
 }

@@ -39,7 +39,10 @@ export async function checkout(step: StepInvocation): Promise<void> {
 
   const depth = Number(step.with['fetch-depth'] ?? '1');
   if (!Number.isInteger(depth) || depth < 0) throw new StepFailure(`fetch-depth must be a whole number, got '${step.with['fetch-depth']}'`);
-  const inDest = (args: string[]) => git(args, { cwd: dest });
+  // In the sandbox the job's folders are the runner user's while this git runs as the
+  // emulator's root: git refuses a repository another user owns unless told (the files are
+  // handed to that user afterwards, as actions/checkout running as it leaves them).
+  const inDest = (args: string[]) => git(job.sandbox ? ['-c', `safe.directory=${dest}`, ...args] : args, { cwd: dest });
   await inDest(['init', '-q']);
   // Fetch straight from the bare repo (file:// so that --depth works locally); `origin`
   // is added afterwards, pointing where the job's own git commands should go.
@@ -64,4 +67,6 @@ export async function checkout(step: StepInvocation): Promise<void> {
     const basic = Buffer.from(`x-access-token:${token}`).toString('base64');
     await inDest(['config', '--local', `http.${new URL(url).origin}/.extraheader`, `AUTHORIZATION: basic ${basic}`]);
   }
+  // The checkout is the job's user's, as actions/checkout running as that user leaves it.
+  await job.sandbox?.own(dest);
 }

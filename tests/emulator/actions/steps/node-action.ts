@@ -59,7 +59,9 @@ export async function runNodeAction(step: StepInvocation, dir: string, label: st
 
   const node = job.options.nodePath ?? process.execPath;
   const run = async (entry: string, signal: AbortSignal, timeoutMs: number): Promise<void> => {
-    const result = await runProcess(node, [...(job.options.nodeArgs ?? []), join(dir, entry)], { cwd: job.workspace, env, timeoutMs, signal, log: job.log });
+    const argv = [node, ...(job.options.nodeArgs ?? []), join(dir, entry)];
+    const [command, ...args] = job.sandbox ? job.sandbox.wrap(argv, job.workspace) : argv;
+    const result = await runProcess(command!, args, { cwd: job.workspace, env, timeoutMs, signal, log: job.log });
     if (result.stopped === 'timeout') throw new StepFailure(`The action '${step.name}' has timed out.`);
     if (result.stopped === 'cancelled') throw new StepCancelled();
     if (result.exitCode !== 0) throw new StepFailure(`Node action '${label}' exited with code ${result.exitCode ?? result.signal}.`);

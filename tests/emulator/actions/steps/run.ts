@@ -32,7 +32,8 @@ export async function runScript(step: StepInvocation): Promise<void> {
   await writeFile(file, script);
   const wd = def.workingDirectory ?? job.def.defaults.workingDirectory ?? job.workflow.defaults.workingDirectory;
   const cwd = wd === undefined ? job.workspace : resolveInWorkspace(job.workspace, wd);
-  const [command, ...args] = cmd.args.map((a) => a.replace('{0}', file));
+  const argv = cmd.args.map((a) => a.replace('{0}', file));
+  const [command, ...args] = job.sandbox ? job.sandbox.wrap(argv, cwd) : argv;
   job.log(`shell: ${cmd.args.join(' ')}`);
   const result = await runProcess(command!, args, { cwd, env: step.env, timeoutMs: step.timeoutMs, signal: step.signal, log: job.log });
   if (result.stopped === 'timeout') throw new StepFailure(`The action '${step.name}' has timed out.`);
