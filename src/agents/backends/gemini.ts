@@ -2,8 +2,6 @@
 // stdin and puts `--prompt` after it, so the task goes on stdin (no argv length limit).
 // `--output-format json` prints one object
 // { response, stats: { models: { <model>: { tokens: { prompt, candidates, … } } } }, error? }.
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import type { AgentBackend, Usage } from './types.ts';
 import { mcpOf, type McpServers } from './mcp-config.ts';
 import { addUsage, num } from './types.ts';
@@ -22,9 +20,6 @@ export const gemini: AgentBackend = {
   alternativeCredentials: ['GOOGLE_API_KEY'],
   loginFiles: ['.gemini/oauth_creds.json'],
 
-  // Its file tools reach only the workspace and ~/.gemini/tmp: BATON_OUTPUT in the system
-  // temp folder would be out of reach.
-  tmpParent: (_cwd, env) => join(env.HOME || homedir(), '.gemini', 'tmp'),
 
   credentialProblem(env) {
     if ((env.GEMINI_API_KEY ?? '') !== '' || env.GOOGLE_GENAI_USE_GCA === 'true') return null;
@@ -39,6 +34,10 @@ export const gemini: AgentBackend = {
     const argv = ['gemini', '--output-format', 'json', '--approval-mode', opts.writes ? 'yolo' : 'default'];
     if (spec.model) argv.push('--model', spec.model);
     // No turn limit flag (it is the `model.maxSessionTurns` setting).
+    // Its file tools reach only the workspace and what `--include-directories` adds: the
+    // worker's temp folder (BATON_OUTPUT) is added by name. It used to go in ~/.gemini/tmp
+    // instead, which behind the sandbox is the agent's home, out of the worker's reach.
+    argv.push('--include-directories', opts.tmpDir);
     argv.push(...(spec.args ?? []), '--prompt', 'Do the task given above.');
     // A fresh checkout is an untrusted folder: a headless run there exits 55 and yolo is
     // downgraded to default. The checkout is the one baton was asked to work in.
