@@ -14,8 +14,7 @@
  * `forkSuiteHeadBranch` says (readings.ts).
  */
 import type { Emulator } from './emulator.ts';
-import { now, type Issue } from './store.ts';
-import { pullJson } from './routes/pulls.ts';
+import { openPull } from './routes/pulls.ts';
 
 export interface ForkPullRequest {
   /** The repository the pull request is opened against. */
@@ -42,39 +41,17 @@ export async function openForkPullRequest(emulator: Emulator, o: ForkPullRequest
   const baseSha = await git.resolveRef(`refs/heads/${base}`);
   if (baseSha === null) throw new Error(`no branch ${base} in ${repo.fullName}`);
   emulator.store.user(o.fork);
-  const created = now();
-  const issue: Issue = {
-    number: repo.nextNumber++,
-    id: emulator.store.nextId(),
-    repoId: repo.id,
+  const json = await openPull(emulator, repo, {
     title: o.title,
     body: null,
     user: o.fork,
-    state: 'open',
-    stateReason: null,
-    labels: [],
-    assignees: [],
-    locked: false,
-    createdAt: created,
-    updatedAt: created,
-    closedAt: null,
-    reactions: [],
-    pull: {
-      head: o.branch,
-      headRepo: `${o.fork}/${repo.name}`,
-      base,
-      headSha: o.sha,
-      baseSha,
-      draft: false,
-      merged: false,
-      mergedAt: null,
-      mergeCommitSha: null,
-      reviews: [],
-      maintainerCanModify: false,
-    },
-  };
-  repo.issues.set(issue.number, issue);
-  const json = await pullJson(emulator, repo, issue);
-  emulator.webhooks.emit('pull_request', { action: 'opened', number: issue.number, pull_request: json }, { owner: repo.owner, repo: repo.name, sender: o.fork });
-  return issue.number;
+    head: o.branch,
+    headRepo: `${o.fork}/${repo.name}`,
+    base,
+    headSha: o.sha,
+    baseSha,
+    draft: false,
+    maintainerCanModify: false,
+  });
+  return json.number as number;
 }

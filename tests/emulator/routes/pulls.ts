@@ -115,40 +115,18 @@ export function registerPullRoutes(emulator: Emulator): void {
         throw validationFailed([{ resource: 'PullRequest', code: 'custom', message: `No commits between ${input.base} and ${head}` }]);
       }
       if (input.draft === true && !draftsAllowed(repo)) throw unprocessable('Draft pull requests are not supported in this repository.');
-      const created = now();
-      const issue: Issue = {
-        number: repo.nextNumber++,
-        id: store.nextId(),
-        repoId: repo.id,
+      const json = await openPull(emulator, repo, {
         title: input.title ?? `#${input.issue}`,
         body: input.body ?? null,
         user: actor(ctx),
-        state: 'open',
-        stateReason: null,
-        labels: [],
-        assignees: [],
-        locked: false,
-        createdAt: created,
-        updatedAt: created,
-        closedAt: null,
-        reactions: [],
-        pull: {
-          head,
-          headRepo: repo.fullName,
-          base: input.base,
-          headSha: headSha!,
-          baseSha: baseSha!,
-          draft: input.draft ?? false,
-          merged: false,
-          mergedAt: null,
-          mergeCommitSha: null,
-          reviews: [],
-          maintainerCanModify: input.maintainer_can_modify ?? true,
-        },
-      };
-      repo.issues.set(issue.number, issue);
-      const json = await pullJson(emulator, repo, issue);
-      webhooks.emit('pull_request', { action: 'opened', number: issue.number, pull_request: json }, { owner: repo.owner, repo: repo.name, sender: issue.user });
+        head,
+        headRepo: repo.fullName,
+        base: input.base,
+        headSha: headSha!,
+        baseSha: baseSha!,
+        draft: input.draft ?? false,
+        maintainerCanModify: input.maintainer_can_modify ?? true,
+      });
       return { status: 201, body: json, headers: { location: json.url } };
     },
     write,
@@ -265,4 +243,57 @@ export function registerPullRoutes(emulator: Emulator): void {
     const comments = issue.pull!.reviews.filter((r) => r.state !== 'PENDING').flatMap((r) => r.comments);
     return paginate(ctx, comments.map((c) => shapes.reviewComment(repo, issue, c)));
   }, read);
+}
+
+/** What a new pull request is opened with: by the REST route, or by a fork (forks.ts). */
+export interface NewPull {
+  title: string;
+  body: string | null;
+  user: string;
+  head: string;
+  headRepo: string;
+  base: string;
+  headSha: string;
+  baseSha: string;
+  draft: boolean;
+  maintainerCanModify: boolean;
+}
+
+/** Stores an open pull request and delivers its `pull_request.opened`; returns its REST shape. */
+export async function openPull(emulator: Emulator, repo: Repo, p: NewPull): Promise<any> {
+  const created = now();
+  const issue: Issue = {
+    number: repo.nextNumber++,
+    id: emulator.store.nextId(),
+    repoId: repo.id,
+    title: p.title,
+    body: p.body,
+    user: p.user,
+    state: 'open',
+    stateReason: null,
+    labels: [],
+    assignees: [],
+    locked: false,
+    createdAt: created,
+    updatedAt: created,
+    closedAt: null,
+    reactions: [],
+    pull: {
+      head: p.head,
+      headRepo: p.headRepo,
+      base: p.base,
+      headSha: p.headSha,
+      baseSha: p.baseSha,
+      draft: p.draft,
+      merged: false,
+      mergedAt: null,
+      mergeCommitSha: null,
+      reviews: [],
+      maintainerCanModify: p.maintainerCanModify,
+    },
+  };
+  repo.issues.set(issue.number, issue);
+  const json = await pullJson(emulator, repo, issue);
+  emulator.webhooks.emit('pull_request', { action: 'opened', number: issue.number, pull_request: json }, { owner: repo.owner, repo: repo.name, sender: p.user });
+  return json;
 }
