@@ -18,7 +18,7 @@ describe('invocations', () => {
       aider:
         'aider --message-file /tmp/w/aider-message.md --yes-always --no-auto-commits --no-dirty-commits --no-check-update --no-pretty --no-stream --no-gitignore --analytics-disable --chat-history-file /tmp/w/aider-chat.md --input-history-file /tmp/w/aider-input --config /tmp/w/aider-config.yml --env-file /tmp/w/aider-config.env --model-settings-file /tmp/w/aider-config.model.settings.yml --model-metadata-file /tmp/w/aider-config.model.metadata.json --no-auto-lint --no-auto-test --model M --extra',
       opencode: 'opencode run --format json --model M --extra',
-      gemini: 'gemini --output-format json --approval-mode yolo --model M --extra --prompt Do the task given above.',
+      gemini: 'gemini --output-format json --approval-mode yolo --model M --include-directories /tmp/w --extra --prompt Do the task given above.',
       copilot: 'copilot -s --no-ask-user --allow-all-tools --model=M --extra -p PROMPT',
     });
   });
