@@ -95,6 +95,7 @@ export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Prom
         agent: agent ? task.backend : null,
         workerEnv: opts.env,
         ...(backend?.behindProxy && { backendEnv: backend.behindProxy }),
+        ...(backend && { loginFiles: backend.loginFiles }),
         local: opts.place === 'local',
         ...(opts.sandbox?.resolve && { resolve: opts.sandbox.resolve }),
         ...(opts.sandbox?.internalHosts && { internalHosts: opts.sandbox.internalHosts }),

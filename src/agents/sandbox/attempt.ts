@@ -6,6 +6,8 @@
 //             every process of the attempt runs as the agent's user under the step's limits;
 //             otherwise each protection is listed as missing, with why, and `sandbox: required`
 //             refuses the attempt before anything starts.
+//             Fenced, the agent's fresh home gets the backend's login files from the worker's
+//             (login-files.ts), and nothing else of it.
 //   during:   `fence` goes to runProcess (the one door every process passes); `folder` makes the
 //             worker's temp folders reachable by the agent's user and no one else; `limit` reads
 //             a finished process for the limit that ended it.
@@ -22,6 +24,7 @@ import type { AgentSpec, Backend } from '../../manifest/types.ts';
 import type { ProcessFence, ProcessResult } from '../process.ts';
 import { FENCE_PROTECTIONS, fencedCommand, probeFence, readRefusals, sweepCommand, type FenceProbe, type FenceState } from './fence.ts';
 import { limitHit, limitReason, type LimitHit } from './limits.ts';
+import { checkLoginFilePath, handOverLoginFiles, WRITE_LOGIN_FILE } from './login-files.ts';
 import { startProxy, type EgressProxy } from './proxy.ts';
 import { proxyEnv } from './proxy-env.ts';
 import type { Refusal } from './ruleset.ts';
@@ -35,6 +38,8 @@ export interface AttemptSandboxOptions {
   workerEnv: NodeJS.ProcessEnv;
   /** What the agent's CLI needs in its environment behind the proxy (AgentBackend.behindProxy). */
   backendEnv?: Record<string, string>;
+  /** The CLI's stored logins, relative to HOME (AgentBackend.loginFiles): fenced, they are copied from the worker's HOME to the agent's. */
+  loginFiles?: readonly string[];
   /** A local run: the fence only as root on a machine with a fence record; the rest is missing. */
   local?: boolean;
   /** The setup step's record (default /etc/baton/fence.json). */
@@ -117,6 +122,8 @@ const MAX_REFUSED = 50;
 
 export async function openAttemptSandbox(o: AttemptSandboxOptions): Promise<AttemptSandbox> {
   const { request } = o;
+  // Before anything starts: a login path that could leave HOME is baton's own mistake.
+  (o.loginFiles ?? []).forEach(checkLoginFilePath);
   const backend: Backend = o.agent?.uses ?? 'command';
   const allow = request.network.mode === 'off' ? [] : [...request.network.allow, ...credentialHosts(backend, o.workerEnv)];
   const internal = o.internalHosts ?? [];
@@ -152,12 +159,17 @@ export async function openAttemptSandbox(o: AttemptSandboxOptions): Promise<Atte
     }
   }
 
-  /** Runs a short command as the agent's user (setup of the attempt's folders, the hand-back); the error text or null. */
-  const asAgent = (argv: string[]): string | null => {
+  /** Runs a short command as the agent's user (its login files, the attempt's folders, the hand-back), `stdin` its input; the error text or null. */
+  const asAgent = (argv: string[], stdin?: Buffer): string | null => {
     const f = fencedCommand(argv, { user: state!.user, limits: { cpuSeconds: null, memoryMb: null, processes: null }, env: { PATH: o.workerEnv.PATH ?? process.env.PATH }, root });
-    const r = spawnSync(f.argv[0]!, f.argv.slice(1), { env: f.env, encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync(f.argv[0]!, f.argv.slice(1), { env: f.env, encoding: 'utf8', timeout: 60_000, ...(stdin !== undefined && { input: stdin }) });
     return r.status === 0 ? null : (r.error?.message ?? r.stderr ?? '').trim().split('\n')[0] || `exit ${r.status ?? r.signal}`;
   };
+  // The agent's home is fresh and empty: a CLI that signs in by a stored login finds it there
+  // only when handed over. Not when the attempt is refused: nothing of the agent's runs then.
+  if (fenced && refusal === null) {
+    notes.push(...handOverLoginFiles(o.loginFiles ?? [], o.workerEnv.HOME, (file, content) => asAgent(['/bin/sh', '-c', WRITE_LOGIN_FILE, 'baton-login', file], content)));
+  }
   const sweep = (): void => {
     try {
       const argv = sweepCommand({ user: state!.user, env: o.workerEnv, root });

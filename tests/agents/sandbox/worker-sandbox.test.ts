@@ -30,6 +30,7 @@ interface Out {
   timedOut: Run;
   leftAfterTimeout: number;
   leftAtEnd: number;
+  login: { fenced: boolean; code: number | null; stderr: string; seen: Record<string, string>; transcript: string; loginContent: string };
 }
 
 describe("the worker's sandbox, in a namespace of its own", () => {
@@ -79,6 +80,24 @@ describe("the worker's sandbox, in a namespace of its own", () => {
     expect(out.timedOut.status).toBe('timed-out');
     expect(out.leftAfterTimeout).toBe(0);
     expect(out.leftAtEnd).toBe(0);
+  });
+
+  it("a fenced agent signs in with the login files of the worker's home, handed over to its own home, and reads nothing else of the worker's home", () => {
+    const { login } = out;
+    expect(login.fenced).toBe(true);
+    expect(login.code, login.stderr).toBe(0);
+    expect(login.seen.login).toBe(login.loginContent);
+    // Written by the agent's user, readable by it alone.
+    expect(login.seen.mode).toBe(`600 ${out.agentUid}`);
+    // Only the login file the runner has and can read: not the unreadable one, not another CLI's.
+    expect(login.seen.homeFiles).toBe('./.claude ./.claude/.credentials.json');
+    expect(login.seen.runnerFile).toBe('refused');
+    expect(login.seen.runnerHome).toBe('refused');
+    // The transcript names what was handed over and what could not be, never a file's content.
+    expect(login.transcript).toContain("baton: handed the agent's home its login file (nothing else of the worker's home): ~/.claude/.credentials.json");
+    expect(login.transcript).toContain('baton: the login file ~/.config/gh/hosts.yml could not be read (EACCES); the agent starts without it');
+    expect(login.transcript).not.toContain('gemini');
+    expect(login.transcript).not.toContain('stand-in-login');
   });
 
   it('a command past its CPU limit fails the attempt with the limit as its reason', () => {

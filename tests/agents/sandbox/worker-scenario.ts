@@ -7,12 +7,13 @@
 //
 //   worker-scenario.ts worker  → everything, one JSON object on stdout
 //   worker-scenario.ts runner  → (internal) the runWorker side, as the runner user
-import { copyFileSync, chmodSync, existsSync, rmSync } from 'node:fs';
+import { copyFileSync, chmodSync, chownSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runProcess } from '../../../src/agents/process.ts';
+import { openAttemptSandbox } from '../../../src/agents/sandbox/attempt.ts';
 import type { Resolve } from '../../../src/agents/sandbox/upstream.ts';
 import { readFenceState } from '../../../src/agents/sandbox/fence.ts';
 import { runWorker, type WorkerOptions } from '../../../src/agents/worker.ts';
@@ -38,6 +39,7 @@ async function worker(): Promise<void> {
   chmodSync(join(w.base, 'worker-agent.mjs'), 0o644);
   const servers: Server[] = [];
   try {
+    giveRunnerLogins(w);
     setup(w);
     const state = readFenceState(w.statePath)!;
     const api = createHttpServer((_req, res) => res.end('api-here'));
@@ -87,7 +89,59 @@ async function runner(base: string, apiPort: number, directPort: number): Promis
   const timedOut = shown(await runWorker(agentTask(['/bin/sh', '-c', 'setsid sleep 300 </dev/null >/dev/null 2>&1 & sleep 300'], { timeoutMinutes: 0.03 }), { cwd: w.workspace, env, sandbox, killGraceMs: 200 }));
   const leftAfterTimeout = processesOf(uid).length;
 
-  console.log(JSON.stringify({ runnerUid: process.getuid!(), probe, leftAfterProbe, cpu, required, requiredStarted, timedOut, leftAfterTimeout }));
+  const login = await loginAttempt(w, env, request, sandbox);
+
+  console.log(JSON.stringify({ runnerUid: process.getuid!(), probe, leftAfterProbe, cpu, required, requiredStarted, timedOut, leftAfterTimeout, login }));
+}
+
+/** The login a `claude login` left in the runner's home (a stand-in: what matters is that it is the runner's). */
+const LOGIN = '{"claudeAiOauth":{"accessToken":"stand-in-login"}}';
+
+/**
+ * The runner's home as the job finds it, before the fence's setup: a login of claude's, one
+ * the runner itself cannot read (gh's), and codex's, readable by all as `mkdir` leaves it.
+ */
+function giveRunnerLogins(w: World): void {
+  const home = w.runnerHome;
+  const { uid, gid } = statSync(home);
+  for (const [file, content, mode] of [
+    ['.claude/.credentials.json', LOGIN, 0o600],
+    ['.config/gh/hosts.yml', 'unreadable\n', 0o000],
+    ['.codex/auth.json', '{"not":"this backend\'s"}', 0o644],
+  ] as const) {
+    mkdirSync(join(home, dirname(file)), { recursive: true, mode: 0o755 });
+    writeFileSync(join(home, file), content, { mode });
+    chmodSync(join(home, file), mode);
+    const parts = file.split('/');
+    for (let i = 1; i <= parts.length; i++) chownSync(join(home, ...parts.slice(0, i)), uid, gid);
+  }
+}
+
+/**
+ * An attempt of a CLI that signs in by stored login files, opened as the worker opens it (the
+ * `command` backend has none): of the files it names, the runner's home holds one, another the
+ * runner itself cannot read, and a third not at all; codex's login there is not named. The
+ * fenced agent reports what its home holds and what of the runner's it can read.
+ */
+async function loginAttempt(w: World, env: NodeJS.ProcessEnv, request: SandboxRequest, o: NonNullable<WorkerOptions['sandbox']>) {
+  const home = w.runnerHome;
+  const sandbox = await openAttemptSandbox({ request, agent: null, workerEnv: env, loginFiles: ['.claude/.credentials.json', '.config/gh/hosts.yml', '.gemini/oauth_creds.json'], ...o });
+  try {
+    const script = [
+      'echo "login=$(cat "$HOME/.claude/.credentials.json")"',
+      'echo "mode=$(stat -c "%a %u" "$HOME/.claude/.credentials.json")"',
+      'echo "homeFiles=$(cd "$HOME" && find . -mindepth 1 | sort | tr "\n" " ")"',
+      `cat ${JSON.stringify(join(home, '.codex/auth.json'))} >/dev/null 2>&1 && echo runnerFile=read || echo runnerFile=refused`,
+      `ls ${JSON.stringify(home)} >/dev/null 2>&1 && echo runnerHome=listed || echo runnerHome=refused`,
+    ].join('; ');
+    const r = await runProcess(['/bin/sh', '-c', script], { cwd: w.workspace, env: { ...env, ...sandbox.env }, timeoutMs: 60_000, ...(sandbox.fence && { fence: sandbox.fence }) });
+    const seen = Object.fromEntries(r.stdout.trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1).trim()]));
+    const notes: string[] = [];
+    await sandbox.finish(notes);
+    return { fenced: sandbox.fenced, code: r.code, stderr: r.stderr, seen, transcript: notes.join('\n'), loginContent: LOGIN };
+  } finally {
+    await sandbox.close();
+  }
 }
 
 const [mode, ...rest] = process.argv.slice(2);
