@@ -24,6 +24,7 @@ import type { AgentSpec, Backend } from '../../manifest/types.ts';
 import type { ProcessFence, ProcessResult } from '../process.ts';
 import { FENCE_PROTECTIONS, fencedCommand, probeFence, readRefusals, sweepCommand, type FenceProbe, type FenceState } from './fence.ts';
 import { limitHit, limitReason, type LimitHit } from './limits.ts';
+import { closeHome } from './setup.ts';
 import { checkLoginFilePath, handOverLoginFiles, WRITE_LOGIN_FILE } from './login-files.ts';
 import { startProxy, type EgressProxy } from './proxy.ts';
 import { proxyEnv } from './proxy-env.ts';
@@ -152,6 +153,9 @@ export async function openAttemptSandbox(o: AttemptSandboxOptions): Promise<Atte
   let before = new Map<string, number>();
   const notes: string[] = [];
   if (fenced) {
+    // What steps after the setup left in the worker's home with modes open to all is closed
+    // before the agent starts, as the setup closed what was there (setup.ts closeHome).
+    closeHome(o.workerEnv.HOME, [state.workspace, (state as { tools?: string }).tools ?? state.workspace]);
     try {
       before = refusalsNow(state);
     } catch (err) {

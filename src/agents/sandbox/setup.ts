@@ -93,6 +93,29 @@ function ancestors(path: string): string[] {
   }
 }
 
+/**
+ * Closes the worker's home to other users, but for the way to `keep` (the checkout, the CLIs):
+ * the home itself only traversable when one lies inside it, every other entry neither readable
+ * nor listable. The setup does it as root; each fenced attempt does it again as the worker
+ * (attempt.ts), for what later steps of the job left there with modes open to all. An entry the
+ * caller may not change (not its own) is left as it is.
+ */
+export function closeHome(home: string | undefined, keep: string[]): void {
+  if (!home || home === '/' || !existsSync(home)) return;
+  const tryClose = (p: string, traverse: boolean): void => {
+    try {
+      closeToOthers(p, traverse);
+    } catch {
+      // not the caller's to change
+    }
+  };
+  tryClose(home, keep.some((k) => inside(k, home)));
+  for (const name of readdirSync(home)) {
+    const p = join(home, name);
+    if (!keep.some((k) => inside(k, p))) tryClose(p, false);
+  }
+}
+
 function inside(child: string, parent: string): boolean {
   return child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
 }
@@ -221,14 +244,7 @@ export function setupFence(o: SetupOptions): SetupResult {
     if (st.uid === runner.uid && a !== '/') closeToOthers(a, true);
     else if (!(st.mode & 0o001)) chmodSync(a, (st.mode & 0o7777) | 0o001);
   }
-  if (existsSync(runner.home) && runner.home !== '/') {
-    const onPath = inside(workspace, runner.home) || inside(tools, runner.home);
-    closeToOthers(runner.home, onPath);
-    for (const name of readdirSync(runner.home)) {
-      const p = join(runner.home, name);
-      if (!(inside(workspace, p) || inside(tools, p))) closeToOthers(p, false);
-    }
-  }
+  closeHome(runner.home, [workspace, tools]);
   mkdirSync(tempDir, { recursive: true });
   chmodSync(tempDir, statSync(tempDir).mode & 0o7700);
 

@@ -92,6 +92,8 @@ describe("the worker's sandbox, in a namespace of its own", () => {
     // Only the login file the runner has and can read: not the unreadable one, not another CLI's.
     expect(login.seen.homeFiles).toBe('./.claude ./.claude/.credentials.json');
     expect(login.seen.runnerFile).toBe('refused');
+    // Nor what a later step left in the runner's home with modes open to all: each attempt closes the home again.
+    expect(login.seen.lateFile).toBe('refused');
     expect(login.seen.runnerHome).toBe('refused');
     // The transcript names what was handed over and what could not be, never a file's content.
     expect(login.transcript).toContain("baton: handed the agent's home its login file (nothing else of the worker's home): ~/.claude/.credentials.json");

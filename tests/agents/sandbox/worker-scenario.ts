@@ -125,6 +125,9 @@ function giveRunnerLogins(w: World): void {
  */
 async function loginAttempt(w: World, env: NodeJS.ProcessEnv, request: SandboxRequest, o: NonNullable<WorkerOptions['sandbox']>) {
   const home = w.runnerHome;
+  // What a later step of the job leaves in the runner's home after the fence's setup ran, readable by all.
+  mkdirSync(join(home, '.late'), { mode: 0o755 });
+  writeFileSync(join(home, '.late/token'), 'written after the setup\n', { mode: 0o644 });
   const sandbox = await openAttemptSandbox({ request, agent: null, workerEnv: env, loginFiles: ['.claude/.credentials.json', '.config/gh/hosts.yml', '.gemini/oauth_creds.json'], ...o });
   try {
     const script = [
@@ -133,6 +136,7 @@ async function loginAttempt(w: World, env: NodeJS.ProcessEnv, request: SandboxRe
       'echo "homeFiles=$(cd "$HOME" && find . -mindepth 1 | sort | tr "\n" " ")"',
       `cat ${JSON.stringify(join(home, '.codex/auth.json'))} >/dev/null 2>&1 && echo runnerFile=read || echo runnerFile=refused`,
       `ls ${JSON.stringify(home)} >/dev/null 2>&1 && echo runnerHome=listed || echo runnerHome=refused`,
+      `cat ${JSON.stringify(join(home, '.late/token'))} >/dev/null 2>&1 && echo lateFile=read || echo lateFile=refused`,
     ].join('; ');
     const r = await runProcess(['/bin/sh', '-c', script], { cwd: w.workspace, env: { ...env, ...sandbox.env }, timeoutMs: 60_000, ...(sandbox.fence && { fence: sandbox.fence }) });
     const seen = Object.fromEntries(r.stdout.trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1).trim()]));
