@@ -26,7 +26,14 @@ export interface EventTime {
   githubMs: number;
   /** The part of `githubMs` with a request on the wire (sent, headers of the answer not yet in). */
   wireMs: number;
-  /** wall − github: the App's own work (and event-loop waits behind other events' work). */
+  /**
+   * The part of `githubMs` with a request waiting in the client's throttle queue before it first
+   * went out: GitHub's pacing (writes a second apart per installation), behind every run's writes.
+   */
+  queueMs: number;
+  /** Waiting behind earlier events of the same run (queue.ts), outside any request of its own. */
+  runWaitMs: number;
+  /** wall − github − runWait: the App's own work (and event-loop waits behind other events' work). */
   appMs: number;
   /** Requests it issued. */
   requests: number;
@@ -41,6 +48,8 @@ export interface Interval {
 interface EventClock {
   requests: Interval[];
   wire: Interval[];
+  queue: Interval[];
+  runWaits: Interval[];
 }
 
 /** One request's timer: `fetch` wraps the fetch it goes out with, `done` marks its answer (or failure). */
@@ -79,10 +88,14 @@ export function requestStarted(): RequestTimer | undefined {
   const clock = current.getStore();
   if (!clock) return undefined;
   const start = performance.now();
+  let queued = true;
   return {
     // Retries send again through the same fetch: each try is its own interval on the wire.
     fetch: (inner) => async (input, init) => {
       const sent = performance.now();
+      // The throttle lets a request go by calling its fetch: until the first try, it was queued.
+      if (queued) clock.queue.push({ start, end: sent });
+      queued = false;
       try {
         return await inner(input, init);
       } finally {
@@ -96,12 +109,25 @@ export function requestStarted(): RequestTimer | undefined {
 }
 
 /**
+ * Starts timing a wait of the event under way behind an earlier event of the same run (queue.ts);
+ * the returned function ends it. Undefined outside `timeEvent`.
+ */
+export function runWaitStarted(): (() => void) | undefined {
+  const clock = current.getStore();
+  if (!clock) return undefined;
+  const start = performance.now();
+  return () => {
+    clock.runWaits.push({ start, end: performance.now() });
+  };
+}
+
+/**
  * Runs `work` as one event and tells `timed` how its time was spent, whether it succeeded or
  * threw (a failed event's time is spent all the same). Events under way side by side are kept
  * apart: each request is counted for the event whose work issued it.
  */
 export async function timeEvent<T>(label: string, work: () => Promise<T>, timed: (time: EventTime) => void): Promise<T> {
-  const clock: EventClock = { requests: [], wire: [] };
+  const clock: EventClock = { requests: [], wire: [], queue: [], runWaits: [] };
   const start = performance.now();
   try {
     return await current.run(clock, work);
@@ -109,8 +135,11 @@ export async function timeEvent<T>(label: string, work: () => Promise<T>, timed:
     const wallMs = performance.now() - start;
     // A request still unanswered when the work ends (fired and forgotten) has no interval yet: not counted.
     const githubMs = unionMs(clock.requests);
+    // A wait behind the run's earlier event is the App's own time only where none of the event's
+    // requests was under way at once (those count as GitHub's already).
+    const runWaitMs = unionMs([...clock.requests, ...clock.runWaits]) - githubMs;
     try {
-      timed({ label, wallMs, githubMs, wireMs: unionMs(clock.wire), appMs: wallMs - githubMs, requests: clock.requests.length });
+      timed({ label, wallMs, githubMs, wireMs: unionMs(clock.wire), queueMs: unionMs(clock.queue), runWaitMs, appMs: wallMs - githubMs - runWaitMs, requests: clock.requests.length });
     } catch {
       // Measuring never fails the event it measures (a broken metric would otherwise fail every event).
     }

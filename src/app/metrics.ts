@@ -29,7 +29,9 @@ export class Metrics {
   private readonly leaseWaits = new Histogram({ name: 'baton_lease_wait_seconds', help: "Time an event waited for another App process's record after losing a claim", buckets: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 300, 600], registers: [this.registry] });
   // Why the wait is split from the work: at GitHub's pacing a delivery spends seconds in the throttle,
   // which says nothing about how much CPU the App needs per event (what decides how many replicas).
-  private readonly appSeconds = new Histogram({ name: 'baton_event_app_seconds', help: "The App's own time per event (webhook or sweep): wall time minus baton_event_github_seconds; also holds its waits behind other work (the event loop, an earlier event of the same run)", labelNames: ['event'], buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers: [this.registry] });
+  private readonly appSeconds = new Histogram({ name: 'baton_event_app_seconds', help: "The App's own time per event (webhook or sweep): wall time minus baton_event_github_seconds and baton_run_queue_wait_seconds; also holds its waits behind other work on the event loop", labelNames: ['event'], buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers: [this.registry] });
+  private readonly runWaitSeconds = new Histogram({ name: 'baton_run_queue_wait_seconds', help: "Time per event (webhook or sweep) spent waiting behind earlier events of the same run (one writer per run), outside requests of its own; not in baton_event_app_seconds", labelNames: ['event'], buckets: [0.001, 0.01, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300], registers: [this.registry] });
+  private readonly writeQueueSeconds = new Histogram({ name: 'baton_write_queue_wait_seconds', help: "The part of baton_event_github_seconds with a request waiting in the throttle queue before it first went out (GitHub's pacing: writes a second apart per installation, behind every run's writes)", labelNames: ['event'], buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300], registers: [this.registry] });
   private readonly githubSeconds = new Histogram({ name: 'baton_event_github_seconds', help: 'Time per event (webhook or sweep) spent waiting on GitHub: the union of its API requests from issue to answer, so requests in flight together count once; includes waits in the throttle queue for GitHub pacing, retries and their back-off, installation token fetches and reading the answers', labelNames: ['event'], buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300], registers: [this.registry] });
   private readonly wireSeconds = new Histogram({ name: 'baton_event_github_wire_seconds', help: 'The part of baton_event_github_seconds with a request on the wire: sent, the headers of its answer not yet in (the rest is throttle queue, retry back-off, token fetches and reading answers)', labelNames: ['event'], buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60], registers: [this.registry] });
   private readonly sweepFailures = new Counter({ name: 'baton_sweep_failures_total', help: 'Runs, repositories or installations a sweep could not look at (retried by the next)', registers: [this.registry] });
@@ -88,6 +90,8 @@ export class Metrics {
       this.appSeconds.observe({ event }, time.appMs / 1000);
       this.githubSeconds.observe({ event }, time.githubMs / 1000);
       this.wireSeconds.observe({ event }, time.wireMs / 1000);
+      this.writeQueueSeconds.observe({ event }, time.queueMs / 1000);
+      this.runWaitSeconds.observe({ event }, time.runWaitMs / 1000);
       this.onEventTime?.(time);
     });
   }

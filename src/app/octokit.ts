@@ -51,7 +51,7 @@ export function batonOctokit(options: BatonOctokitOptions = {}): typeof ProbotOc
   // Groups are made once per Octokit class, as the plugin makes its own once per process: every
   // installation's client shares them (keyed by installation), so pacing holds across events.
   const groups = scale === 1 ? {} : scaledGroups(scale);
-  return ProbotOctokit.defaults((instance: Record<string, unknown>) => ({
+  return ProbotOctokit.plugin(toldOnSend).defaults((instance: Record<string, unknown>) => ({
     ...instance,
     throttle: {
       ...(instance.throttle as object | undefined),
@@ -61,4 +61,26 @@ export function batonOctokit(options: BatonOctokitOptions = {}): typeof ProbotOc
     },
     ...(scale === 1 ? {} : { retry: { ...(instance.retry as object | undefined), retryAfterBaseValue: GITHUB_PACING_MS.retryAfterBase * scale } }),
   }));
+}
+
+/**
+ * Honours the `request.onSend` option (git-refs.ts OnSend): called each time the request goes out
+ * to GitHub, after its wait in the throttle queue. Octokit reads `request.fetch` per request, and
+ * the fetch is only called once the throttle lets the request go — so a fetch that speaks first
+ * tells the moment, however many hooks sit between. How claims date themselves (lease.ts).
+ */
+function toldOnSend(octokit: Pick<InstanceType<typeof ProbotOctokit>, 'hook'>): void {
+  octokit.hook.wrap('request', (request, options) => {
+    const onSend = (options.request as { onSend?: unknown } | undefined)?.onSend;
+    if (typeof onSend !== 'function') return request(options);
+    const inner: typeof fetch = options.request?.fetch ?? globalThis.fetch;
+    const told: typeof fetch = (input, init) => {
+      onSend();
+      return inner(input, init);
+    };
+    // Set on the options themselves: every hook of the chain is bound to the same options object
+    // (before-after-hook), so options handed on as a new object would be ignored.
+    options.request = { ...options.request, fetch: told };
+    return request(options);
+  });
 }

@@ -7,7 +7,9 @@ import { Octokit } from '@octokit/rest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { unionMs, type EventTime } from '../../src/app/event-time.ts';
 import { Metrics } from '../../src/app/metrics.ts';
-import { openLabelled, startHarness, type Harness } from './harness.ts';
+import { batonOctokit } from '../../src/app/octokit.ts';
+import { KeyedQueue } from '../../src/app/queue.ts';
+import { openLabelled, startHarness, TEST_TIME_SCALE, type Harness } from './harness.ts';
 import { samples } from './prometheus.ts';
 
 /** A GitHub stand-in that holds every request until `together` have arrived, then answers them all `holdMs` later. */
@@ -101,6 +103,54 @@ describe('event time: the arithmetic', () => {
       throw new Error('a broken listener');
     };
     await expect(metrics.timed('issues', async () => 'handled')).resolves.toBe('handled');
+  });
+});
+
+describe('event time: waits are not the App\'s own time', () => {
+  /** The App's Octokit as production builds it (its write queue), time compressed; GitHub answers at once. */
+  function paced() {
+    const metrics = new Metrics({ processMetrics: false });
+    const times: EventTime[] = [];
+    metrics.onEventTime = (t) => times.push(t);
+    const github: typeof fetch = async () => new Response('{}', { status: 201, headers: { 'content-type': 'application/json' } });
+    const Octokit = batonOctokit({ timeScale: TEST_TIME_SCALE });
+    const octokit = new Octokit({ auth: { token: 'installation-token' }, request: { fetch: github } });
+    metrics.watch(octokit, '1');
+    const write = (n: number) => octokit.request('POST /repos/{owner}/{repo}/git/refs', { owner: 'acme', repo: 'widgets', ref: `refs/heads/b-${n}`, sha: 'a'.repeat(40) });
+    return { metrics, times, write };
+  }
+  /** Writes a second apart, compressed. */
+  const WRITE_MS = 1000 * TEST_TIME_SCALE;
+
+  it('an event whose one write waited behind other runs\' writes: the wait is GitHub\'s pacing, reported apart', async () => {
+    const { metrics, times, write } = paced();
+    // Other runs' writes, queued first (no event of this test's: not timed).
+    const others = Array.from({ length: 40 }, (_, i) => write(i));
+    await metrics.timed('issues', () => write(100));
+    await Promise.all(others);
+    const [t] = times;
+    expect(t!.queueMs).toBeGreaterThan(30 * WRITE_MS);
+    expect(t!.queueMs).toBeLessThanOrEqual(t!.githubMs);
+    expect(t!.appMs).toBeLessThan(5 * WRITE_MS);
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('baton_write_queue_wait_seconds_count{event="issues"} 1');
+  });
+
+  it('an event waiting behind the same run\'s earlier event: the wait is reported apart, not as the App\'s own time', async () => {
+    const { metrics, times, write } = paced();
+    const runs = new KeyedQueue();
+    // The run's earlier event: paced writes, one after another (as a record, a check run, a dispatch).
+    const earlier = metrics.timed('workflow_run', () => runs.run('acme/widgets#fix-7-1', async () => {
+      for (let i = 0; i < 30; i++) await write(i);
+    }));
+    const later = metrics.timed('issue_comment', () => runs.run('acme/widgets#fix-7-1', () => write(100)));
+    await Promise.all([earlier, later]);
+    const t = times.find((e) => e.label === 'issue_comment')!;
+    expect(t.runWaitMs).toBeGreaterThan(20 * WRITE_MS);
+    expect(t.appMs).toBeLessThan(5 * WRITE_MS);
+    expect(t.appMs + t.githubMs + t.runWaitMs).toBeCloseTo(t.wallMs, 6);
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('baton_run_queue_wait_seconds_count{event="issue_comment"} 1');
   });
 });
 

@@ -15,14 +15,21 @@ export const CREATE_REF_ATTEMPTS = 4;
 
 export type RefCreated = { created: true } | { created: false; pointsAt: () => Promise<string | null>; unanswered: boolean };
 
-/** `pause(n)`: waits before try n + 1 (n = 1, 2, …). */
-export async function createRef(gh: RepoContext, ref: string, sha: string, pause: (attempt: number) => Promise<void> = async () => {}): Promise<RefCreated> {
+/**
+ * Told each time a request actually goes out to GitHub, after any wait in the client's throttle
+ * queue: the `request.onSend` option, which the App's Octokit honours (app/octokit.ts). A client
+ * that does not never calls it.
+ */
+export type OnSend = () => void;
+
+/** `pause(n)`: waits before try n + 1 (n = 1, 2, …). `onSend`: told as each try goes out. */
+export async function createRef(gh: RepoContext, ref: string, sha: string, pause: (attempt: number) => Promise<void> = async () => {}, onSend?: OnSend): Promise<RefCreated> {
   let unanswered = false;
   let last: unknown;
   for (let attempt = 0; attempt < CREATE_REF_ATTEMPTS; attempt++) {
     if (attempt > 0) await pause(attempt);
     try {
-      await gh.octokit.request('POST /repos/{owner}/{repo}/git/refs', { owner: gh.owner, repo: gh.repo, ref, sha, request: { retries: 0 } });
+      await gh.octokit.request('POST /repos/{owner}/{repo}/git/refs', { owner: gh.owner, repo: gh.repo, ref, sha, request: { retries: 0, ...(onSend ? { onSend } : {}) } });
       return { created: true };
     } catch (err) {
       last = err;

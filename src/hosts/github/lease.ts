@@ -19,8 +19,10 @@
 // taker claims the generation after the dead one. A holder whose event runs long (a fan-out
 // dispatching a hundred workers, a rate limit waited out) renews before its time-to-live, less a
 // margin, by claiming the next generation itself; it can only lose that claim to a taker, and
-// then stops (`LeaseExpired`). Since the holder's clock started before any waiter's, two
-// processes never act at once as long as clocks run at the same rate (no two clocks are compared).
+// then stops (`LeaseExpired`). The holder's clock starts when its create goes out to GitHub (not
+// when it was queued behind other writes): before GitHub made the ref, so before any waiter's
+// clock, and two processes never act at once as long as clocks run at the same rate (no two
+// clocks are compared).
 //
 // Claims are deleted again (prune.ts, from the sweep), which would let a process holding an old
 // view win a generation it should lose. Two rules keep that from happening: (1) a process never
@@ -52,7 +54,7 @@
 // try is checked against the ref's commit, so a process never waits a time-to-live for itself.
 import type { RunState } from '../../engine/index.ts';
 import { messageOf, statusOf, type RepoContext } from './client.ts';
-import { createRef, readRef } from './git-refs.ts';
+import { createRef, readRef, type OnSend } from './git-refs.ts';
 import { defaultBranchTip, workflowRuleRefusal } from './workflow-rule.ts';
 
 /** Refs under this prefix are baton's claims; no branch or tag, so no workflow runs on them. */
@@ -114,8 +116,8 @@ export class LeaseExpired extends Error {
  * maker (the claim anchor, or a step commit this process made): no other process points a claim
  * at it, so a process never takes its own claim for another's and waits a time-to-live for itself.
  */
-export async function claimGeneration(gh: RepoContext, runId: string, gen: number, sha: string, pause?: (attempt: number) => Promise<void>): Promise<boolean> {
-  const made = await createRef(gh, leaseRef(runId, gen), sha, pause);
+export async function claimGeneration(gh: RepoContext, runId: string, gen: number, sha: string, pause?: (attempt: number) => Promise<void>, onSend?: OnSend): Promise<boolean> {
+  const made = await createRef(gh, leaseRef(runId, gen), sha, pause, onSend);
   if (made.created) return true;
   return made.unanswered && (await made.pointsAt()) === sha;
 }
@@ -259,19 +261,26 @@ export class EventClaim {
       if (age >= this.graceMs) throw new LeaseExpired(state.runId, this.memory.gen, age);
     } else this.checkFresh(state.runId);
     const gen = this.memory.gen + 1;
-    // Measured from before the request: GitHub may have created the ref the moment it was sent.
     const start = this.clock();
-    const won = await this.claim(state, gen, sha);
+    // The claim's life is counted from when its create first went out to GitHub (GitHub may have
+    // made the ref that very moment; a waiter's clock starts only once it has seen it), not from
+    // when it was queued: behind a deep write queue (every run's writes paced one a second per
+    // installation) the wait would age the claim and each event would renew it — one more queued
+    // write. A client that does not tell when a request goes out leaves the time before the
+    // request, which only ever counts a claim older than it is.
+    let sentAt: number | undefined;
+    const won = await this.claim(state, gen, sha, () => (sentAt ??= this.clock()));
     this.onClaim?.(this.clock() - start);
     if (!won) throw this.claimedAt === null ? new LeaseTaken(state.runId, gen) : new LeaseExpired(state.runId, this.memory.gen, age);
-    this.claimedAt = start;
+    const from = sentAt ?? start;
+    this.claimedAt = from;
     this.memory.gen = gen;
-    this.memory.confirmedAt = start;
+    this.memory.confirmedAt = from;
   }
 
-  private async claim(state: RunState, gen: number, sha?: string): Promise<boolean> {
+  private async claim(state: RunState, gen: number, sha: string | undefined, onSend: OnSend): Promise<boolean> {
     const pause = this.pause;
-    const send = (at: string) => claimGeneration(this.gh, state.runId, gen, at, pause);
+    const send = (at: string) => claimGeneration(this.gh, state.runId, gen, at, pause, onSend);
     if (sha) return send(sha);
     if (!this.anchors) return send(claimSha(state));
     const anchor = await this.anchors.get(this.gh);
