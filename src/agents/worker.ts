@@ -20,6 +20,7 @@ import { runProcess, type ProcessResult } from './process.ts';
 import { resolveMcpServers } from './mcp.ts';
 import type { McpServers } from './backends/mcp-config.ts';
 import { redactor, secretValues } from './redact.ts';
+import { loginFileSecrets } from './login-secrets.ts';
 import { restoreAgentConfig } from './restore-agent-config.ts';
 import { seal, type Sealed } from './leak-check.ts';
 import { buildPrompt, buildReprompt } from './prompt.ts';
@@ -213,7 +214,13 @@ async function attempt(task: DispatchWorker, opts: WorkerOptions, { checkout, ba
   // Nothing the worker hands on carries a secret of the job, plain or encoded: not the
   // transcript, not the error, not the outputs (they reach the public status comment), not
   // the changed files (they reach the pull request).
-  const secrets = [...secretValues({ ...opts.env, ...task.env, ...(task.backend?.env ?? {}) }), ...(opts.secrets ?? []), ...(mcp?.secrets ?? [])];
+  const secrets = [
+    ...secretValues({ ...opts.env, ...task.env, ...(task.backend?.env ?? {}) }),
+    ...(opts.secrets ?? []),
+    ...(mcp?.secrets ?? []),
+    // The agent can read its CLI's login files (fenced, they are handed to its home): their tokens are the job's secrets too.
+    ...loginFileSecrets(opts.env.HOME, backend?.loginFiles ?? []),
+  ];
   const hide = redactor(secrets);
   if (result.error) result.error = hide.text(result.error);
   result.outputs = hide.json(result.outputs);
