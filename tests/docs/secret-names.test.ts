@@ -46,7 +46,8 @@ const NOT_READ = new Set(backends.flatMap((b) => Object.keys(b.notEnough ?? {}))
 const saysNotRead = (m: Mention): boolean => NOT_READ.has(m.name) && new RegExp(`\\bnot read\\W+${m.name}\\b`).test(m.statement);
 
 const API_KEY = /\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_API_KEY\b/g;
-const SECRETS_REF = /\bsecrets\.([A-Za-z_][A-Za-z0-9_]*)/g;
+// `secrets.X` as an expression reads it, not the end of a file name (`login-secrets.ts`).
+const SECRETS_REF = /(?<![\w./-])secrets\.([A-Za-z_][A-Za-z0-9_]*)/g;
 
 /**
  * The text as units a reader takes as one statement: sentences, list items, and table rows
