@@ -155,7 +155,7 @@ export async function openAttemptSandbox(o: AttemptSandboxOptions): Promise<Atte
   if (fenced) {
     // What steps after the setup left in the worker's home with modes open to all is closed
     // before the agent starts, as the setup closed what was there (setup.ts closeHome).
-    closeHome(o.workerEnv.HOME, [state.workspace, (state as { tools?: string }).tools ?? state.workspace]);
+    closeHome(o.workerEnv.HOME, [state.workspace, state.tools ?? state.workspace]);
     try {
       before = refusalsNow(state);
     } catch (err) {

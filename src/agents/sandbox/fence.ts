@@ -42,6 +42,8 @@ export interface FenceState {
   workspace: string;
   /** Protections the setup step could not put in place, each with why (a program missing from the image). */
   missing?: { protection: Protection; reason: string }[];
+  /** Where mode install-clis puts the agent CLIs (absent in records of older setups). */
+  tools?: string;
 }
 
 export interface FenceOptions {

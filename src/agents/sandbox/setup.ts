@@ -123,13 +123,8 @@ function inside(child: string, parent: string): boolean {
 
 export type Missing = { protection: Protection; reason: string }[];
 
-/** What the setup writes to fence.json: the fence's record, and what it could not put in place. */
-export type SetupState = FenceState & {
-  /** Where mode install-clis puts the agent CLIs: the runner's, readable and runnable by the agent. */
-  tools: string;
-  /** Protections the setup could not put in place on this runner, each with why. */
-  missing: Missing;
-};
+/** What the setup writes to fence.json: the fence's record, with the CLIs' folder and what is missing always set. */
+export type SetupState = FenceState & Required<Pick<FenceState, 'tools' | 'missing'>>;
 
 export interface SetupResult {
   /** null when no agent user could be made: no fence.json is written, and the worker runs unfenced. */
