@@ -2,7 +2,12 @@
 // applied, kebab-case keys renamed, and the implicit "wait for the step above" made explicit.
 import { normalizeMcpServers } from './mcp-servers.ts';
 import {
+  DEFAULT_PULL_REQUEST_TYPES,
   DEFAULT_ROLES,
+  ROLES,
+  type Authors,
+  type PullRequestTrigger,
+  type WorkflowRunTrigger,
   type AgentSpec,
   type InputSpec,
   type LimitsSpec,
@@ -40,6 +45,10 @@ export function normalize(raw: Raw, defaultName: string): Workflow {
       commands: on.commands ?? [name],
       roles,
       bots: on.bots ?? [],
+      ...(on.pull_request !== undefined && { pullRequest: normalizePullRequest(on.pull_request ?? {}, roles) }),
+      ...(on.issues !== undefined && { issues: { types: on.issues?.types ?? ['opened'], authors: normalizeAuthors(on.issues?.authors, roles) } }),
+      ...(on.workflow_run !== undefined && { workflowRun: normalizeWorkflowRun(on.workflow_run ?? {}, roles) }),
+      ...(on.schedule !== undefined && { schedule: (on.schedule as Raw[]).map((e) => ({ cron: String(e.cron) })) }),
     },
     inputs: Object.fromEntries(Object.entries((raw.inputs ?? {}) as Record<string, Raw>).map(([k, v]) => [k, normalizeInput(v)])),
     agents: Object.fromEntries(Object.entries((raw.agents ?? {}) as Record<string, Raw>).map(([k, v]) => [k, normalizeAgent(v)])),
@@ -47,8 +56,47 @@ export function normalize(raw: Raw, defaultName: string): Workflow {
       ...(raw.budget?.['max-steps'] !== undefined && { maxSteps: raw.budget['max-steps'] }),
       ...(raw.budget?.['max-minutes'] !== undefined && { maxMinutes: raw.budget['max-minutes'] }),
       ...(raw.budget?.['max-cost-usd'] !== undefined && { maxCostUsd: raw.budget['max-cost-usd'] }),
+      ...(raw.budget?.['per-day'] !== undefined && {
+        perDay: {
+          ...(raw.budget['per-day']['max-runs'] !== undefined && { maxRuns: raw.budget['per-day']['max-runs'] }),
+          ...(raw.budget['per-day']['max-cost-usd'] !== undefined && { maxCostUsd: raw.budget['per-day']['max-cost-usd'] }),
+        },
+      }),
     },
+    ...(raw.concurrency !== undefined && { concurrency: { ...(raw.concurrency['cancel-in-progress'] !== undefined && { cancelInProgress: Boolean(raw.concurrency['cancel-in-progress']) }) } }),
     steps,
+  };
+}
+
+/** `authors` as written (roles, `any`, bot logins) → its parts; absent: the workflow's roles. */
+function normalizeAuthors(v: unknown, roles: Role[]): Authors {
+  if (!Array.isArray(v)) return { any: false, roles: [...roles], bots: [] };
+  const words = v.map(String);
+  return {
+    any: words.includes('any'),
+    roles: words.filter((w): w is Role => (ROLES as readonly string[]).includes(w)),
+    bots: words.filter((w) => w !== 'any' && !(ROLES as readonly string[]).includes(w)),
+  };
+}
+
+function normalizePullRequest(v: Raw, roles: Role[]): PullRequestTrigger {
+  return {
+    types: v.types ?? [...DEFAULT_PULL_REQUEST_TYPES],
+    branches: stringList(v.branches),
+    paths: stringList(v.paths),
+    drafts: v.drafts ?? false,
+    authors: normalizeAuthors(v.authors, roles),
+    pushToHead: v['push-to-head'] ?? false,
+    forks: v.forks ?? 'ignore',
+  };
+}
+
+function normalizeWorkflowRun(v: Raw, roles: Role[]): WorkflowRunTrigger {
+  return {
+    workflows: stringList(v.workflows),
+    branches: stringList(v.branches),
+    conclusions: v.conclusions ?? ['failure'],
+    authors: normalizeAuthors(v.authors, roles),
   };
 }
 
@@ -117,6 +165,7 @@ function normalizeStep(s: Raw, previous: string | undefined, runRoles: Role[]): 
         kind,
         agent: r.agent,
         maxRounds: r['max-rounds'] ?? 3,
+        ...(r.verdicts !== undefined && { verdicts: r.verdicts }),
         ...(r.fix !== undefined && { fix: r.fix }),
         ...(r.prompt !== undefined && { prompt: r.prompt }),
       };

@@ -25,6 +25,73 @@ export interface Triggers {
   roles: Role[];
   /** Bot logins (e.g. `renovate[bot]`) allowed to trigger; bots are ignored otherwise. */
   bots: string[];
+  /** `pull_request`: a run per pull request event, bound to the pull request (absent: none). */
+  pullRequest?: PullRequestTrigger;
+  /** `issues`: a run per issue event, bound to the issue (absent: none). */
+  issues?: IssuesTrigger;
+  /** `workflow_run`: a "CI doctor" run when a named workflow ends as listed (absent: none). */
+  workflowRun?: WorkflowRunTrigger;
+  /** `schedule`: runs on GitHub's cron syntax, UTC, each bound to the workflow's tracking issue (absent: none). */
+  schedule?: ScheduleTrigger[];
+}
+
+/**
+ * Who may cause an automatic run (`on.<event>.authors`): the event's author must hold one of
+ * `roles`, or be one of `bots` (logins), or `any` admits everyone. Default: the workflow's `on.roles`.
+ * baton's own events never match unless its bot login is listed in `bots`.
+ */
+export interface Authors {
+  any: boolean;
+  roles: Role[];
+  bots: string[];
+}
+
+export const PULL_REQUEST_TYPES = ['opened', 'synchronize', 'reopened', 'ready_for_review', 'edited'] as const;
+export type PullRequestType = (typeof PULL_REQUEST_TYPES)[number];
+export const DEFAULT_PULL_REQUEST_TYPES: PullRequestType[] = ['opened', 'synchronize', 'reopened', 'ready_for_review'];
+
+export interface PullRequestTrigger {
+  types: PullRequestType[];
+  /** Base-branch patterns (GitHub's filter syntax, `!` negates); empty: any base. */
+  branches: string[];
+  /** Changed-file patterns (GitHub's filter syntax, `!` negates); empty: any change. */
+  paths: string[];
+  /** baton's own filter: draft pull requests start runs only when true (default false). */
+  drafts: boolean;
+  authors: Authors;
+  /** Steps that write push to the PR's head branch (same repository only); default false: a follow-up PR against it. */
+  pushToHead: boolean;
+  /** A fork's pull request: `ignore` (default) starts nothing; `review` runs with the fork's code, no write token, no secret but the model key. */
+  forks: 'ignore' | 'review';
+}
+
+export const ISSUES_TYPES = ['opened', 'reopened', 'edited'] as const;
+export type IssuesType = (typeof ISSUES_TYPES)[number];
+
+export interface IssuesTrigger {
+  types: IssuesType[];
+  authors: Authors;
+}
+
+export interface WorkflowRunTrigger {
+  /** Workflow names (the `name:` of `.github/workflows/*.yml`, as GitHub matches them). */
+  workflows: string[];
+  /** Head-branch patterns; empty: any branch. */
+  branches: string[];
+  /** baton's own filter: the conclusions that start a run (default [failure]). */
+  conclusions: string[];
+  authors: Authors;
+}
+
+export interface ScheduleTrigger {
+  /** Five-field cron, GitHub's syntax, in UTC. */
+  cron: string;
+}
+
+/** `concurrency`: what a newer event does to an older run of the same workflow on the same thread. */
+export interface Concurrency {
+  /** Cancel the older run (default true for runs started by `pull_request`, false otherwise). */
+  cancelInProgress?: boolean;
 }
 
 export interface InputSpec {
@@ -84,6 +151,8 @@ export interface Budget {
   maxSteps?: number;
   maxMinutes?: number;
   maxCostUsd?: number;
+  /** `per-day`: caps over the workflow's runs started on one UTC day, checked before a run starts. */
+  perDay?: { maxRuns?: number; maxCostUsd?: number };
 }
 
 interface StepBase {
@@ -142,7 +211,15 @@ export interface ReviewStep extends StepBase {
   /** Writing step re-run with the review comments when changes are requested. */
   fix?: string;
   prompt?: Template;
+  /**
+   * The review events the step may post on a pull request it did not open (GitHub's APPROVE,
+   * REQUEST_CHANGES, COMMENT, lowercased); absent: [comment]. On the run's own PR it always comments.
+   */
+  verdicts?: ReviewVerdict[];
 }
+
+export const REVIEW_VERDICTS = ['comment', 'approve', 'request-changes'] as const;
+export type ReviewVerdict = (typeof REVIEW_VERDICTS)[number];
 
 export interface ChecksStep extends StepBase {
   kind: 'checks';
@@ -183,6 +260,8 @@ export interface Workflow {
   inputs: Record<string, InputSpec>;
   agents: Record<string, AgentSpec>;
   budget: Budget;
+  /** Absent when the manifest has none (defaults in engine terms: see Concurrency). */
+  concurrency?: Concurrency;
   steps: Step[];
 }
 
@@ -190,7 +269,11 @@ export interface Workflow {
 export interface LoadedWorkflow {
   file: string;
   workflow: Workflow;
-  /** sha256 of the normalised workflow: a run remembers it to detect edits. */
+  /**
+   * sha256 of the normalised workflow: a run remembers it to detect edits. Keys a manifest
+   * does not write stay absent (no defaults spelled out), so a baton upgrade that adds a key
+   * does not read as an edit to every run in flight.
+   */
   hash: string;
 }
 
