@@ -106,12 +106,18 @@ export function renderManifestDocs(schema: Schema): string {
     '',
     ...section('Top level', schema, ''),
     ...section('`on`: triggers', props.on),
+    ...section('`on.pull_request`', defs.pullRequestTrigger ?? {}),
+    ...section('`on.issues`', defs.issuesTrigger ?? {}),
+    ...section('`on.workflow_run`', defs.workflowRunTrigger ?? {}),
+    ...section('`on.schedule[]`', resolve(props.on).properties?.schedule?.items ?? {}),
     ...section('`inputs.<name>`', mapValues(props.inputs)),
     ...section('`agents.<name>`', mapValues(props.agents)),
     ...section('`agents.<name>.mcp-servers.<server>`', defs.mcpServer ?? {}),
     ...section('`agents.<name>.limits`', mapValues(props.agents).properties?.limits ?? {}),
     ...NETWORK_PROSE,
     ...section('`budget`', props.budget),
+    ...section('`budget.per-day`', resolve(props.budget).properties?.['per-day'] ?? {}),
+    ...section('`concurrency`', props.concurrency),
     ...section('`steps[]`: keys of every step', step),
   ];
   for (const [key, prop] of Object.entries<Schema>(step.properties ?? {})) {
