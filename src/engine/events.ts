@@ -4,6 +4,7 @@
 import type { Role } from '../manifest/types.ts';
 import type { CheckResult, Json, ReviewComment, SuiteResult, Thread } from './types.ts';
 import type { SandboxReport } from './sandbox.ts';
+import type { TriggerKind } from './roles.ts';
 
 interface EventBase {
   key: string;
@@ -47,6 +48,12 @@ export interface RunRequested extends EventBase, Actor {
   baseBranch: string;
   /** Head of the base branch: the run branch starts here. */
   baseSha: string;
+  /**
+   * Set when an event or schedule the manifest subscribes to started the run (absent: a
+   * person's label, command, MCP or CLI call). The actor is then the event's author, admitted
+   * by `on.<event>.authors` rather than `on.roles`.
+   */
+  trigger?: TriggerKind;
 }
 
 /** The host dispatched a worker (reported back with the Actions run id and link). */

@@ -5,7 +5,7 @@ import type { Draft } from './draft.ts';
 import type { RunRequested } from './events.ts';
 import { describeInputs, resolveInputs } from './inputs.ts';
 import { runBranch } from './naming.ts';
-import { describeRoles, isAllowed, listsBot } from './roles.ts';
+import { admitsAuthor, describeRoles, isAllowed, listsBot } from './roles.ts';
 import { newStepState } from './state.ts';
 import type { StepState } from './types.ts';
 
@@ -14,7 +14,11 @@ export function startRun(d: Draft, ev: RunRequested): void {
   if (d.state.status !== 'idle') return;
   const reply = (body: string, refused?: string): void =>
     d.emit({ type: 'reply', runId: ev.runId, key: `${ev.key}/reply`, thread: ev.thread, body, ...(refused !== undefined && { refused }) });
-  if (!listsBot(d.workflow.on.bots, ev.actor) && !isAllowed(ev.permission, d.workflow.on.roles)) {
+  if (ev.trigger !== undefined) {
+    // An automatic run: hosts refuse an author who is not admitted before claiming anything, silently
+    // (an event is no request, so nobody is owed a reply); this is the same rule, held here too.
+    if (!admitsAuthor(d.workflow.on, ev.trigger, ev.actor, ev.permission)) return;
+  } else if (!listsBot(d.workflow.on.bots, ev.actor) && !isAllowed(ev.permission, d.workflow.on.roles)) {
     reply(`@${ev.actor}, starting \`${d.workflow.name}\` needs ${describeRoles(d.workflow.on.roles)}; yours is \`${ev.permission}\`. Nothing was run.`, ev.actor);
     return;
   }

@@ -2,7 +2,7 @@
 // the default branch; the starter's permission is looked up and decided here, before the
 // engine: a refused start claims nothing and costs one reply through the stranger door.
 import { sanitizeUntrusted } from '../../engine/untrusted.ts';
-import { describeRoles, listsBot, type Json } from '../../engine/index.ts';
+import { admitsAuthor, describeRoles, listsBot, type Json, type TriggerKind } from '../../engine/index.ts';
 import type { Role, Workflow } from '../../manifest/types.ts';
 import type { RepoContext } from '../../hosts/github/client.ts';
 import { permissionOf } from '../../hosts/github/permission.ts';
@@ -30,9 +30,14 @@ export interface StartRequest {
   permission?: Role | 'none';
   inputs: Record<string, Json>;
   key: string;
+  /** Where the run branch starts (a pull request's head); absent: the default branch at the manifests' commit. */
+  base?: { branch: string; sha: string };
+  /** An event or schedule started the run: its author is admitted by `on.<event>.authors`, silently refused otherwise. */
+  trigger?: TriggerKind;
 }
 
 export async function startRun(runs: RunService, gh: RepoContext, req: StartRequest, log: Log): Promise<void> {
+  if (req.trigger !== undefined) return startAutomatic(runs, gh, req, req.trigger, log);
   if (req.actorIsBot && !listsBot(req.workflow.on.bots, req.actor)) {
     log.info(`ignored ${req.actor}: bots start \`${req.workflow.name}\` only when listed in on.bots`);
     return;
@@ -54,6 +59,31 @@ export async function startRun(runs: RunService, gh: RepoContext, req: StartRequ
     await replyOnce(gh, req.thread.number, `${req.key}/too-long`, threadTooLong(req.actor, req.thread.isPull, length), who);
     return;
   }
+  await request(runs, gh, req, permission, text, log);
+}
+
+/**
+ * A run an event or schedule starts: the manifest's act. An author `on.<event>.authors` does
+ * not admit is refused without a word (no claim, no write): an event asked nobody for a reply.
+ */
+async function startAutomatic(runs: RunService, gh: RepoContext, req: StartRequest, trigger: TriggerKind, log: Log): Promise<void> {
+  const permission = trigger === 'schedule' || req.actorIsBot ? 'none' : (req.permission ?? (await permissionOf(gh, req.actor)));
+  if (!admitsAuthor(req.workflow.on, trigger, req.actor, permission)) {
+    log.info(`ignored ${trigger} by ${req.actor}: on.${trigger}.authors of \`${req.workflow.name}\` does not admit them`);
+    return;
+  }
+  const text = { number: req.thread.number, title: sanitizeUntrusted(req.thread.title), body: sanitizeUntrusted(req.thread.body ?? ''), url: req.thread.url };
+  // Nobody asked, so nobody is told "too long": the run starts with the text cut, and says so in what it keeps.
+  const cut = '\n\n[baton: the rest of this text was cut: it is longer than a run record holds]';
+  let kept = text.body.length;
+  while (keptLength(text.title, text.body) > MAX_THREAD_TEXT_CHARS && kept > 0) {
+    kept = Math.floor(kept * 0.9);
+    text.body = text.body.slice(0, kept) + cut;
+  }
+  await request(runs, gh, req, permission, text, log);
+}
+
+async function request(runs: RunService, gh: RepoContext, req: StartRequest, permission: Role | 'none', text: { number: number; title: string; body: string; url: string }, log: Log): Promise<void> {
   await runs.start(
     gh,
     req.workflow,
@@ -68,10 +98,11 @@ export async function startRun(runs: RunService, gh: RepoContext, req: StartRequ
       thread: { kind: req.thread.isPull ? 'pull' : 'issue', number: req.thread.number },
       ...(req.thread.isPull ? { pr: text } : { issue: text }),
       repo: { owner: gh.owner, name: gh.repo, defaultBranch: gh.defaultBranch },
-      baseBranch: gh.defaultBranch,
-      baseSha: req.manifestCommit,
+      baseBranch: req.base?.branch ?? gh.defaultBranch,
+      baseSha: req.base?.sha ?? req.manifestCommit,
       actor: req.actor,
       permission,
+      ...(req.trigger !== undefined && { trigger: req.trigger }),
     },
     log,
   );
