@@ -52,6 +52,8 @@ export interface DemoSummary {
   /** Requests that create or change something (what GitHub's content-creation limit counts). */
   appWrites: number;
   commentEdits: number;
+  /** The writes by route (`METHOD /path/{template}`), to see which carry nothing new. */
+  writesByRoute: Record<string, number>;
   webhooks: number;
 }
 
@@ -192,6 +194,7 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoSummary> {
       appRequests: appSide.length,
       appWrites: appSide.filter((r) => r.method !== 'GET' && r.method !== 'HEAD').length,
       commentEdits: appSide.filter((r) => r.route === 'PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}').length,
+      writesByRoute: appSide.filter((r) => r.method !== 'GET' && r.method !== 'HEAD').reduce<Record<string, number>>((m, r) => ((m[r.route] = (m[r.route] ?? 0) + 1), m), {}),
       webhooks: emu.webhooks.deliveries.length,
     };
 
