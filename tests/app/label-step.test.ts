@@ -1,0 +1,62 @@
+// A `label` step on GitHub: the labels an agent chose are added to the issue when the
+// repository has them, in the repository's spelling; a name it made up is reported and never
+// created, although GitHub's "add labels" call would create it (the emulator does as GitHub).
+import { afterEach, describe, expect, it } from 'vitest';
+import { readStateBlock } from '../../src/record/state-block.ts';
+import { appRequests, openLabelled, startHarness, type Harness } from './harness.ts';
+
+const o = { owner: 'acme', repo: 'widgets' };
+
+const SORT = `name: sort
+on: { labels: ["baton:sort"] }
+agents: { triager: { uses: claude-code } }
+steps:
+  - id: classify
+    agent: triager
+    writes: false
+    prompt: "Classify issue #\${{ issue.number }}"
+    outputs: { type: object, required: [labels], properties: { labels: { type: array, items: { type: string } } } }
+  - id: apply
+    name: Apply the labels
+    label:
+      add: \${{ steps.classify.outputs.labels }}
+`;
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+describe('app: label step', () => {
+  it("adds the agent's labels the repository has, in its spelling, and reports the others without creating them", async () => {
+    const chosen = ['BUG', 'documentation', 'bug', 'made-up-label', '@alice `see` <!-- baton:record -->'];
+    h = await startHarness({ files: { '.agents/workflows/sort.yml': SORT }, agents: { classify: [{ output: { labels: chosen } }] } });
+    const alice = h.as('alice');
+    await alice.rest.issues.createLabel({ ...o, name: 'Bug', color: 'd73a4a' });
+    await alice.rest.issues.createLabel({ ...o, name: 'Documentation', color: '0075ca' });
+    const n = await openLabelled(h, 'baton:sort');
+    await h.settle();
+
+    const record = await h.record(n);
+    expect(record).toContain(`run \`sort-${n}-1\` — succeeded`);
+    const onIssue = (await alice.rest.issues.listLabelsOnIssue({ ...o, issue_number: n })).data.map((l) => l.name);
+    expect(onIssue.sort()).toEqual(['Bug', 'Documentation', 'baton:sort']);
+    // Made-up names never became labels of the repository.
+    const repoLabels = (await alice.paginate(alice.rest.issues.listLabelsForRepo, { ...o, per_page: 100 })).map((l) => l.name);
+    expect(repoLabels).not.toContain('made-up-label');
+    expect(repoLabels.some((l) => l.startsWith('@alice'))).toBe(false);
+
+    const state = readStateBlock(record, undefined, { unsignedRead: true });
+    if (!state.ok) throw new Error(state.problem);
+    expect(state.state.steps.find((s) => s.id === 'apply')?.outputs).toEqual({ applied: ['Bug', 'Documentation'], unknown: ['made-up-label', '@alice `see` <!-- baton:record -->'] });
+    // Shown as code spans (no mention, no markup), the marker look-alike inert.
+    expect(record).toContain('added `Bug`, `Documentation`; not labels of this repository (not created): `made-up-label`, ``@alice `see` &lt;!-- baton:record --&gt;``');
+
+    // One read of the repository's labels, one write of those it has.
+    const calls = appRequests(h.emu).map((r) => r.route);
+    expect(calls.filter((r) => r === 'GET /repos/{owner}/{repo}/labels')).toHaveLength(1);
+    expect(calls.filter((r) => r === 'POST /repos/{owner}/{repo}/issues/{issue_number}/labels')).toHaveLength(1);
+    h.emu.assertNoViolations();
+  }, 60_000);
+});
