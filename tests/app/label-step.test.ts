@@ -59,4 +59,29 @@ describe('app: label step', () => {
     expect(calls.filter((r) => r === 'POST /repos/{owner}/{repo}/issues/{issue_number}/labels')).toHaveLength(1);
     h.emu.assertNoViolations();
   }, 60_000);
+
+  it('adds them once more, harmlessly, when the app died right after adding them, and records the step once', async () => {
+    h = await startHarness({ files: { '.agents/workflows/sort.yml': SORT }, agents: { classify: [{ output: { labels: ['bug', 'made-up-label'] } }] } });
+    const alice = h.as('alice');
+    await alice.rest.issues.createLabel({ ...o, name: 'Bug' });
+    // The app dies as soon as GitHub took the labels, in the repository's spelling, before its status comment says so.
+    h.app.killAfterRequest((r) => /^POST \S+\/issues\/\d+\/labels \{"labels":\["Bug"\]\} -> 200$/.test(r));
+    const n = await openLabelled(h, 'baton:sort');
+    await h.settle();
+    expect(h.app.dead).toBe(true);
+    await h.restart();
+    await h.settle();
+
+    const record = await h.record(n);
+    expect(record).toContain(`run \`sort-${n}-1\` — succeeded`);
+    const state = readStateBlock(record, undefined, { unsignedRead: true });
+    if (!state.ok) throw new Error(state.problem);
+    expect(state.state.steps.find((s) => s.id === 'apply')?.outputs).toEqual({ applied: ['Bug'], unknown: ['made-up-label'] });
+    expect((await alice.rest.issues.listLabelsOnIssue({ ...o, issue_number: n })).data.map((l) => l.name).sort()).toEqual(['Bug', 'baton:sort']);
+    const labeled = h.emu.webhooks.deliveries.filter((d) => !d.redelivery && d.event === 'issues' && (d.payload as { action?: string; label?: { name?: string } }).action === 'labeled' && (d.payload as { label?: { name?: string } }).label?.name === 'Bug');
+    expect(labeled).toHaveLength(1);
+    const posts = appRequests(h.emu).filter((r) => r.route === 'POST /repos/{owner}/{repo}/issues/{issue_number}/labels');
+    expect(posts).toHaveLength(2);
+    h.emu.assertNoViolations();
+  }, 90_000);
 });
