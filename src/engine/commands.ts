@@ -154,6 +154,19 @@ export interface EnsurePullRequest extends CommandBase {
   labels: string[];
 }
 
+/**
+ * Add a label step's labels to the run's thread: only those the repository has (matched without
+ * case, sent in its spelling); never create one. Follow-up: labels.applied or labels.failed.
+ * `thread` null (a local run): nothing to label, answered with labels.applied and a note.
+ */
+export interface ApplyLabels extends CommandBase {
+  type: 'apply-labels';
+  step: string;
+  thread: Thread | null;
+  /** Distinct names (compared without case), at most MAX_LABELS; an agent may have written them. */
+  labels: string[];
+}
+
 /** Dispatch the CI workflow on the run branch (a checks step's `workflow:`). */
 export interface DispatchChecksWorkflow extends CommandBase {
   type: 'dispatch-checks-workflow';
@@ -192,6 +205,7 @@ export type Command =
   | PostQuestions
   | PostReview
   | EnsurePullRequest
+  | ApplyLabels
   | DispatchChecksWorkflow
   | Reply
   | FinishRun;

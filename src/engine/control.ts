@@ -1,12 +1,14 @@
 // Events people cause in the thread: cancel, retry, approve, answers, PR reviews, and
 // the checks and PR results hosts report. Routed here to the steps they concern.
-import type { ApproveStep, AskStep, ReviewStep, PullRequestStep } from '../manifest/types.ts';
+import type { ApproveStep, AskStep, LabelStep, ReviewStep, PullRequestStep } from '../manifest/types.ts';
 import { aggregateCheck } from './checks-runs.ts';
 import type { Draft } from './draft.ts';
 import type {
   ApprovalGiven,
   CancelRequested,
   ChecksReported,
+  LabelsApplied,
+  LabelsFailed,
   PullRequestEnsured,
   PullRequestFailed,
   QuestionsAnswered,
@@ -18,6 +20,7 @@ import { describeRoles, isAllowed } from './roles.ts';
 import { isTerminal } from './state.ts';
 import { approve } from './steps/approve.ts';
 import { answer } from './steps/ask.ts';
+import { labelsApplied, labelsFailed } from './steps/label.ts';
 import { pullRequestEnsured, pullRequestFailed } from './steps/pull-request.ts';
 import { humanReview } from './steps/review.ts';
 import { AWAITING_APPROVAL } from './steps/checks-approval.ts';
@@ -164,4 +167,14 @@ export function onPullRequestEnsured(d: Draft, ev: PullRequestEnsured): void {
 export function onPullRequestFailed(d: Draft, ev: PullRequestFailed): void {
   const step = d.stepDef(ev.step);
   if (step?.kind === 'pull-request') pullRequestFailed(d, step as PullRequestStep, ev);
+}
+
+export function onLabelsApplied(d: Draft, ev: LabelsApplied): void {
+  const step = d.stepDef(ev.step);
+  if (step?.kind === 'label') labelsApplied(d, step as LabelStep, ev);
+}
+
+export function onLabelsFailed(d: Draft, ev: LabelsFailed): void {
+  const step = d.stepDef(ev.step);
+  if (step?.kind === 'label') labelsFailed(d, step as LabelStep, ev);
 }

@@ -9,6 +9,8 @@ import {
   onCancel,
   onChecks,
   onHumanReview,
+  onLabelsApplied,
+  onLabelsFailed,
   onPullRequestEnsured,
   onPullRequestFailed,
   onRetry,
@@ -62,6 +64,10 @@ function apply(d: Draft, ev: RunEvent): void {
       return onPullRequestEnsured(d, ev);
     case 'pull-request.failed':
       return onPullRequestFailed(d, ev);
+    case 'labels.applied':
+      return onLabelsApplied(d, ev);
+    case 'labels.failed':
+      return onLabelsFailed(d, ev);
     case 'retry.requested':
       return onRetry(d, ev);
     case 'run-branch.updated':

@@ -187,6 +187,26 @@ export interface PullRequestFailed extends EventBase {
   error: string;
 }
 
+/**
+ * The host added a label step's labels: `applied` are the repository's labels it added (in the
+ * repository's spelling), `unknown` the names the repository has no label for (not created).
+ * `note`: why nothing was added (a run with no issue to label).
+ */
+export interface LabelsApplied extends EventBase {
+  type: 'labels.applied';
+  step: string;
+  applied: string[];
+  unknown: string[];
+  note?: string;
+}
+
+/** GitHub refused to add the labels (over its limit of labels per issue, a missing permission). */
+export interface LabelsFailed extends EventBase {
+  type: 'labels.failed';
+  step: string;
+  error: string;
+}
+
 /** `/baton cancel`. */
 export interface CancelRequested extends EventBase, Actor {
   type: 'cancel.requested';
@@ -219,6 +239,8 @@ export type RunEvent =
   | ApprovalGiven
   | PullRequestEnsured
   | PullRequestFailed
+  | LabelsApplied
+  | LabelsFailed
   | CancelRequested
   | RetryRequested
   | TimePassed;

@@ -5,6 +5,7 @@ import {
   DEFAULT_PULL_REQUEST_TYPES,
   DEFAULT_ROLES,
   ROLES,
+  STEP_KINDS,
   type Authors,
   type PullRequestTrigger,
   type WorkflowRunTrigger,
@@ -21,7 +22,7 @@ type Raw = Record<string, any>;
 
 /** Which key of a raw step names its kind; the schema guarantees exactly one. */
 export function stepKind(raw: Raw): StepKind | undefined {
-  for (const kind of ['agent', 'run', 'ask', 'review', 'checks', 'approve', 'pull-request'] as const) {
+  for (const kind of STEP_KINDS) {
     if (raw[kind] !== undefined) return kind;
   }
   return undefined;
@@ -199,6 +200,10 @@ function normalizeStep(s: Raw, previous: string | undefined, runRoles: Role[]): 
         ...(p.body !== undefined && { body: p.body }),
         ...(p.base !== undefined && { base: p.base }),
       };
+    }
+    case 'label': {
+      const l: Raw = s.label;
+      return { ...base, kind, add: Array.isArray(l.add) ? l.add.map(String) : String(l.add) };
     }
   }
 }

@@ -5,6 +5,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormats from 'ajv-formats';
 import { didYouMean, q } from './diagnostics.ts';
 import { parsePointer } from './source.ts';
+import { STEP_KINDS } from './types.ts';
 
 export const SCHEMA_URL = new URL('../../schema/workflow.schema.json', import.meta.url);
 
@@ -35,7 +36,7 @@ export function checkSchema(data: unknown): SchemaProblem[] {
   return explainStepKinds(explain(validate.errors ?? [], data), data);
 }
 
-const KIND_KEYS = ['agent', 'run', 'ask', 'review', 'checks', 'approve', 'pull-request'];
+const KIND_KEYS: readonly string[] = STEP_KINDS;
 
 /**
  * "Exactly one kind key" fails in ways a schema can only report obliquely (a `not`,

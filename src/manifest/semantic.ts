@@ -37,7 +37,11 @@ export const KIND_OUTPUTS: Partial<Record<Step['kind'], string[]>> = {
   checks: ['sha', 'checks', 'rounds'],
   approve: ['approvedBy'],
   'pull-request': ['number', 'url'],
+  label: ['applied', 'unknown'],
 };
+
+/** GitHub's longest label name (the create-label endpoint refuses longer ones). */
+export const MAX_LABEL_NAME = 50;
 
 export function checkSemantics(wf: Workflow, report: Report): void {
   const ids = checkStepIds(wf, report);
@@ -54,6 +58,22 @@ export function checkSemantics(wf: Workflow, report: Report): void {
   checkFallbacks(wf, report);
   checkProtectedPathLists(wf, report);
   checkNetwork(wf, report);
+  checkLabelNames(wf, report);
+}
+
+/** A label name written out (no expression) that GitHub could never have is a typo to say now, not at run time. */
+function checkLabelNames(wf: Workflow, report: Report): void {
+  wf.steps.forEach((s, i) => {
+    if (s.kind !== 'label' || !Array.isArray(s.add)) return;
+    s.add.forEach((name, j) => {
+      if (name.includes('${{')) return;
+      const pointer = `/steps/${i}/label/add/${j}`;
+      if (name.trim() === '') report(pointer, `\`add\` item ${j + 1} of step ${q(s.id)} is blank; a label name has at least one character that is not a space`);
+      else if ([...name.trim()].length > MAX_LABEL_NAME) {
+        report(pointer, `\`add\` item ${j + 1} of step ${q(s.id)} has ${[...name.trim()].length} characters; GitHub's label names have at most ${MAX_LABEL_NAME}, so the repository cannot have this label`);
+      }
+    });
+  });
 }
 
 /**
@@ -162,10 +182,20 @@ function checkOutputsSchemas(wf: Workflow, report: Report): void {
   });
 }
 
+/**
+ * A field that holds expressions, with its JSON pointer. `whole`: a field written either as a
+ * list or as one expression that yields the list, named by what the list holds.
+ */
+interface ExpressionField {
+  pointer: string;
+  text: string;
+  whole?: string;
+}
+
 /** Every field of a step that may hold expressions, with the JSON pointer of each. */
-function expressionFields(s: Step, i: number): { pointer: string; text: string; whole?: boolean }[] {
+function expressionFields(s: Step, i: number): ExpressionField[] {
   const at = (rest: string): string => `/steps/${i}${rest}`;
-  const out: { pointer: string; text: string; whole?: boolean }[] = [];
+  const out: ExpressionField[] = [];
   if (s.if !== undefined) out.push({ pointer: at('/if'), text: s.if.includes('${{') ? s.if : '${{ ' + s.if + ' }}' });
   if (s.forEach !== undefined) out.push({ pointer: at('/for-each'), text: s.forEach });
   for (const [k, v] of Object.entries(s.env)) out.push({ pointer: at(`/env/${k}`), text: v });
@@ -177,7 +207,7 @@ function expressionFields(s: Step, i: number): { pointer: string; text: string; 
       out.push({ pointer: at('/run'), text: s.run });
       break;
     case 'ask':
-      if (typeof s.questions === 'string') out.push({ pointer: at('/ask/questions'), text: s.questions, whole: true });
+      if (typeof s.questions === 'string') out.push({ pointer: at('/ask/questions'), text: s.questions, whole: 'questions' });
       else s.questions.forEach((qn, j) => out.push({ pointer: at(`/ask/questions/${j}`), text: qn }));
       break;
     case 'review':
@@ -189,6 +219,10 @@ function expressionFields(s: Step, i: number): { pointer: string; text: string; 
     case 'pull-request':
       out.push({ pointer: at('/pull-request/title'), text: s.title });
       if (s.body !== undefined) out.push({ pointer: at('/pull-request/body'), text: s.body });
+      break;
+    case 'label':
+      if (typeof s.add === 'string') out.push({ pointer: at('/label/add'), text: s.add, whole: 'label names' });
+      else s.add.forEach((name, j) => out.push({ pointer: at(`/label/add/${j}`), text: name }));
       break;
   }
   return out;
@@ -202,7 +236,7 @@ function checkExpressions(wf: Workflow, ids: Set<string>, report: Report): void 
     const perItem = (pointer: string): boolean => s.forEach !== undefined && !pointer.endsWith('/for-each') && !pointer.endsWith('/if');
     for (const field of expressionFields(s, i)) {
       if (field.whole && !isWholeExpression(field.text)) {
-        report(field.pointer, `${fieldName(field.pointer)} of step ${q(s.id)} must be a list of questions or one \`\${{ }}\` expression that yields one`);
+        report(field.pointer, `${fieldName(field.pointer)} of step ${q(s.id)} must be a list of ${field.whole} or one \`\${{ }}\` expression that yields one`);
         continue;
       }
       let segments;

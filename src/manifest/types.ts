@@ -10,7 +10,7 @@ export const ROLES = ['admin', 'maintain', 'write', 'triage', 'read'] as const;
 export type Role = (typeof ROLES)[number];
 export const DEFAULT_ROLES: Role[] = ['admin', 'maintain', 'write'];
 
-export const STEP_KINDS = ['agent', 'run', 'ask', 'review', 'checks', 'approve', 'pull-request'] as const;
+export const STEP_KINDS = ['agent', 'run', 'ask', 'review', 'checks', 'approve', 'pull-request', 'label'] as const;
 export type StepKind = (typeof STEP_KINDS)[number];
 
 /** A JSON Schema as written by the user (validated as a schema by the loader). */
@@ -251,7 +251,17 @@ export interface PullRequestStep extends StepBase {
   labels: string[];
 }
 
-export type Step = AgentStep | RunStep | AskStep | ReviewStep | ChecksStep | ApproveStep | PullRequestStep;
+/**
+ * Adds labels to the run's issue or pull request: only names the repository already has
+ * (matched without case, written as the repository spells them); others are reported, never created.
+ */
+export interface LabelStep extends StepBase {
+  kind: 'label';
+  /** Label names as written (each may embed expressions), or one expression that yields an array of strings. */
+  add: Template | string[];
+}
+
+export type Step = AgentStep | RunStep | AskStep | ReviewStep | ChecksStep | ApproveStep | PullRequestStep | LabelStep;
 
 export interface Workflow {
   name: string;

@@ -1,6 +1,7 @@
 // A workflow that `extends:` one of baton's library workflows, run in Actions-only mode:
 // the route, run, agent and apply modes of the bundled Action all load it (the library
-// ships next to the bundle in the Action's checkout), and the run ends as the library says.
+// ships next to the bundle in the Action's checkout), and the run ends as the library says,
+// its `label` step adding the labels from the Action's own job.
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,10 +46,11 @@ describe('Actions-only mode with a workflow extending the library', () => {
       files: { '.agents/workflows/my-triage.yml': MY_TRIAGE },
       agentScript: [
         { output: { summary: 'The app crashes on start.', labels: ['bug'], questions: [] } },
-        { output: { labels: ['bug'], kind: 'bug', priority: 'high' } },
+        { output: { labels: ['Bug', 'made-up'], kind: 'bug', priority: 'high' } },
       ],
     });
     const alice = h.as('alice');
+    await alice.rest.issues.createLabel({ ...o, name: 'bug' });
     const issue = (await alice.rest.issues.create({ ...o, title: 'Crash on start', body: 'It crashes.', labels: ['baton:my-triage'] })).data;
     await h.settle();
     const runId = `my-triage-${issue.number}-1`;
@@ -61,5 +63,9 @@ describe('Actions-only mode with a workflow extending the library', () => {
     expect(workers.map((r) => r.displayTitle).sort()).toEqual([`baton ${runId} classify #1`, `baton ${runId} read #1`]);
     for (const r of h.runner.store.runs.values()) expect(r.conclusion, `${r.path}\n${h.runner.logs(r.id)}`).toBe('success');
     expect(h.runner.errors).toEqual([]);
+    // The library's last step, in the Action too: the labels the repository has are added, a made-up one is not created.
+    expect((await alice.rest.issues.listLabelsOnIssue({ ...o, issue_number: issue.number })).data.map((l) => l.name).sort()).toEqual(['baton:my-triage', 'bug']);
+    expect((await alice.rest.issues.listLabelsForRepo({ ...o, per_page: 100 })).data.map((l) => l.name)).not.toContain('made-up');
+    expect(record).toContain('added `bug`; not labels of this repository (not created): `made-up`');
   }, 60_000);
 });

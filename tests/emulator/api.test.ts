@@ -186,6 +186,32 @@ describe('issues, comments, labels, reactions', () => {
     expect(otherCase).toMatchObject({ status: 422, data: { errors: [{ resource: 'Label', code: 'already_exists', field: 'name' }] } });
   });
 
+  it("lists the repository's labels a page at a time, and takes an existing label in its own spelling", async () => {
+    const o = { owner, repo: 'gadgets' };
+    await emu.createRepo(owner, o.repo, { 'README.md': '# gadgets\n' });
+    const bot = new Octokit({ baseUrl: emu.apiUrl, auth: emu.auth.mint({ ...o, permissions: { issues: 'write', metadata: 'read' }, login: 'baton[bot]' }) });
+    for (let i = 0; i < 105; i++) await bot.issues.createLabel({ ...o, name: `area-${i}` });
+    await bot.issues.createLabel({ ...o, name: 'Bug' });
+    const first = await bot.issues.listLabelsForRepo({ ...o, per_page: 100 });
+    expect(first.data).toHaveLength(100);
+    expect(first.headers.link).toContain('rel="next"');
+    const all = await bot.paginate(bot.issues.listLabelsForRepo, { ...o, per_page: 100 });
+    expect(all.map((l) => l.name)).toEqual([...Array.from({ length: 105 }, (_, i) => `area-${i}`), 'Bug']);
+    const { data: issue } = await bot.issues.create({ ...o, title: 'Spelling' });
+    const { data: labels } = await bot.issues.addLabels({ ...o, issue_number: issue.number, labels: ['bug'] });
+    expect(labels.map((l) => l.name)).toEqual(['Bug']);
+  });
+
+  it('refuses more than 100 labels on an issue, counting those it has', async () => {
+    const { data: issue } = await alice.issues.create({ owner, repo, title: 'Many labels' });
+    const names = (from: number, n: number) => Array.from({ length: n }, (_, i) => `many-${from + i}`);
+    expect((await app.issues.addLabels({ owner, repo, issue_number: issue.number, labels: names(0, 99) })).data).toHaveLength(99);
+    const over = await status(app.issues.addLabels({ owner, repo, issue_number: issue.number, labels: names(99, 2) }));
+    expect(over).toMatchObject({ status: 422, data: { message: 'Validation Failed', errors: [{ message: 'Issues cannot have more than 100 labels' }] } });
+    // Labels it already has do not count twice.
+    expect((await app.issues.addLabels({ owner, repo, issue_number: issue.number, labels: [...names(0, 99), 'many-99'] })).data).toHaveLength(100);
+  });
+
   it('refuses labels GitHub refuses: names over 50 characters, descriptions over 100, colours with #', async () => {
     const fifty = 'n'.repeat(50);
     expect((await app.issues.createLabel({ owner, repo, name: fifty })).status).toBe(201);

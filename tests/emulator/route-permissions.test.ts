@@ -56,6 +56,7 @@ const GITHUB: Record<string, [scope: string, level: 'read' | 'write'] | 'app-jwt
   'PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}': ['issues', 'write'],
   'POST /repos/{owner}/{repo}/issues/{issue_number}/comments': ['issues', 'write'],
   'POST /repos/{owner}/{repo}/issues/{issue_number}/labels': ['issues', 'write'],
+  'GET /repos/{owner}/{repo}/labels': ['issues', 'read'],
   'GET /repos/{owner}/{repo}/labels/{name}': ['issues', 'read'],
   'POST /repos/{owner}/{repo}/labels': ['issues', 'write'],
   'POST /repos/{owner}/{repo}/issues/{issue_number}/reactions': ['issues', 'write'],

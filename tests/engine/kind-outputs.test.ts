@@ -2,7 +2,7 @@
 // this holds that list to what the engine really produces, kind by kind.
 import { describe, expect, it } from 'vitest';
 import { KIND_OUTPUTS } from '../../src/manifest/semantic.ts';
-import { agent, approve, ask, checks, pullRequest, review, workflow } from './builder.ts';
+import { agent, approve, ask, checks, label, pullRequest, review, workflow } from './builder.ts';
 import { Run } from './harness.ts';
 
 function keysOf(r: Run, step: string): string[] {
@@ -19,6 +19,7 @@ describe('outputs of each step kind', () => {
         review('rev', { fix: 'impl' }),
         checks('ci', { names: ['test'] }),
         approve('gate', { roles: ['write'] }),
+        label('tag', { add: ['bug'] }),
       ]),
     );
     r.start();
@@ -29,8 +30,9 @@ describe('outputs of each step kind', () => {
     r.send({ type: 'review.submitted', actor: 'bob', permission: 'admin', state: 'approved', body: 'fine', comments: [] });
     r.send({ type: 'checks.reported', sha: r.state.head, checks: [{ name: 'test', conclusion: 'success' }] });
     r.send({ type: 'approval.given', actor: 'root', permission: 'admin' });
+    r.send({ type: 'labels.applied', step: 'tag', applied: ['bug'], unknown: [] });
     expect(r.state.status).toBe('succeeded');
-    for (const [step, kind] of [['clarify', 'ask'], ['pr', 'pull-request'], ['rev', 'review'], ['ci', 'checks'], ['gate', 'approve']] as const) {
+    for (const [step, kind] of [['clarify', 'ask'], ['pr', 'pull-request'], ['rev', 'review'], ['ci', 'checks'], ['gate', 'approve'], ['tag', 'label']] as const) {
       const known = KIND_OUTPUTS[kind]!;
       for (const key of keysOf(r, step)) expect(known, `${kind} output \`${key}\``).toContain(key);
     }

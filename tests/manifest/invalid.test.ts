@@ -44,8 +44,8 @@ const cases: Case[] = [
   { name: 'step without id', yaml: `steps:\n  - run: "true" # <-\n`, message: /missing `id` in step #1/ },
   { name: 'step id starting with a digit', yaml: `steps:\n  - id: 1st # <-\n    run: "true"\n`, message: /step ids start with a letter/ },
   { name: 'step id with a dot', yaml: `steps:\n  - id: a.b # <-\n    run: "true"\n`, message: /`id` in step `a.b` is `a.b`; step ids start with a letter/ },
-  { name: 'step with no kind', yaml: `steps:\n  - id: a # <-\n    needs: []\n`, message: 'step `a` says nothing to do; give it exactly one of agent, run, ask, review, checks, approve, pull-request' },
-  { name: 'step with two kinds', yaml: `${agents}steps:\n  - id: a # <-\n    run: "true"\n    agent: coder\n    prompt: hi\n`, message: 'step `a` has `agent` and `run`; a step has exactly one kind: agent, run, ask, review, checks, approve, pull-request' },
+  { name: 'step with no kind', yaml: `steps:\n  - id: a # <-\n    needs: []\n`, message: 'step `a` says nothing to do; give it exactly one of agent, run, ask, review, checks, approve, pull-request, label' },
+  { name: 'step with two kinds', yaml: `${agents}steps:\n  - id: a # <-\n    run: "true"\n    agent: coder\n    prompt: hi\n`, message: 'step `a` has `agent` and `run`; a step has exactly one kind: agent, run, ask, review, checks, approve, pull-request, label' },
   { name: 'unknown step key', yaml: `steps:\n  - id: a\n    run: "true"\n    retry: 2 # <-\n`, message: /unknown key `retry` in step `a`; did you mean `retries`\?/ },
   { name: 'agent step without prompt', yaml: `${agents}steps:\n  - id: a # <-\n    agent: coder\n`, message: '`agent` in step `a` also needs `prompt`' },
   { name: 'prompt on a run step', yaml: `steps:\n  - id: a\n    run: "true"\n    prompt: hi # <-\n`, message: /`prompt`.*step `a`/ },
@@ -170,6 +170,32 @@ const cases: Case[] = [
     yaml: `${agents}steps:\n  - id: a\n    review: { agent: reviewer }\n    for-each: \${{ fromJSON('[1,2]') }} # <-\n`,
     message: '`for-each` of step `a` has no effect: only agent and run steps fan out, and this is a `review` step',
   },
+  // Label steps
+  { name: 'label step without add', yaml: `steps:\n  - id: a\n    label: {} # <-\n`, message: /missing `add` in step `a`/ },
+  { name: 'label add that is not an expression', yaml: `steps:\n  - id: a\n    label: { add: bug } # <-\n`, message: '`add` in step `a` is `bug`; it must be one `${{ }}` expression' },
+  { name: 'label add as an empty list', yaml: `steps:\n  - id: a\n    label:\n      add: [] # <-\n`, message: /`add` in step `a` needs at least 1 item/ },
+  { name: 'label step with a second kind', yaml: `steps:\n  - id: a # <-\n    pull-request: { title: t }\n    label: { add: [bug] }\n`, message: 'step `a` has `pull-request` and `label`; a step has exactly one kind' },
+  {
+    name: 'label name longer than GitHub allows',
+    yaml: `steps:\n  - id: a\n    label:\n      add:\n        - bug\n        - ${'x'.repeat(51)} # <-\n`,
+    message: '`add` item 2 of step `a` has 51 characters; GitHub\'s label names have at most 50, so the repository cannot have this label',
+  },
+  { name: 'blank label name', yaml: `steps:\n  - id: a\n    label:\n      add: ["  "] # <-\n`, message: '`add` item 1 of step `a` is blank' },
+  {
+    name: 'label add reading a step that runs later',
+    yaml: `${agents}steps:\n  - id: a\n    label:\n      add: \${{ steps.b.outputs.labels }} # <-\n  - { id: b, agent: coder, prompt: hi }\n`,
+    message: 'step `a` reads `steps.b`, which does not run before it',
+  },
+  {
+    name: 'label add reading an output the step does not have',
+    yaml: `${agents}steps:\n  - id: b\n    agent: coder\n    prompt: hi\n    outputs: { type: object, additionalProperties: false, properties: { labels: { type: array } } }\n  - id: a\n    label:\n      add: \${{ steps.b.outputs.lables }} # <-\n`,
+    message: /step `a` reads output `lables` of step `b`, which has no such output; its outputs are: labels/,
+  },
+  {
+    name: 'for-each on a label step',
+    yaml: `steps:\n  - id: a\n    label: { add: [bug] }\n    for-each: \${{ fromJSON('[1,2]') }} # <-\n`,
+    message: '`for-each` of step `a` has no effect: only agent and run steps fan out, and this is a `label` step',
+  },
   { name: 'ask questions that are not an expression', yaml: `steps:\n  - id: a\n    ask: { questions: "why?" } # <-\n`, message: '`questions` in step `a` is `why?`; it must be one `${{ }}` expression' },
   // Semantics: outputs, inputs, triggers
   {
@@ -232,5 +258,15 @@ describe('values cut short by YAML comments', () => {
     expect(loadWorkflowText('wf.yml', 'steps:\n  - id: a\n    run: "echo fix #${{ issue.number }} now"\n').valid).toBe(true);
     expect(loadWorkflowText('wf.yml', 'steps:\n  - id: a\n    run: |\n      echo fix #${{ issue.number }} now\n').valid).toBe(true);
     expect(loadWorkflowText('wf.yml', 'steps:\n  - id: a # a real comment\n    run: "true"\n').valid).toBe(true);
+  });
+});
+
+describe('label steps that are fine', () => {
+  it('take a list of names or one expression, and never write', () => {
+    const r = loadWorkflowText('wf.yml', 'agents: { t: { uses: claude-code } }\nsteps:\n  - { id: c, agent: t, prompt: hi, writes: false }\n  - id: a\n    label: { add: ["${{ steps.c.outputs.labels }}"] }\n  - id: b\n    label:\n      add: ${{ steps.c.outputs.labels }}\n');
+    expect(r.diagnostics).toEqual([]);
+    const steps = r.loaded!.workflow.steps;
+    expect(steps[1]).toMatchObject({ kind: 'label', add: ['${{ steps.c.outputs.labels }}'], writes: false, needs: ['c'] });
+    expect(steps[2]).toMatchObject({ kind: 'label', add: '${{ steps.c.outputs.labels }}', writes: false });
   });
 });

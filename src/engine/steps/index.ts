@@ -4,6 +4,7 @@ import { askStep } from './ask.ts';
 import { approveStep } from './approve.ts';
 import { checksStep } from './checks.ts';
 import type { StepKindHandler } from './kind.ts';
+import { labelStep } from './label.ts';
 import { pullRequestStep } from './pull-request.ts';
 import { reviewStep } from './review.ts';
 import { workerStep } from './worker.ts';
@@ -21,6 +22,7 @@ export function handlerFor(step: Step): StepKindHandler {
     checks: checksStep,
     approve: approveStep,
     'pull-request': pullRequestStep,
+    label: labelStep,
   };
   return handlers[step.kind] as StepKindHandler;
 }

@@ -18,6 +18,7 @@ import { upsertCheckRun } from './checks.ts';
 import type { CommitCache, RunMemory } from './memory.ts';
 import { mergeStepBranch, notFastForward } from './merge.ts';
 import { OutputStore, storeOutputs } from './outputs.ts';
+import { applyLabels } from './labels.ts';
 import { ensurePullRequest, postReview } from './pull-request.ts';
 import { refusedStanding, replyFor } from './stranger-door.ts';
 import { postOnce, writeRecord } from './thread.ts';
@@ -203,6 +204,8 @@ export class GitHubHost implements HostPort {
         if (synced.some((e) => e.type === 'run-branch.refused')) return synced;
         return [...synced, ...(await ensurePullRequest(gh, command, at))];
       }
+      case 'apply-labels':
+        return applyLabels(gh, command, at);
       case 'dispatch-checks-workflow': {
         const synced = await this.syncBranch(state, at);
         if (synced.some((e) => e.type === 'run-branch.refused')) return synced;

@@ -1,7 +1,7 @@
 // LocalHost: the engine's commands carried out on a local checkout. Workers run in the
 // background (fan-outs run in parallel) and report through `next()`; everything else is
 // done at once and its follow-up events are recorded before they are returned.
-import type { Command, DispatchWorker, EnsurePullRequest, RunEvent, RunState } from '../../engine/index.ts';
+import type { ApplyLabels, Command, DispatchWorker, EnsurePullRequest, RunEvent, RunState } from '../../engine/index.ts';
 import type { Workflow } from '../../manifest/types.ts';
 import { renderRecord } from '../../record/render.ts';
 import type { HostPort } from '../driver.ts';
@@ -58,6 +58,8 @@ export class LocalHost implements HostPort {
         return this.record(mergeStep(command, this.repo));
       case 'ensure-pull-request':
         return this.record(this.pullRequest(command));
+      case 'apply-labels':
+        return this.record(this.labels(command));
       case 'reply':
         this.on.say(command.body);
         return [];
@@ -124,10 +126,17 @@ export class LocalHost implements HostPort {
     return [{ type: 'pull-request.ensured', key: `${cmd.key}/result`, at: Date.now(), step: cmd.step, number: 0, url: `branch ${cmd.head}` }];
   }
 
+  /** A local run has no issue: nothing is labelled, and the step says so (its note names what was asked for). */
+  private labels(cmd: ApplyLabels): RunEvent[] {
+    return [{ type: 'labels.applied', key: `${cmd.key}/result`, at: Date.now(), step: cmd.step, applied: [], unknown: [], note: LOCAL_LABELS_NOTE }];
+  }
+
   cleanup(runId: string): void {
     removeWorktree(this.repo, worktreesDir(this.repo, runId) + '/_run');
   }
 }
+
+export const LOCAL_LABELS_NOTE = 'not added: a local run has no issue to label';
 
 export function shellQuote(word: string): string {
   return /^[A-Za-z0-9_./:=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;

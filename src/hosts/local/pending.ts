@@ -1,7 +1,7 @@
 // After a kill, which effects must be done again: those the engine asked for whose
 // result never made it into events.jsonl. Read from the replayed state, never guessed:
-// a worker attempt still `running`, a merge still in progress, a pull request not yet
-// reported. The same command (same attempt, same key) is executed again; finished
+// a worker attempt still `running`, a merge still in progress, a pull request or labels not
+// yet reported. The same command (same attempt, same key) is executed again; finished
 // steps are never touched.
 import type { Command, RunState } from '../../engine/index.ts';
 
@@ -19,6 +19,11 @@ export function unfinishedEffects(state: RunState, commands: readonly Command[])
           c.type === 'dispatch-worker' && c.step === step.id && c.slot === job.slot && c.attempt === job.attempt,
       );
       if (cmd) out.push(cmd);
+    }
+    // A label step still running never heard its answer.
+    if (step.status === 'running') {
+      const labels = last((c): c is Extract<Command, { type: 'apply-labels' }> => c.type === 'apply-labels' && c.step === step.id);
+      if (labels) out.push(labels);
     }
     if (step.status === 'running' && state.pr === null) {
       const pr = last((c): c is Extract<Command, { type: 'ensure-pull-request' }> => c.type === 'ensure-pull-request' && c.step === step.id);

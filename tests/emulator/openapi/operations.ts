@@ -43,6 +43,7 @@ export const OPERATIONS: readonly string[] = [
   'GET /repos/{owner}/{repo}/issues/{issue_number}/labels',
   'POST /repos/{owner}/{repo}/issues/{issue_number}/labels',
   'DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}',
+  'GET /repos/{owner}/{repo}/labels',
   'POST /repos/{owner}/{repo}/labels',
   'GET /repos/{owner}/{repo}/labels/{name}',
 

@@ -16,6 +16,11 @@ function labelNames(input: unknown): string[] {
 
 /** GitHub's limits on a label (see the create-label route). */
 const MAX_LABEL_NAME = 50;
+/**
+ * At most 100 labels on one issue or pull request: 422 "Validation Failed. Issues cannot have
+ * more than 100 labels" (actions/labeler issue #115; github/docs issue #161).
+ */
+const MAX_ISSUE_LABELS = 100;
 const MAX_LABEL_DESCRIPTION = 100;
 export function commentOf(ctx: RouteContext, repo: Repo): Comment {
   const comment = ctx.emulator.store.comments.get(Number(ctx.params.comment_id));
@@ -223,9 +228,17 @@ export function registerIssueRoutes(emulator: Emulator): void {
       const repo = repoOf(ctx);
       const issue = issueOf(ctx, repo);
       const sender = actor(ctx);
+      const names = labelNames(ctx.body);
+      const fresh = new Set(names.map((n) => n.toLowerCase()).filter((n) => !issue.labels.some((l) => l.toLowerCase() === n)));
+      if (issue.labels.length + fresh.size > MAX_ISSUE_LABELS) {
+        throw validationFailed([{ resource: 'Issue', code: 'custom', field: 'labels', message: `Issues cannot have more than ${MAX_ISSUE_LABELS} labels` }]);
+      }
       const added = [];
-      for (const name of labelNames(ctx.body)) {
-        // Adding a label the repository lacks creates it, as GitHub does.
+      for (const name of names) {
+        // Adding a label the repository lacks creates it (colour ededed, no description), as
+        // GitHub does: github/docs issue #35718 ("not only assigns existing labels but also
+        // creates a new label if it does not already exist"). A name that matches one without
+        // regard to case takes that label, in its own spelling.
         const label = store.label(repo, name);
         if (issue.labels.some((l) => l.toLowerCase() === name.toLowerCase())) continue;
         issue.labels.push(label.name);
@@ -254,6 +267,12 @@ export function registerIssueRoutes(emulator: Emulator): void {
     },
     write,
   );
+
+  // The repository's labels, in the order they were made (GitHub's order is its own; baton reads them all).
+  router.add('GET', '/repos/{owner}/{repo}/labels', (ctx) => {
+    const repo = repoOf(ctx);
+    return paginate(ctx, [...repo.labels.values()].map((label) => shapes.label(repo, label)));
+  }, read);
 
   router.add(
     'POST',
