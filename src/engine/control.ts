@@ -11,6 +11,8 @@ import type {
   PullRequestFailed,
   QuestionsAnswered,
   RetryRequested,
+  ReviewFailed,
+  ReviewPosted,
   ReviewSubmitted,
 } from './events.ts';
 import { cancelOpenJobs, endRun } from './lifecycle.ts';
@@ -19,7 +21,7 @@ import { isTerminal } from './state.ts';
 import { approve } from './steps/approve.ts';
 import { answer } from './steps/ask.ts';
 import { pullRequestEnsured, pullRequestFailed } from './steps/pull-request.ts';
-import { humanReview } from './steps/review.ts';
+import { humanReview, reviewFailed, reviewPosted } from './steps/review.ts';
 import { AWAITING_APPROVAL } from './steps/checks-approval.ts';
 import type { CheckResult, ChecksSeen, SuiteResult } from './types.ts';
 
@@ -164,4 +166,14 @@ export function onPullRequestEnsured(d: Draft, ev: PullRequestEnsured): void {
 export function onPullRequestFailed(d: Draft, ev: PullRequestFailed): void {
   const step = d.stepDef(ev.step);
   if (step?.kind === 'pull-request') pullRequestFailed(d, step as PullRequestStep, ev);
+}
+
+export function onReviewPosted(d: Draft, ev: ReviewPosted): void {
+  const step = d.stepDef(ev.step);
+  if (step?.kind === 'review') reviewPosted(d, step as ReviewStep, ev);
+}
+
+export function onReviewFailed(d: Draft, ev: ReviewFailed): void {
+  const step = d.stepDef(ev.step);
+  if (step?.kind === 'review') reviewFailed(d, step as ReviewStep, ev);
 }

@@ -12,6 +12,8 @@ import {
   onPullRequestEnsured,
   onPullRequestFailed,
   onRetry,
+  onReviewFailed,
+  onReviewPosted,
 } from './control.ts';
 import { Draft } from './draft.ts';
 import type { RunEvent } from './events.ts';
@@ -62,6 +64,10 @@ function apply(d: Draft, ev: RunEvent): void {
       return onPullRequestEnsured(d, ev);
     case 'pull-request.failed':
       return onPullRequestFailed(d, ev);
+    case 'review.posted':
+      return onReviewPosted(d, ev);
+    case 'review.failed':
+      return onReviewFailed(d, ev);
     case 'retry.requested':
       return onRetry(d, ev);
     case 'run-branch.updated':
