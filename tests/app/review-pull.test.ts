@@ -106,4 +106,31 @@ describe('app: a review step on a pull request the run did not open', () => {
     const checks = (await h.as('alice').rest.checks.listForRef({ ...o, ref: state.head || sha })).data.check_runs;
     expect(checks.find((c) => c.name.includes('review') && c.conclusion === 'failure')?.output.title).toContain('Can not approve your own pull request');
   }, 60_000);
+
+  it('puts every comment in the review body when one is on a line outside the diff (GitHub refuses the whole review)', async () => {
+    const outside: AgentScript = {
+      'review/review': [
+        {
+          output: {
+            approved: true,
+            summary: 'Fine.',
+            comments: [
+              { path: 'src/app.txt', line: 2, body: 'Nice.', suggestion: 'TWO' },
+              { path: 'README.md', line: 1, body: 'Mention the app here.' },
+            ],
+          },
+        },
+      ],
+    };
+    h = await startHarness({ files: { '.agents/workflows/review.yml': REVIEW }, agents: outside, roles: { alice: 'admin', bob: 'write' } });
+    const pull = await pullBy(h, 'bob');
+    await labelPull(h, pull);
+    const reviews = (await h.as('alice').rest.pulls.listReviews({ ...o, pull_number: pull })).data;
+    expect(reviews.map((r) => r.state)).toEqual(['APPROVED']);
+    expect(reviews[0]!.body).toContain('- `src/app.txt:2`: Nice.');
+    expect(reviews[0]!.body).toContain('```text\n  TWO\n  ```');
+    expect(reviews[0]!.body).toContain('- `README.md:1`: Mention the app here.');
+    expect((await h.as('alice').rest.pulls.listReviewComments({ ...o, pull_number: pull })).data).toEqual([]);
+    expect(stateOf(h, `review-${pull}-1`).status).toBe('succeeded');
+  }, 60_000);
 });
