@@ -123,6 +123,7 @@ export function renderManifestDocs(schema: Schema): string {
   for (const [key, prop] of Object.entries<Schema>(step.properties ?? {})) {
     const r = resolve(prop);
     if (r.type === 'object' && r.properties) lines.push(...section(`\`steps[].${key}\``, prop));
+    if (key === 'review') lines.push(...REVIEW_PROSE);
   }
   return lines.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd() + '\n';
 }
@@ -176,6 +177,29 @@ const NETWORK_PROSE = [
   '(the allow-list proxy, a packet filter for what ignores the proxy, a user of its own, the limits)',
   "and the step's record says which were missing; `sandbox: required` on the agent or on a step fails",
   'the attempt instead. A step can require the sandbox of an agent that only prefers it, not the reverse.',
+  '',
+];
+
+/** Where a review step posts, and what `verdicts` change (src/engine/steps/review.ts, src/hosts/github/review.ts). */
+const REVIEW_PROSE = [
+  '### Reviewing a pull request the run did not open',
+  '',
+  "A run started on someone else's pull request (its thread is that pull request, and the run has no PR",
+  'of its own) posts its review there. `verdicts` says which review events the step may use: with',
+  '`verdicts: [approve, request-changes]` the reviewer\'s approval is posted as an approving review and',
+  'its change requests as a "Request changes" review; a verdict not listed is posted as a comment.',
+  "GitHub refuses both from the pull request's own author (a PR baton's App opened), and from a",
+  "workflow's `GITHUB_TOKEN` unless the repository allows GitHub Actions to approve pull requests.",
+  '',
+  'The step is done only once GitHub has the review: its outputs are `approved`, `summary`, `comments`,',
+  '`event` (`APPROVE`, `REQUEST_CHANGES` or `COMMENT`) and `url` (the review). A review GitHub refuses',
+  "fails the step with GitHub's reason. Without `fix`, requested changes are the step's result, not a",
+  'failure; with `fix`, a fix round follows as on the run\'s own PR. The review says which commit was',
+  'reviewed and how many files the pull request changes, even an approval with no comments.',
+  '',
+  'A reviewer comment with `suggestion` (and, for several lines, `start_line`, `line` being the last)',
+  'is posted as a suggested change the author can apply; a comment on a line outside the diff goes into',
+  "the review's text instead.",
   '',
 ];
 

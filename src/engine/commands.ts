@@ -129,17 +129,29 @@ export interface PostQuestions extends CommandBase {
   deadline: number | null;
 }
 
+/** GitHub's review events, as the reviews API takes them. */
+export type ReviewEvent = 'APPROVE' | 'REQUEST_CHANGES' | 'COMMENT';
+
 /**
- * Post a reviewer agent's review on the run's PR. Always as a COMMENT review: GitHub
- * refuses approvals and change requests from a PR's own author, and baton opened the PR.
+ * Post a reviewer agent's review on a pull request: the run's own (always a COMMENT review:
+ * GitHub refuses approvals and change requests from a PR's own author, and baton opened it)
+ * or the one the run is bound to, with the event the step's `verdicts` allow.
+ * Follow-up when `confirm`: review.posted or review.failed for this step and attempt.
  */
 export interface PostReview extends CommandBase {
   type: 'post-review';
   step: string;
+  /** The reviewer attempt whose review this is. */
+  attempt: number;
   prNumber: number;
   approved: boolean;
+  event: ReviewEvent;
+  /** The commit the reviewer looked at (the run's head). */
+  commit: string;
   body: string;
   comments: ReviewComment[];
+  /** The step waits for the host to say the review was posted (a pull request the run did not open). */
+  confirm: boolean;
 }
 
 /** Open or update the run's PR. Follow-up: pull-request.ensured or pull-request.failed. */

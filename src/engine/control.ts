@@ -13,6 +13,8 @@ import type {
   PullRequestFailed,
   QuestionsAnswered,
   RetryRequested,
+  ReviewFailed,
+  ReviewPosted,
   ReviewSubmitted,
 } from './events.ts';
 import { cancelOpenJobs, endRun } from './lifecycle.ts';
@@ -22,7 +24,7 @@ import { approve } from './steps/approve.ts';
 import { answer } from './steps/ask.ts';
 import { labelsApplied, labelsFailed } from './steps/label.ts';
 import { pullRequestEnsured, pullRequestFailed } from './steps/pull-request.ts';
-import { humanReview } from './steps/review.ts';
+import { humanReview, reviewFailed, reviewPosted } from './steps/review.ts';
 import { AWAITING_APPROVAL } from './steps/checks-approval.ts';
 import type { CheckResult, ChecksSeen, SuiteResult } from './types.ts';
 
@@ -177,4 +179,14 @@ export function onLabelsApplied(d: Draft, ev: LabelsApplied): void {
 export function onLabelsFailed(d: Draft, ev: LabelsFailed): void {
   const step = d.stepDef(ev.step);
   if (step?.kind === 'label') labelsFailed(d, step as LabelStep, ev);
+}
+
+export function onReviewPosted(d: Draft, ev: ReviewPosted): void {
+  const step = d.stepDef(ev.step);
+  if (step?.kind === 'review') reviewPosted(d, step as ReviewStep, ev);
+}
+
+export function onReviewFailed(d: Draft, ev: ReviewFailed): void {
+  const step = d.stepDef(ev.step);
+  if (step?.kind === 'review') reviewFailed(d, step as ReviewStep, ev);
 }

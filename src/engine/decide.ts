@@ -14,6 +14,8 @@ import {
   onPullRequestEnsured,
   onPullRequestFailed,
   onRetry,
+  onReviewFailed,
+  onReviewPosted,
 } from './control.ts';
 import { Draft } from './draft.ts';
 import type { RunEvent } from './events.ts';
@@ -68,6 +70,10 @@ function apply(d: Draft, ev: RunEvent): void {
       return onLabelsApplied(d, ev);
     case 'labels.failed':
       return onLabelsFailed(d, ev);
+    case 'review.posted':
+      return onReviewPosted(d, ev);
+    case 'review.failed':
+      return onReviewFailed(d, ev);
     case 'retry.requested':
       return onRetry(d, ev);
     case 'run-branch.updated':

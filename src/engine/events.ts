@@ -3,6 +3,7 @@
 // redelivery is recognised, and `at` (epoch ms), the only clock the engine has.
 import type { Role } from '../manifest/types.ts';
 import type { CheckResult, Json, ReviewComment, SuiteResult, Thread } from './types.ts';
+import type { ReviewEvent } from './commands.ts';
 import type { SandboxReport } from './sandbox.ts';
 import type { TriggerKind } from './roles.ts';
 
@@ -207,6 +208,26 @@ export interface LabelsFailed extends EventBase {
   error: string;
 }
 
+/** The host posted a review step's review (a post-review command with `confirm`): GitHub's id and link for it. */
+export interface ReviewPosted extends EventBase {
+  type: 'review.posted';
+  step: string;
+  /** The reviewer attempt whose review it is (from the command). */
+  attempt: number;
+  reviewId: number;
+  /** Link to the review; empty where the host has none (a local run). */
+  url: string;
+  event: ReviewEvent;
+}
+
+/** GitHub refused the review for good: `error` says what it answered. */
+export interface ReviewFailed extends EventBase {
+  type: 'review.failed';
+  step: string;
+  attempt: number;
+  error: string;
+}
+
 /** `/baton cancel`. */
 export interface CancelRequested extends EventBase, Actor {
   type: 'cancel.requested';
@@ -241,6 +262,8 @@ export type RunEvent =
   | PullRequestFailed
   | LabelsApplied
   | LabelsFailed
+  | ReviewPosted
+  | ReviewFailed
   | CancelRequested
   | RetryRequested
   | TimePassed;

@@ -29,7 +29,15 @@ export const REVIEW_OUTPUTS_SCHEMA: JsonSchema = {
       items: {
         type: 'object',
         required: ['body'],
-        properties: { path: { type: 'string' }, line: { type: 'integer', minimum: 1 }, body: { type: 'string' } },
+        properties: {
+          path: { type: 'string' },
+          line: { type: 'integer', minimum: 1 },
+          start_line: { type: 'integer', minimum: 1 },
+          suggestion: { type: 'string' },
+          body: { type: 'string' },
+        },
+        // A range ends at `line`; a suggestion replaces lines of a file, so it needs them.
+        dependentRequired: { start_line: ['line'], suggestion: ['path', 'line'] },
       },
     },
   },

@@ -75,7 +75,12 @@ export interface JobState {
 
 export interface ReviewComment {
   path?: string;
+  /** The (last) line commented on, in the new version of the file. */
   line?: number;
+  /** First line of a multi-line comment (≤ line); absent: the comment is on `line` alone. */
+  start_line?: number;
+  /** Replacement text for the commented lines: the host renders it as a suggested change. */
+  suggestion?: string;
   body: string;
 }
 
@@ -100,7 +105,8 @@ export interface Feedback {
 
 /** Progress of a review or checks gate. */
 export interface GateState {
-  phase: 'reviewing' | 'waiting-checks' | 'fixing';
+  /** `posting`: a review gate waits for the host to confirm its review on a pull request it did not open. */
+  phase: 'reviewing' | 'posting' | 'waiting-checks' | 'fixing';
   /** Fix rounds started so far (≤ max-rounds). */
   round: number;
   /** Checks gate: epoch ms after which waiting for checks fails the step. */

@@ -142,6 +142,7 @@ function statusText(state: RunState, workflow: Workflow, id: string, s: StepStat
         const rounds = step.kind === 'review' || step.kind === 'checks' ? ` of ${step.maxRounds}` : '';
         if (s.gate.phase === 'fixing') return `fix round ${s.gate.round}${rounds}`;
         // A checks gate's note says what holds it (checks waiting for approval).
+        if (s.gate.phase === 'posting') return s.note ?? 'posting the review';
         if (s.gate.phase === 'waiting-checks') return s.note ?? (s.gate.round ? `waiting for checks (after fix round ${s.gate.round})` : 'waiting for checks');
         return s.gate.round ? `reviewing (after fix round ${s.gate.round})` : 'reviewing';
       }

@@ -296,6 +296,22 @@ export class GitRepo {
     return files;
   }
 
+  /**
+   * The new-file line ranges (first, last) of a file's hunks between two commits, with git's
+   * three lines of context as GitHub shows them: the lines a review comment may be placed on
+   * (side RIGHT). Empty when the file did not change.
+   */
+  async rightHunks(base: string, head: string, path: string): Promise<[number, number][]> {
+    const out = await text(this.dir, ['diff', '-U3', '--no-renames', '--no-color', base, head, '--', path]);
+    const hunks: [number, number][] = [];
+    for (const m of out.matchAll(/^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@/gm)) {
+      const start = Number(m[1]);
+      const count = m[2] === undefined ? 1 : Number(m[2]);
+      if (count > 0) hunks.push([start, start + count - 1]);
+    }
+    return hunks;
+  }
+
   /** Writes files as one commit on `branch` (used to seed repositories). */
   async commitFiles(branch: string, files: Record<string, string | Buffer>, message: string): Promise<string> {
     const parent = await this.resolveRef(`refs/heads/${branch}`);

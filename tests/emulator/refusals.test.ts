@@ -207,3 +207,46 @@ describe('draft pull requests', () => {
     expect(await open('team-secret', true)).toBe('ok');
   });
 });
+
+describe('reviews', () => {
+  /** A pull request by alice changing lines 2–3 of a ten-line file (hunk with context: lines 1–6). */
+  async function pull(branch: string): Promise<number> {
+    const ten = Array.from({ length: 10 }, (_, i) => `line ${i + 1}`);
+    const base = await head();
+    const seed = await alice.request('POST /repos/{owner}/{repo}/git/trees', { ...o, base_tree: base, tree: [{ path: `${branch}.txt`, mode: '100644', type: 'blob', content: ten.join('\n') + '\n' }] });
+    const c1 = await alice.request('POST /repos/{owner}/{repo}/git/commits', { ...o, message: 'seed', tree: seed.data.sha, parents: [base] });
+    await alice.request('POST /repos/{owner}/{repo}/git/refs', { ...o, ref: `refs/heads/${branch}-base`, sha: c1.data.sha });
+    const changed = ten.map((l, i) => (i === 1 || i === 2 ? `${l} changed` : l));
+    const tree = await alice.request('POST /repos/{owner}/{repo}/git/trees', { ...o, base_tree: c1.data.sha, tree: [{ path: `${branch}.txt`, mode: '100644', type: 'blob', content: changed.join('\n') + '\n' }] });
+    const c2 = await alice.request('POST /repos/{owner}/{repo}/git/commits', { ...o, message: 'change', tree: tree.data.sha, parents: [c1.data.sha] });
+    await alice.request('POST /repos/{owner}/{repo}/git/refs', { ...o, ref: `refs/heads/${branch}`, sha: c2.data.sha });
+    return (await alice.request('POST /repos/{owner}/{repo}/pulls', { ...o, title: branch, head: branch, base: `${branch}-base` })).data.number;
+  }
+  const review = (n: number, input: Record<string, unknown>) => installation.request('POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews', { ...o, pull_number: n, ...input });
+
+  it('refuses a whole review when an inline comment is outside the diff, or its range leaves its hunk', async () => {
+    const n = await pull('diff-lines');
+    const file = 'diff-lines.txt';
+    expect(await refusal(review(n, { event: 'COMMENT', body: 'b', comments: [{ path: file, line: 9, side: 'RIGHT', body: 'x' }] }))).toMatchObject({
+      status: 422,
+      errors: ["Pull request review thread line must be part of the diff, and Pull request review thread diff hunk can't be blank"],
+    });
+    expect(await refusal(review(n, { event: 'COMMENT', body: 'b', comments: [{ path: 'README.md', line: 1, side: 'RIGHT', body: 'x' }] }))).toMatchObject({ status: 422 });
+    expect(await refusal(review(n, { event: 'COMMENT', body: 'b', comments: [{ path: file, line: 6, start_line: 7, side: 'RIGHT', body: 'x' }] }))).toMatchObject({
+      status: 422,
+      errors: ['Pull request review thread start line must be part of the same hunk as the line.'],
+    });
+    // Nothing of a refused review is kept.
+    expect((await alice.request('GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews', { ...o, pull_number: n })).data).toEqual([]);
+    // Context lines of the hunk take comments; a range within it too.
+    expect(await refusal(review(n, { event: 'COMMENT', body: 'b', comments: [{ path: file, line: 6, start_line: 1, side: 'RIGHT', body: 'x' }] }))).toBe('ok');
+  });
+
+  it('refuses a comment or change request with no body, even with inline comments', async () => {
+    const n = await pull('no-body');
+    for (const event of ['COMMENT', 'REQUEST_CHANGES']) {
+      expect(await refusal(review(n, { event, body: '', comments: [{ path: 'no-body.txt', line: 2, side: 'RIGHT', body: 'x' }] }))).toMatchObject({ status: 422, errors: ['Body is required'] });
+    }
+    expect(await refusal(review(n, { event: 'APPROVE' }))).toBe('ok');
+  });
+});

@@ -409,6 +409,7 @@ export class Shapes {
       _links: { self: { href: url }, html: { href: html }, pull_request: { href: pullUrl } },
       line: comment.line ?? undefined,
       original_line: comment.line ?? undefined,
+      ...(comment.startLine ? { start_line: comment.startLine, original_start_line: comment.startLine, start_side: comment.side } : {}),
       side: comment.side,
       subject_type: comment.line === null ? 'file' : 'line',
     };

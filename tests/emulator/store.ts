@@ -80,6 +80,8 @@ export interface ReviewComment {
   user: string;
   path: string;
   line: number | null;
+  /** First line of a multi-line comment. */
+  startLine?: number | null;
   side: 'LEFT' | 'RIGHT';
   body: string;
   commitId: string;

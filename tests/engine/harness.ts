@@ -4,7 +4,7 @@ import { decide } from '../../src/engine/decide.ts';
 import type { Command, DispatchWorker, MergeStepBranch } from '../../src/engine/commands.ts';
 import type { RunEvent } from '../../src/engine/events.ts';
 import { emptyState } from '../../src/engine/state.ts';
-import type { Json, RunState, StepState } from '../../src/engine/types.ts';
+import type { Json, RunState, StepState, Thread } from '../../src/engine/types.ts';
 import type { Role, Workflow } from '../../src/manifest/types.ts';
 
 export const T0 = Date.UTC(2025, 0, 1, 12, 0, 0);
@@ -34,7 +34,7 @@ export class Run {
     return out.commands;
   }
 
-  start(o: { inputs?: Record<string, Json>; actor?: string; permission?: Role | 'none'; issue?: Json } = {}): Command[] {
+  start(o: { inputs?: Record<string, Json>; actor?: string; permission?: Role | 'none'; issue?: Json; thread?: Thread } = {}): Command[] {
     return this.send({
       type: 'run.requested',
       runId: 'r1',
@@ -42,7 +42,7 @@ export class Run {
       manifestHash: 'hash-1',
       manifestCommit: 'c0',
       inputs: o.inputs ?? {},
-      thread: { kind: 'issue', number: 42 },
+      thread: o.thread ?? { kind: 'issue', number: 42 },
       // `issue: null`: a run with no issue (one started on a pull request).
       issue: 'issue' in o ? (o.issue ?? null) : { number: 42, title: 'Crash on save', body: 'It crashes.' },
       repo: { owner: 'o', name: 'r' },

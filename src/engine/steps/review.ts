@@ -1,10 +1,13 @@
 // `review` gates: a reviewer agent returns {approved, summary, comments}; changes
 // requested start a fix round, after which the reviewer looks again. A human review on
 // the run's PR counts too: approval passes the gate, changes requested start a fix round.
+// On a pull request the run did not open (a run bound to someone else's PR), the review
+// posted there is the result: the step waits until the host confirms GitHub has it.
 import type { ReviewStep } from '../../manifest/types.ts';
 import { openStepCheck } from '../checks-runs.ts';
 import type { Draft } from '../draft.ts';
-import type { ReviewSubmitted } from '../events.ts';
+import type { ReviewEvent } from '../commands.ts';
+import type { ReviewFailed, ReviewPosted, ReviewSubmitted } from '../events.ts';
 import { openJob } from '../jobs.ts';
 import { cancelOpenJobs, failStep, succeedStep } from '../lifecycle.ts';
 import { isAllowed } from '../roles.ts';
@@ -19,6 +22,35 @@ interface ReviewOutputs {
   comments?: ReviewComment[];
 }
 
+/** Where a review step's review goes, and whether the run opened that pull request. */
+interface ReviewTarget {
+  number: number;
+  own: boolean;
+}
+
+/**
+ * The run's own PR when it has one; else the pull request the run is bound to (started by an
+ * event on someone else's PR); else nowhere (a run from an issue before its PR exists).
+ */
+export function reviewTarget(d: Draft): ReviewTarget | null {
+  if (d.state.pr) return { number: d.state.pr.number, own: true };
+  if (d.state.thread?.kind === 'pull') return { number: d.state.thread.number, own: false };
+  return null;
+}
+
+/**
+ * The review event to post. On the run's own PR always COMMENT: GitHub refuses approvals and
+ * change requests from a PR's author, and baton opened it. Elsewhere the reviewer's verdict,
+ * when the step's `verdicts` allow it (absent: comment only), else COMMENT.
+ */
+export function reviewEvent(step: ReviewStep, approved: boolean, own: boolean): ReviewEvent {
+  if (own) return 'COMMENT';
+  const allowed = step.verdicts ?? ['comment'];
+  if (approved && allowed.includes('approve')) return 'APPROVE';
+  if (!approved && allowed.includes('request-changes')) return 'REQUEST_CHANGES';
+  return 'COMMENT';
+}
+
 function start(d: Draft, step: ReviewStep): void {
   d.setStep(step.id, { gate: { phase: 'reviewing', round: 0, deadline: null, pendingFeedback: null } });
   openStepCheck(d, step.id, d.step(step.id).opening, 'reviewing');
@@ -31,6 +63,8 @@ function startReviewer(d: Draft, step: ReviewStep): void {
   openJob(d, step.id, newJob('review', 'review', null, null, st.attempts['review'] ?? 0));
 }
 
+const POSTED_AS: Record<ReviewEvent, string> = { APPROVE: 'approved', REQUEST_CHANGES: 'requested changes on', COMMENT: 'commented on' };
+
 function jobSucceeded(d: Draft, step: ReviewStep, job: JobState): void {
   const g = d.step(step.id).gate!;
   if (job.kind === 'fix') {
@@ -39,24 +73,71 @@ function jobSucceeded(d: Draft, step: ReviewStep, job: JobState): void {
     return startReviewer(d, step);
   }
   const review = job.outputs as unknown as ReviewOutputs;
-  const comments = review.comments ?? [];
-  if (d.state.pr) {
+  const to = reviewTarget(d);
+  if (to) {
     d.emit({
       type: 'post-review',
       runId: d.state.runId,
       key: `${d.state.runId}/${step.id}/review/${job.attempt}/post`,
       step: step.id,
-      prNumber: d.state.pr.number,
+      attempt: job.attempt,
+      prNumber: to.number,
       approved: review.approved,
+      event: reviewEvent(step, review.approved, to.own),
+      commit: d.state.head,
       body: review.summary,
-      comments,
+      comments: review.comments ?? [],
+      confirm: !to.own,
     });
   }
-  if (review.approved) {
-    return succeedStep(d, step.id, { approved: true, summary: review.summary, comments: comments as never, rounds: g.round }, `approved after ${g.round} fix rounds`, review.summary);
+  // On a pull request the run did not open, the review is what the step delivers: it is done
+  // when GitHub has it (review.posted), and fails when GitHub refuses it (review.failed).
+  if (to && !to.own) {
+    d.setStep(step.id, { gate: { ...g, phase: 'posting' }, note: `posting the review on #${to.number}` });
+    d.visible = true;
+    return;
   }
+  conclude(d, step, review, null);
+}
+
+/** The reviewer's verdict applied, once its review is posted where it has to be (`posted`), or at once. */
+function conclude(d: Draft, step: ReviewStep, review: ReviewOutputs, posted: { event: ReviewEvent; url: string; number: number } | null): void {
+  const g = d.step(step.id).gate!;
+  const comments = review.comments ?? [];
+  const outputs = { approved: review.approved, summary: review.summary, comments: comments as never, rounds: g.round, ...(posted ? { event: posted.event, url: posted.url } : {}) };
+  const where = posted ? `${POSTED_AS[posted.event]} #${posted.number}` : '';
+  const text = posted?.url ? `${review.summary}\n\n${posted.url}` : review.summary;
+  if (review.approved) {
+    return succeedStep(d, step.id, outputs, posted ? where : `approved after ${g.round} fix rounds`, text);
+  }
+  // Without a fix step, a review of someone else's pull request is the deliverable: changes
+  // requested there are the reviewer's answer, not a failure of the run.
+  if (posted && !step.fix) return succeedStep(d, step.id, outputs, where, text);
   const feedback: Feedback = { source: 'review', summary: review.summary, comments, checks: [] };
   fixOrFail(d, step, feedback, `the reviewer requested changes: ${review.summary}`);
+}
+
+/** The review step waiting for this attempt's review to be posted, if it still is. */
+function posting(d: Draft, step: ReviewStep, attempt: number): JobState | null {
+  if (d.state.status !== 'running') return null;
+  const st = d.step(step.id);
+  if (st.status !== 'running' || st.gate?.phase !== 'posting') return null;
+  const job = st.jobs.find((j) => j.slot === 'review');
+  return job && job.attempt === attempt ? job : null;
+}
+
+export function reviewPosted(d: Draft, step: ReviewStep, ev: ReviewPosted): void {
+  const job = posting(d, step, ev.attempt);
+  const to = reviewTarget(d);
+  if (!job || !to) return;
+  d.setStep(step.id, { gate: { ...d.step(step.id).gate!, phase: 'reviewing' }, note: null });
+  conclude(d, step, job.outputs as unknown as ReviewOutputs, { event: ev.event, url: ev.url, number: to.number });
+}
+
+export function reviewFailed(d: Draft, step: ReviewStep, ev: ReviewFailed): void {
+  if (!posting(d, step, ev.attempt)) return;
+  const to = reviewTarget(d);
+  failStep(d, step.id, `the review could not be posted on #${to?.number ?? '?'}: ${ev.error}`);
 }
 
 function jobFailed(d: Draft, step: ReviewStep, job: JobState): void {

@@ -19,7 +19,8 @@ import type { CommitCache, RunMemory } from './memory.ts';
 import { mergeStepBranch, notFastForward } from './merge.ts';
 import { OutputStore, storeOutputs } from './outputs.ts';
 import { applyLabels } from './labels.ts';
-import { ensurePullRequest, postReview } from './pull-request.ts';
+import { ensurePullRequest } from './pull-request.ts';
+import { postReview } from './review.ts';
 import { refusedStanding, replyFor } from './stranger-door.ts';
 import { postOnce, writeRecord } from './thread.ts';
 import { LeaseTaken, type EventClaim } from './lease.ts';
@@ -197,8 +198,7 @@ export class GitHubHost implements HostPort {
         return [];
       }
       case 'post-review':
-        await postReview(gh, command, this.memory.markers, !this.memory.warm);
-        return [];
+        return postReview(gh, command, this.memory.markers, !this.memory.warm, at);
       case 'ensure-pull-request': {
         const synced = await this.syncBranch(state, at);
         if (synced.some((e) => e.type === 'run-branch.refused')) return synced;

@@ -1,7 +1,7 @@
 // The run's pull request, from the run branch: opened once, updated when its title or
 // body changed. baton never merges it.
-import type { EnsurePullRequest, PostReview, RunEvent } from '../../engine/index.ts';
-import { inert, markerComment } from '../../record/inert.ts';
+import type { EnsurePullRequest, RunEvent } from '../../engine/index.ts';
+import { inert } from '../../record/inert.ts';
 import { ACTIONS_PR_ADVICE, isActionsPrRefusal } from './actions-settings.ts';
 import { messageOf, statusOf, type RepoContext } from './client.ts';
 import { fitComment } from './limits.ts';
@@ -50,37 +50,4 @@ export async function ensurePullRequest(gh: RepoContext, cmd: EnsurePullRequest,
     const advice = isActionsPrRefusal(status, message) ? ` — ${ACTIONS_PR_ADVICE} Once it is on, \`/baton retry ${cmd.step}\` opens the pull request.` : '';
     return [{ type: 'pull-request.failed', key: `${cmd.key}/failed`, at, step: cmd.step, error: `opening the pull request from ${cmd.head} into ${cmd.base} failed (${status}): ${message}${advice}` }];
   }
-}
-
-/**
- * A reviewer agent's review as a real PR review with inline comments, always as COMMENT
- * (GitHub refuses approvals and change requests from the PR's own author). Comments on
- * lines outside the diff are refused by GitHub; they then go into the review body.
- */
-export async function postReview(gh: RepoContext, cmd: PostReview, known: Set<string>, lookFirst: boolean): Promise<void> {
-  const o = { owner: gh.owner, repo: gh.repo, pull_number: cmd.prNumber };
-  const marker = `baton:review ${cmd.key}`;
-  const tail = markerComment(marker);
-  if (known.has(marker)) return;
-  if (lookFirst) {
-    const reviews = await gh.octokit.paginate('GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews', { ...o, per_page: 100 });
-    // Only baton's own review, ending in the marker, says it was posted: anyone can quote a marker.
-    const ours = (r: (typeof reviews)[number]) => r.user?.login.toLowerCase() === gh.botLogin.toLowerCase() && (r.body ?? '').trimEnd().endsWith(tail);
-    if (reviews.some(ours)) return void known.add(marker);
-  }
-  const verdict = cmd.approved ? '✅ **Approved** by the reviewer agent.' : '🔁 **Changes requested** by the reviewer agent.';
-  const text = `${verdict}\n\n${inert(cmd.body)}`;
-  const inline = cmd.comments.filter((c) => c.path && c.line).map((c) => ({ path: c.path!, line: c.line!, side: 'RIGHT' as const, body: inert(c.body) }));
-  const loose = cmd.comments.filter((c) => !(c.path && c.line));
-  // The agent's text may be of any length and say anything: inert, cut to GitHub's limit, the
-  // marker always kept as the last line.
-  const withLoose = (extra: typeof cmd.comments) =>
-    fitComment(extra.length ? `${text}\n\n${inert(extra.map((c) => `- ${c.path ? `\`${c.path}${c.line ? `:${c.line}` : ''}\`: ` : ''}${c.body}`).join('\n'))}` : text, `\n${tail}`);
-  try {
-    await gh.octokit.request('POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews', { ...o, event: 'COMMENT', body: withLoose(loose), comments: inline });
-  } catch (err) {
-    if (statusOf(err) !== 422 || !inline.length) throw err;
-    await gh.octokit.request('POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews', { ...o, event: 'COMMENT', body: withLoose(cmd.comments) });
-  }
-  known.add(marker);
 }

@@ -66,10 +66,14 @@ export class LocalHost implements HostPort {
       case 'finish-run':
         this.cleanup(state.runId);
         return [];
-      // Check runs, PR reviews and the CI dispatch exist only on GitHub; the record and
-      // the state hold the same information locally. Questions are asked by the runner.
-      case 'check-run':
+      // Check runs and the CI dispatch exist only on GitHub; the record and the state hold
+      // the same information locally. Questions are asked by the runner.
       case 'post-review':
+        // Locally the review is the reviewer's outputs in the record; a step that waits for its
+        // review to be posted (a run bound to a pull request) is told it is, with no link.
+        if (!command.confirm) return [];
+        return this.record([{ type: 'review.posted', key: `${command.key}/result`, at: Date.now(), step: command.step, attempt: command.attempt, reviewId: 0, url: '', event: command.event }]);
+      case 'check-run':
       case 'post-questions':
       case 'dispatch-checks-workflow':
       case 'render-record':

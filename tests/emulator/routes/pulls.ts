@@ -193,18 +193,24 @@ export function registerPullRoutes(emulator: Emulator): void {
         commit_id?: string;
         body?: string;
         event?: 'APPROVE' | 'REQUEST_CHANGES' | 'COMMENT';
-        comments?: { path: string; position?: number; body: string; line?: number; side?: string }[];
+        comments?: { path: string; position?: number; body: string; line?: number; side?: string; start_line?: number; start_side?: string }[];
       }>(ctx);
       const user = actor(ctx);
       if (input.event === 'APPROVE') refuseActionsWithoutSetting(ctx, repo);
-      if ((input.event === 'REQUEST_CHANGES' || input.event === 'COMMENT') && (input.body ?? '') === '' && (input.comments ?? []).length === 0) {
+      // REST docs, "Create a review for a pull request": body is "Required when using
+      // REQUEST_CHANGES or COMMENT for the event parameter" (inline comments do not replace it).
+      if ((input.event === 'REQUEST_CHANGES' || input.event === 'COMMENT') && (input.body ?? '').trim() === '') {
         throw new HttpError(422, 'Unprocessable Entity', { errors: ['Body is required'] });
       }
+      // A PR's author (a user or an App's bot) can neither approve nor request changes on it:
+      // 422 "Can not approve your own pull request" (hubtty/hubtty#33,
+      // juliangruber/approve-pull-request-action#79).
       if ((input.event === 'APPROVE' || input.event === 'REQUEST_CHANGES') && user.toLowerCase() === issue.user.toLowerCase()) {
         const verb = input.event === 'APPROVE' ? 'approve' : 'request changes on';
         // The reviews endpoint answers with plain strings in errors[], unlike most.
         throw new HttpError(422, 'Unprocessable Entity', { errors: [`Can not ${verb} your own pull request`] });
       }
+      await refuseLinesOutsideTheDiff(emulator, repo, pull, input.commit_id ?? pull.headSha, input.comments ?? []);
       const state: Review['state'] =
         input.event === 'APPROVE' ? 'APPROVED' : input.event === 'REQUEST_CHANGES' ? 'CHANGES_REQUESTED' : input.event === 'COMMENT' ? 'COMMENTED' : 'PENDING';
       const commitId = input.commit_id ?? pull.headSha;
@@ -216,6 +222,7 @@ export function registerPullRoutes(emulator: Emulator): void {
           user,
           path: c.path,
           line: c.line ?? c.position ?? null,
+          startLine: c.start_line ?? null,
           side: c.side === 'LEFT' ? 'LEFT' : 'RIGHT',
           body: c.body,
           commitId,
@@ -243,6 +250,39 @@ export function registerPullRoutes(emulator: Emulator): void {
     const comments = issue.pull!.reviews.filter((r) => r.state !== 'PENDING').flatMap((r) => r.comments);
     return paginate(ctx, comments.map((c) => shapes.reviewComment(repo, issue, c)));
   }, read);
+}
+
+/**
+ * GitHub places a review comment on a line of the diff it shows (a hunk, with its context
+ * lines), and refuses the whole review when one comment is elsewhere — no review is kept:
+ * 422 "Pull request review thread line must be part of the diff", and for a multi-line
+ * comment "…start line must be part of the same hunk as the line." (parkerbxyz/suggest-changes#48,
+ * The-PR-Agent/pr-agent#592; max-sixty/tend#252 saw nothing persisted after the 422). Only
+ * comments by `line` on the RIGHT side are checked (what baton sends).
+ */
+async function refuseLinesOutsideTheDiff(
+  emulator: Emulator,
+  repo: Repo,
+  pull: NonNullable<Issue['pull']>,
+  commit: string,
+  comments: { path: string; line?: number; side?: string; start_line?: number }[],
+): Promise<void> {
+  const placed = comments.filter((c) => c.line !== undefined && c.side !== 'LEFT');
+  if (placed.length === 0) return;
+  const git = emulator.git(repo.owner, repo.name);
+  const base = await git.mergeBase(pull.baseSha, commit);
+  const problems = new Set<string>();
+  for (const c of placed) {
+    const hunks = base === null ? [] : await git.rightHunks(base, commit, c.path);
+    const hunk = hunks.find(([first, last]) => c.line! >= first && c.line! <= last);
+    if (!hunk) {
+      problems.add('Pull request review thread line must be part of the diff');
+      problems.add("Pull request review thread diff hunk can't be blank");
+    } else if (c.start_line !== undefined && (c.start_line < hunk[0] || c.start_line > c.line!)) {
+      problems.add('Pull request review thread start line must be part of the same hunk as the line.');
+    }
+  }
+  if (problems.size > 0) throw new HttpError(422, 'Unprocessable Entity', { errors: [[...problems].join(', and ')] });
 }
 
 /** What a new pull request is opened with: by the REST route, or by a fork (forks.ts). */
