@@ -38,7 +38,7 @@ function workflowRunNames(batonYml: string): Set<string> {
 }
 
 /** A workflow file's `name:` (GitHub shows the file's path for a workflow without one). */
-function workflowName(path: string, text: string | undefined): string | undefined {
+export function workflowName(path: string, text: string | undefined): string | undefined {
   if (text === undefined) return undefined;
   try {
     const name = (parse(text) as { name?: unknown } | null)?.name;
