@@ -126,7 +126,7 @@ export function subscriptionWarnings(files: Record<string, string>): Subscriptio
       line: c.line,
       column: c.column,
       title: 'a schedule no workflow uses',
-      message: `${ACTIONS_ONLY_WORKFLOW}:${c.line}: schedule '${c.cron}' is neither baton's sweep nor any manifest's on.schedule: it starts baton for nothing; run \`baton update\` to drop it`,
+      message: `schedule '${c.cron}' is neither baton's sweep nor any manifest's on.schedule: it starts baton for nothing; run \`baton update\` to drop it`,
     });
   }
   return out;

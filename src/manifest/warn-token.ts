@@ -103,8 +103,8 @@ export function tokenWarnings(files: Record<string, string>): TokenWarning[] {
         title: 'baton never hears CI finish',
         message:
           `${step} dispatches ${ciPath}, but ${ACTIONS_ONLY_WORKFLOW} never hears it finish: the check runs of a GitHub Actions workflow start no workflow ` +
-          `(check_run and check_suite events of Actions' own check suites are not delivered to workflows); add ` +
-          `\`workflow_run: { workflows: [${JSON.stringify(ciName)}], types: [completed] }\` to the \`on:\` of ${ACTIONS_ONLY_WORKFLOW}`,
+          `(check_run and check_suite events of Actions' own check suites are not delivered to workflows); run \`baton update\`: it adds ` +
+          `${JSON.stringify(ciName)} to \`workflow_run.workflows\` in the \`on:\` of ${ACTIONS_ONLY_WORKFLOW}`,
       });
     }
   }
