@@ -31,7 +31,11 @@ unless init was given another one; --action-ref sets it.
 Pins: every \`uses:\` of GitHub's actions and of baton's Action moves to the commit SHA this
 version of baton pins (\`owner/repo@<sha> # vX.Y.Z\`), and the command prints each action's
 old → new. A pin you (or Dependabot) moved to a newer release is kept; a branch or a fork you
-chose is yours, merged like any other edit.`;
+chose is yours, merged like any other edit.
+
+baton.yml's \`on:\` (Actions-only mode) is baton's: it is written whole from the triggers of every
+.agents/workflows/*.yml (pull_request and issues types, workflow_run names, schedule crons), so
+run this after adding a trigger. An event there baton never writes (workflow_dispatch…) stays.`;
 
 export function updateCommand(args: string[], io: CliIO): number {
   const { values, positionals } = parseArgs({ args, options: { repo: { type: 'string' }, 'action-ref': { type: 'string' } }, allowPositionals: true, strict: true });
