@@ -3,9 +3,14 @@
 // run maps to the same key, so the `concurrency` group of the job that handles it makes
 // it the run's only writer (docs/architecture.md §2). Computed from the payload alone — no token, no
 // request — because GitHub evaluates job concurrency before the job starts.
+import { createHash } from 'node:crypto';
+import { isSweepSchedule } from '../app/sweep-cron.ts';
 import { parseRunId, runIdOfBranch, runIdOfPullBody } from '../hosts/github/run-id.ts';
 
 type Payload = Record<string, unknown>;
+
+/** A short, fixed-alphabet name for a text from the payload (a cron, a workflow's name): safe in a concurrency group. */
+const shortHash = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 12);
 
 const threadOfRun = (runId: string | undefined): string | undefined => (runId ? String(parseRunId(runId)?.thread ?? '') || undefined : undefined);
 
@@ -38,12 +43,20 @@ export function concurrencyKey(event: string, p: Payload): string | undefined {
       }
       return undefined;
     }
-    case 'workflow_run':
-      return threadOfRun(runIdOfBranch((p.workflow_run as { head_branch?: string | null } | undefined)?.head_branch));
+    case 'workflow_run': {
+      const run = p.workflow_run as { head_branch?: string | null; name?: string | null } | undefined;
+      const ofRun = threadOfRun(runIdOfBranch(run?.head_branch));
+      if (ofRun) return ofRun;
+      // A watched workflow (a manifest's on.workflow_run) on another branch: one group per
+      // workflow name, so two red runs of one workflow are handled one after the other and
+      // the second finds the doctor run the first opened (one open run per workflow).
+      return typeof run?.name === 'string' && run.name ? `doctor-${shortHash(run.name)}` : undefined;
+    }
     case 'schedule':
-      // The sweep (mode run on a schedule) visits every open run: one group of its own, so
-      // that a late sweep waits for the one before instead of running beside it.
-      return 'sweep';
+      // The sweep visits every open run: one group of its own, so that a late sweep waits for
+      // the one before instead of running beside it. Any other cron is a manifest's
+      // on.schedule: a group per cron, so that it never waits behind the sweep nor holds it up.
+      return isSweepSchedule(p) ? 'sweep' : `schedule-${shortHash(String(p.schedule))}`;
     case 'workflow_dispatch':
       // The worker workflow: its `run` input is the run id.
       return threadOfRun((p.inputs as { run?: string } | undefined)?.run);

@@ -8,6 +8,7 @@ import { triggerLabels, type TriggerLabel } from '../manifest/trigger-labels.ts'
 import type { Backend, Workflow } from '../manifest/types.ts';
 import { forRepository, type LibraryWorkflow } from './library.ts';
 import { batonWorkflow, secretsOf, workerWorkflow } from './workflows.ts';
+import { eventSubscriptions, type EventSubscriptions } from './event-subscriptions.ts';
 
 export interface InitOptions {
   mode: 'app' | 'actions';
@@ -16,6 +17,12 @@ export interface InitOptions {
   /** The release a pinned `actionRef` is (its `# vX.Y.Z` comment). */
   actionVersion?: string;
   appToken: boolean;
+  /**
+   * What baton.yml subscribes to (Actions-only mode), given the manifests this plan writes:
+   * the command derives it from every manifest of the repository (repo-manifests.ts).
+   * Default: from the manifests this plan writes alone.
+   */
+  subscriptions?: (manifests: InitFile[]) => EventSubscriptions;
 }
 
 export interface InitFile {
@@ -35,17 +42,18 @@ export interface InitPlan {
 
 export function planInit(o: InitOptions): InitPlan {
   const backends = [...new Set(o.workflows.flatMap((w) => w.backends))] as Backend[];
-  const wf = { mode: o.mode, actionRef: o.actionRef, ...(o.actionVersion ? { actionVersion: o.actionVersion } : {}), backends, appToken: o.appToken && o.mode === 'actions' };
   const files: InitFile[] = o.workflows.map((w) => ({ path: `.agents/workflows/${w.name}.yml`, text: forRepository(w.text, o.actionRef) }));
+  const manifests = files.flatMap((f): Workflow[] => {
+    const loaded = loadWorkflowText(f.path, f.text).loaded;
+    return loaded ? [loaded.workflow] : [];
+  });
+  const subscriptions = o.subscriptions ? o.subscriptions([...files]) : eventSubscriptions(manifests);
+  const wf = { mode: o.mode, actionRef: o.actionRef, ...(o.actionVersion ? { actionVersion: o.actionVersion } : {}), backends, appToken: o.appToken && o.mode === 'actions', subscriptions };
   files.push({ path: '.github/workflows/baton-worker.yml', text: workerWorkflow(wf) });
   if (o.mode === 'actions') files.push({ path: '.github/workflows/baton.yml', text: batonWorkflow(wf) });
   const secrets = secretsOf(backends);
   if (o.mode === 'actions') secrets.push('BATON_STATE_SECRET');
   if (wf.appToken) secrets.push('APP_ID', 'APP_PRIVATE_KEY');
-  const manifests = files.flatMap((f): Workflow[] => {
-    const loaded = f.path.startsWith('.agents/workflows/') ? loadWorkflowText(f.path, f.text).loaded : undefined;
-    return loaded ? [loaded.workflow] : [];
-  });
   return { files, secrets, labels: triggerLabels(manifests), workflows: manifests };
 }
 

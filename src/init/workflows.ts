@@ -4,6 +4,7 @@
 import { BACKEND_IMPLS } from '../agents/backends/index.ts';
 import type { Backend } from '../manifest/types.ts';
 import { GITHUB_ACTION_PINS, pinnedUses } from './action-pins.ts';
+import { eventSubscriptions, onBlock, type EventSubscriptions } from './event-subscriptions.ts';
 
 export interface WorkflowOptions {
   mode: 'app' | 'actions';
@@ -15,6 +16,8 @@ export interface WorkflowOptions {
   backends: Backend[];
   /** Actions-only: act with a GitHub App token (secrets APP_ID, APP_PRIVATE_KEY) so that CI starts on run branches. */
   appToken: boolean;
+  /** What baton.yml's `on:` lists for the repository's manifests (event-subscriptions.ts); default: baton's own events only. */
+  subscriptions?: EventSubscriptions;
 }
 
 /** The secret each backend reads (the first credential it accepts). */
@@ -232,18 +235,7 @@ export function batonWorkflow(o: WorkflowOptions): string {
     '# baton in Actions-only mode: the events a baton App would receive start this workflow,',
     '# which drives the run (reads its status comment, dispatches workers, opens the PR).',
     'name: baton',
-    'on:',
-    '  issues: { types: [labeled] }',
-    '  # closed: a finished run\'s branches are deleted once its pull request is merged or closed.',
-    '  pull_request: { types: [labeled, closed] }',
-    '  issue_comment: { types: [created] }',
-    '  pull_request_review: { types: [submitted] }',
-    '  check_suite: { types: [completed] }',
-    '  check_run: { types: [completed] }',
-    '  status:',
-    '  # Deadlines without events (a hung worker, a budget\'s minutes, a question\'s timeout): the sweep.',
-    '  # GitHub runs schedules at most every 5 minutes and may start them late or drop them under load.',
-    "  schedule: [{ cron: '*/5 * * * *' }]",
+    ...onBlock(o.subscriptions ?? eventSubscriptions([])),
     'permissions: {}',
     'jobs:',
     '  route:',

@@ -38,7 +38,7 @@ function workflowRunNames(batonYml: string): Set<string> {
 }
 
 /** A workflow file's `name:` (GitHub shows the file's path for a workflow without one). */
-function workflowName(path: string, text: string | undefined): string | undefined {
+export function workflowName(path: string, text: string | undefined): string | undefined {
   if (text === undefined) return undefined;
   try {
     const name = (parse(text) as { name?: unknown } | null)?.name;
@@ -103,8 +103,8 @@ export function tokenWarnings(files: Record<string, string>): TokenWarning[] {
         title: 'baton never hears CI finish',
         message:
           `${step} dispatches ${ciPath}, but ${ACTIONS_ONLY_WORKFLOW} never hears it finish: the check runs of a GitHub Actions workflow start no workflow ` +
-          `(check_run and check_suite events of Actions' own check suites are not delivered to workflows); add ` +
-          `\`workflow_run: { workflows: [${JSON.stringify(ciName)}], types: [completed] }\` to the \`on:\` of ${ACTIONS_ONLY_WORKFLOW}`,
+          `(check_run and check_suite events of Actions' own check suites are not delivered to workflows); run \`baton update\`: it adds ` +
+          `${JSON.stringify(ciName)} to \`workflow_run.workflows\` in the \`on:\` of ${ACTIONS_ONLY_WORKFLOW}`,
       });
     }
   }

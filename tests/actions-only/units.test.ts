@@ -88,7 +88,7 @@ describe('the GITHUB_TOKEN warning', () => {
     const files = { '.agents/workflows/fix.yml': manifest, '.github/workflows/baton.yml': appToken, '.github/workflows/ci.yml': ci };
     const warned = tokenWarnings(files);
     expect(warned).toEqual([expect.objectContaining({ file: '.agents/workflows/fix.yml', line: 8, column: 5, step: 'fix/ci2', title: 'baton never hears CI finish' })]);
-    expect(warned[0]!.message).toContain('workflow_run: { workflows: ["CI"], types: [completed] }');
+    expect(warned[0]!.message).toContain('run `baton update`: it adds "CI" to `workflow_run.workflows`');
     const listening = '# uses actions/create-github-app-token@v2\non:\n  status:\n  workflow_run: { workflows: [CI], types: [completed] }\njobs: {}\n';
     expect(tokenWarnings({ ...files, '.github/workflows/baton.yml': listening })).toEqual([]);
     // On disk too (what `baton doctor` and the validate mode read): the CI workflow's name comes from its file.

@@ -1,9 +1,10 @@
 // `baton update`: what `baton init` wrote, moved to what this version writes, the user's
 // edits kept by a three-way merge from what init wrote; what cannot be merged is named.
-import { mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { main } from '../../src/cli/main.ts';
 import { INIT_BASE_FILE } from '../../src/init/base.ts';
 import { ACTION_REF } from '../../src/names.ts';
@@ -98,5 +99,61 @@ describe('baton update', () => {
     expect(r.out).toContain('.agents/workflows/fix-issue.yml: you deleted it; left out');
     writeFileSync(join(d, INIT_BASE_FILE), '{"version": 2}');
     expect((await baton(d, ['update'])).err).toContain('is not one baton wrote');
+  });
+});
+
+describe("baton.yml's on: follows the manifests (Actions-only mode)", () => {
+  const BATON = '.github/workflows/baton.yml';
+  const REVIEW = `name: review-pr
+on:
+  pull_request: { types: [opened], branches: [main], paths: ['src/**'] }
+  schedule: [{ cron: '0 6 * * 1' }]
+agents:
+  reviewer: { uses: claude-code }
+steps:
+  - id: review
+    agent: reviewer
+    writes: false
+    prompt: Review the pull request.
+`;
+
+  it('init subscribes to the triggers of the manifests already in the repository, without their GitHub filters', async () => {
+    const d = repo();
+    mkdirSync(join(d, '.agents/workflows'), { recursive: true });
+    writeFileSync(join(d, '.agents/workflows/review-pr.yml'), REVIEW);
+    expect((await baton(d, ['init', '--mode', 'actions', '--action-ref', 'acme/baton@v1'])).code).toBe(0);
+    const on = (parse(read(d, BATON)) as { on: Record<string, unknown> }).on;
+    expect(on.pull_request).toEqual({ types: ['labeled', 'closed', 'opened'] });
+    expect(on.schedule).toEqual([{ cron: '*/5 * * * *' }, { cron: '0 6 * * 1' }]);
+    expect(read(d, BATON)).not.toContain('src/**');
+  });
+
+  it('a trigger added after init: validate warns, update rewrites the on: block and keeps edits elsewhere, a second update changes nothing', async () => {
+    const d = repo();
+    expect((await baton(d, ['init', '--mode', 'actions', '--action-ref', 'acme/baton@v1'])).code).toBe(0);
+    // The user's own touches of baton.yml: an event baton does not own, a comment at the end, a stale cron.
+    edit(d, BATON, (t) => `${t.replace('  status:\n', '  status:\n  workflow_dispatch:\n').replace("[{ cron: '*/5 * * * *' }]", "[{ cron: '*/5 * * * *' }, { cron: '0 7 * * *' }]")}# ours\n`);
+    writeFileSync(join(d, '.agents/workflows/review-pr.yml'), REVIEW);
+
+    const warned = await baton(d, ['validate']);
+    expect(warned.out).toContain('.agents/workflows/review-pr.yml:3:3: warning: .agents/workflows/review-pr.yml starts on pull_request opened, but .github/workflows/baton.yml does not subscribe to it');
+    expect(warned.out).toContain("warning: .agents/workflows/review-pr.yml starts on schedule '0 6 * * 1'");
+    expect(warned.out).toMatch(/\.github\/workflows\/baton\.yml:\d+:\d+: warning: schedule '0 7 \* \* \*' is neither baton's sweep nor any manifest's on\.schedule/);
+    expect((await baton(d, ['doctor'])).out).toContain('warning: .agents/workflows/review-pr.yml starts on pull_request opened');
+
+    const r = await baton(d, ['update']);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain(`${BATON}: \`on:\` rewritten from .agents/workflows, your edits elsewhere kept\n      on: + pull_request opened\n      on: + schedule '0 6 * * 1'\n      on: - schedule '0 7 * * *'`);
+    const text = read(d, BATON);
+    const on = (parse(text) as { on: Record<string, unknown> }).on;
+    expect(on.pull_request).toEqual({ types: ['labeled', 'closed', 'opened'] });
+    expect(on.schedule).toEqual([{ cron: '*/5 * * * *' }, { cron: '0 6 * * 1' }]);
+    expect(on).toHaveProperty('workflow_dispatch');
+    expect(text.endsWith('# ours\n')).toBe(true);
+    expect((await baton(d, ['validate'])).out).not.toContain('warning');
+
+    const again = await baton(d, ['update']);
+    expect(again.out).toContain(`${BATON}: up to date (your edits kept)`);
+    expect(read(d, BATON)).toBe(text);
   });
 });

@@ -5,6 +5,7 @@ import { findWorkflowFiles, validateFiles } from '../../manifest/validate.ts';
 import type { Inputs } from '../inputs.ts';
 import { tokenWarningsIn } from '../../manifest/warn-token.ts';
 import { pinWarningsIn } from '../../manifest/warn-pins.ts';
+import { subscriptionWarningsIn } from '../../manifest/warn-subscriptions.ts';
 
 export async function validateMode(inputs: Inputs): Promise<void> {
   core.info(`baton validate: ${inputs.path} in ${inputs.workspace}`);
@@ -32,6 +33,11 @@ export async function validateMode(inputs: Inputs): Promise<void> {
   }
   // The GITHUB_TOKEN gotcha (docs/actions-only.md): CI that Actions-only mode would never start, or never hear finish.
   for (const w of tokenWarningsIn(inputs.workspace)) {
+    warnings++;
+    core.warning(w.message, { title: w.title, file: w.file, startLine: w.line, startColumn: w.column });
+  }
+  // A manifest's trigger baton.yml does not subscribe to, a cron no manifest uses (manifest/warn-subscriptions.ts).
+  for (const w of subscriptionWarningsIn(inputs.workspace)) {
     warnings++;
     core.warning(w.message, { title: w.title, file: w.file, startLine: w.line, startColumn: w.column });
   }

@@ -9,6 +9,7 @@ import { findWorkflowFiles, validateFiles } from '../../manifest/validate.ts';
 import { sandboxLines } from '../../manifest/network.ts';
 import { localProtections, PROTECTION_NAMES } from '../../agents/sandbox/attempt.ts';
 import { pinWarningsIn } from '../../manifest/warn-pins.ts';
+import { subscriptionWarningsIn } from '../../manifest/warn-subscriptions.ts';
 import { EXIT, type CliIO } from '../io.ts';
 import { DEFAULT_WORKFLOWS_DIR } from './validate.ts';
 import { workflowsRoot } from '../../hosts/local/workflows.ts';
@@ -22,7 +23,8 @@ that are set, never their values). No model is called.
 When the repository has ${DEFAULT_WORKFLOWS_DIR} (found from any subfolder), it also says which backends those workflows use
 and what their agents may reach in the sandbox (and whether they require it), and
 warns about CI that would never start in Actions-only mode, and about the repository
-setting that lets GitHub Actions open pull requests. It warns about every \`uses:\` in baton's
+setting that lets GitHub Actions open pull requests, and about a trigger of a workflow that
+.github/workflows/baton.yml does not subscribe to (run \`baton update\`). It warns about every \`uses:\` in baton's
 workflows (.github/workflows/baton-worker.yml, baton.yml) that is not pinned to a full commit SHA.
 
 Options:
@@ -72,6 +74,8 @@ export async function doctorCommand(args: string[], io: CliIO, env: NodeJS.Proce
   // Actions-only mode with GITHUB_TOKEN: the repository setting its pull requests need (not readable from here).
   const batonYml = join(root, ACTIONS_ONLY_WORKFLOW);
   if (usesJobToken(existsSync(batonYml) ? readFileSync(batonYml, 'utf8') : undefined)) warnings.push(`${ACTIONS_PR_ADVICE} (${ACTIONS_ONLY_WORKFLOW})`);
+  // Actions-only mode: a manifest's trigger baton.yml's `on:` lacks, a cron no manifest uses (the validate mode says the same).
+  warnings.push(...subscriptionWarningsIn(root).map((w) => `${w.message} (${w.file}:${w.line}:${w.column})`));
   // Actions in baton's workflows by tag, not commit (the Action's validate mode says the same).
   warnings.push(...pinWarningsIn(root).map((w) => w.message));
   // What the sandbox can put in force for a local run here (each protection tried, not assumed).

@@ -5,7 +5,8 @@ import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { ACTIONS_PR_ADVICE } from '../../hosts/github/actions-settings.ts';
 import { libraryWorkflows, type LibraryWorkflow } from '../../init/library.ts';
-import { conflicts, ghLabelCreate, planInit, writePlan, type InitPlan } from '../../init/plan.ts';
+import { conflicts, ghLabelCreate, planInit, writePlan, type InitFile, type InitPlan } from '../../init/plan.ts';
+import { subscriptionsIn } from '../../init/repo-manifests.ts';
 import { EXIT, UsageError, type CliIO } from '../io.ts';
 import { ACTION_REF, batonVersion, docsUrl } from '../../names.ts';
 import { INIT_BASE_FILE, writeInitBase } from '../../init/base.ts';
@@ -50,6 +51,11 @@ export function unpinnedActionWarning(action: BatonAction, given: boolean): stri
   return given
     ? `warning: --action-ref ${action.ref} is not a full commit SHA: the workflows run whatever that ref points at when they start. Pin a commit (owner/repo@<40-hex sha>) unless this is a fork you control.`
     : `warning: this copy of baton carries no release pin (a checkout of baton's repository, not a published package): the workflows use the moving tag ${action.ref}. Pin it with --action-ref ${action.ref.replace(/@.*$/, '')}@<commit sha>, or install baton from npm.`;
+}
+
+/** Manifests whose triggers baton.yml cannot serve, because they do not load. */
+export function unloadedWarning(command: string, invalid: string[]): string {
+  return `warning: baton ${command}: ${invalid.join(', ')} ${invalid.length === 1 ? 'does' : 'do'} not load (\`baton validate\` says why): .github/workflows/baton.yml does not subscribe to ${invalid.length === 1 ? 'its' : 'their'} triggers; run \`baton update\` once ${invalid.length === 1 ? 'it loads' : 'they load'}`;
 }
 
 async function choose(library: LibraryWorkflow[], io: CliIO): Promise<string[]> {
@@ -113,7 +119,14 @@ export async function initCommand(args: string[], io: CliIO, interactive: boolea
   if (unknown.length) throw new UsageError(`not in baton's library: ${unknown.join(', ')} (there are ${library.map((w) => w.name).join(', ')})`);
   if (!names.length) throw new UsageError('--workflows names no workflow');
 
-  const plan = planInit({ mode, workflows: library.filter((w) => names.includes(w.name)), actionRef, ...(action.version ? { actionVersion: action.version } : {}), appToken: values['app-token'] ?? false });
+  // baton.yml subscribes to what every manifest of the repository needs, not only the ones written here.
+  let invalid: string[] = [];
+  const subscriptions = (planned: InitFile[]) => {
+    const r = subscriptionsIn(root, Object.fromEntries(planned.map((f) => [f.path, f.text])));
+    invalid = r.invalid;
+    return r.subscriptions;
+  };
+  const plan = planInit({ mode, workflows: library.filter((w) => names.includes(w.name)), actionRef, ...(action.version ? { actionVersion: action.version } : {}), appToken: values['app-token'] ?? false, subscriptions });
   const existing = conflicts(root, plan);
   if (existing.length && !values.force) {
     io.err(`baton init: these files exist already; nothing was written (--force overwrites them):\n${existing.map((p) => `  ${p}`).join('\n')}`);
@@ -133,5 +146,6 @@ export async function initCommand(args: string[], io: CliIO, interactive: boolea
   report(plan, mode, values['app-token'] ?? false, io, root);
   const unpinned = unpinnedActionWarning(action, given !== undefined);
   if (unpinned) io.err(unpinned);
+  if (mode === 'actions' && invalid.length) io.err(unloadedWarning('init', invalid));
   return EXIT.ok;
 }

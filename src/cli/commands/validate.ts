@@ -5,6 +5,7 @@ import { formatDiagnostic } from '../../manifest/diagnostics.ts';
 import { findWorkflowFiles, validateFiles } from '../../manifest/validate.ts';
 import { REPO_WORKFLOWS, workflowsRoot } from '../../hosts/local/workflows.ts';
 import { EXIT, UsageError, type CliIO } from '../io.ts';
+import { subscriptionWarningsIn } from '../../manifest/warn-subscriptions.ts';
 
 export const DEFAULT_WORKFLOWS_DIR = REPO_WORKFLOWS;
 
@@ -18,7 +19,9 @@ function defaultPaths(cwd: string): string[] {
 export const help = `Usage: baton validate [PATH…] [--json]
 
 Checks workflow manifests: YAML, the schema, the step graph, agents, expressions,
-and label or command collisions between the files given together.
+and label or command collisions between the files given together. In Actions-only mode it
+also warns about a trigger .github/workflows/baton.yml does not subscribe to (run
+\`baton update\`) and a schedule there that no workflow uses.
 
 PATH is a file or a folder of *.yml files (default: the repository's ${DEFAULT_WORKFLOWS_DIR},
 found from any subfolder of it).
@@ -37,6 +40,9 @@ export function validateCommand(args: string[], io: CliIO): number {
   if (!files.length) throw new UsageError(`no workflow files (*.yml, *.yaml) in ${paths.join(', ')}`);
 
   const report = validateFiles(files, { cwd: io.cwd });
+  // Actions-only mode: a trigger baton.yml does not subscribe to, a cron no manifest uses (paths as seen from here).
+  const root = workflowsRoot(io.cwd);
+  const setup = (root === null ? [] : subscriptionWarningsIn(root)).map((w) => ({ ...w, file: relative(io.cwd, join(root!, w.file)) }));
   if (values.json) {
     io.out(
       JSON.stringify(
@@ -52,6 +58,7 @@ export function validateCommand(args: string[], io: CliIO): number {
               .filter((d) => d.severity === 'warning')
               .map((d) => ({ file: d.file, line: d.line, column: d.column, pointer: d.pointer, message: d.message })),
           })),
+          setup: setup.map((w) => ({ file: w.file, line: w.line, column: w.column, message: w.message })),
         },
         null,
         2,
@@ -59,6 +66,7 @@ export function validateCommand(args: string[], io: CliIO): number {
     );
   } else {
     for (const f of report.files) for (const d of f.diagnostics) (d.severity === 'error' ? io.err : io.out)(formatDiagnostic(d));
+    for (const w of setup) io.out(formatDiagnostic({ ...w, pointer: '', severity: 'warning' }));
     const bad = report.files.filter((f) => !f.valid).length;
     const summary = bad
       ? `${bad} of ${report.files.length} workflow file${report.files.length === 1 ? '' : 's'} invalid`

@@ -175,9 +175,15 @@ export function workflowListens(on: unknown, event: string, payload: Obj): boole
       return passesRefFilters(spec, 'branch', base, false);
     }
     case 'schedule':
-      // A scheduled event names the cron expression that fired (`github.event.schedule`).
+      // A scheduled event names the cron expression that fired (`github.event.schedule`), and
+      // starts only the workflows listing that expression; schedules run on the default branch
+      // (docs.github.com/en/actions/reference/workflows-and-actions/events-that-trigger-workflows#schedule).
       return cronsOf(on).includes(String(payload.schedule ?? ''));
     case 'workflow_run': {
+      // `workflows:` names workflows by their `name:`, and any one of them listed starts it;
+      // `branches` filters the triggering run's head branch
+      // (docs.github.com/en/actions/reference/workflows-and-actions/events-that-trigger-workflows#workflow_run).
+      // The docs set no limit on how many workflows the list may name (only on chaining: three levels).
       const run = (payload.workflow_run ?? {}) as { name?: string; head_branch?: string | null };
       const workflows = list(spec.workflows);
       if (workflows === undefined || !workflows.includes(String(run.name ?? ''))) return false;
