@@ -133,7 +133,7 @@ steps:
   }, 90_000);
 
   it('a pull request by someone `authors` does not admit starts nothing and writes nothing, nor does a maintainer\'s push to it', async () => {
-    const STRICT = CHECK.replace('branches: [main]', 'authors: { roles: [maintain] }');
+    const STRICT = CHECK.replace('branches: [main]', 'authors: [maintain]');
     h = await startHarness({ files: { '.agents/workflows/check.yml': STRICT }, roles: { alice: 'admin', bob: 'write' } });
     await pushBranch(h, 'bob', 'bobs', { 'bob.txt': 'b\n' });
     const before = appRequests(h.emu).length;
