@@ -8,6 +8,7 @@ import { factsOfRun } from '../hosts/github/worker-provenance.ts';
 import { onCheckRun, onCheckSuite, onStatus } from './handlers/checks.ts';
 import { originOfRun } from './handlers/suite-owner.ts';
 import { onComment } from './handlers/comment.ts';
+import { onIssueEvent, onPullRequestEvent } from './handlers/events.ts';
 import { onLabeled } from './handlers/label.ts';
 import { onPullClosed } from './handlers/pull-closed.ts';
 import { onReview } from './handlers/review.ts';
@@ -46,10 +47,51 @@ const labeled =
       ? onLabeled(runs, gh, { label: p.label.name, thread: thread(isPull ? p.pull_request : p.issue, isPull), sender: p.sender.login, senderIsBot: isBot(p.sender), key }, env.log)
       : Promise.resolve();
 
+const pullRequestEvent: Route = (runs, gh, p, key, env) => {
+  const pr = p.pull_request;
+  return onPullRequestEvent(
+    runs,
+    gh,
+    {
+      action: p.action,
+      thread: thread(pr, true),
+      draft: Boolean(pr.draft),
+      baseRef: pr.base.ref,
+      headRef: pr.head.ref,
+      headSha: pr.head.sha,
+      headRepo: pr.head.repo?.full_name ?? null,
+      author: pr.user?.login ?? '',
+      authorIsBot: isBot(pr.user),
+      sender: p.sender?.login ?? '',
+      senderIsBot: isBot(p.sender),
+      changedFiles: typeof pr.changed_files === 'number' ? pr.changed_files : null,
+      key,
+    },
+    env.log,
+  );
+};
+
+const issueEvent: Route = (runs, gh, p, key, env) =>
+  onIssueEvent(
+    runs,
+    gh,
+    { action: p.action, thread: thread(p.issue, false), author: p.issue.user?.login ?? '', authorIsBot: isBot(p.issue.user), sender: p.sender?.login ?? '', senderIsBot: isBot(p.sender), key },
+    env.log,
+  );
+
 /** `<event>.<action>` (or the bare event name) → its route. */
 export const ROUTES: Record<string, Route> = {
   'issues.labeled': labeled(false),
   'pull_request.labeled': labeled(true),
+  // on.pull_request / on.issues (handlers/events.ts): the types a manifest may list.
+  'pull_request.opened': pullRequestEvent,
+  'pull_request.synchronize': pullRequestEvent,
+  'pull_request.reopened': pullRequestEvent,
+  'pull_request.ready_for_review': pullRequestEvent,
+  'pull_request.edited': pullRequestEvent,
+  'issues.opened': issueEvent,
+  'issues.reopened': issueEvent,
+  'issues.edited': issueEvent,
   'issue_comment.created': (runs, gh, p, key, env) => {
     const isPull = Boolean(p.issue.pull_request);
     return onComment(

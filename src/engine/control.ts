@@ -46,6 +46,10 @@ function runningSteps<K extends string>(d: Draft, kind: K, only?: string) {
 }
 
 export function onCancel(d: Draft, ev: CancelRequested): void {
+  if (ev.supersededBy) {
+    // The host decided (the workflow's concurrency); nobody asked, so nobody is answered.
+    return endRun(d, 'cancelled', `superseded by \`${ev.supersededBy.runId}\` for head ${ev.supersededBy.head.slice(0, 7)}`);
+  }
   if (refuseUnlessAllowed(d, ev, 'cancelling this run')) return;
   if (d.state.status !== 'running') return reply(d, ev.key, `Run \`${d.state.runId}\` is already ${d.state.status}.`);
   endRun(d, 'cancelled', `cancelled by @${ev.actor}`);

@@ -228,9 +228,14 @@ export interface ReviewFailed extends EventBase {
   error: string;
 }
 
-/** `/baton cancel`. */
+/** `/baton cancel`, or a newer run of the same workflow on the thread (`concurrency.cancel-in-progress`). */
 export interface CancelRequested extends EventBase, Actor {
   type: 'cancel.requested';
+  /**
+   * The run that replaces this one, and the head it runs on (a commit sha): the manifest's act,
+   * not the actor's, so no role is asked and a run already ended is left without a reply.
+   */
+  supersededBy?: { runId: string; head: string };
 }
 
 /** `/baton retry <step>`. */

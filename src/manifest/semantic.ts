@@ -14,6 +14,7 @@ import {
   references,
 } from './expressions.ts';
 import { checkFallbacks } from './fallbacks.ts';
+import { filterPatternErrors } from './filter-patterns.ts';
 import { ancestors, findCycle } from './graph.ts';
 import { checkMcpServers } from './mcp-servers.ts';
 import { checkNetwork } from './network.ts';
@@ -409,6 +410,17 @@ function checkTriggers(wf: Workflow, report: Report): void {
       report(`/on/commands/${i}`, `command ${q(c)} is one of baton's own (\`/baton ${c}\`); built-in commands are: ${BUILTIN_COMMANDS.join(', ')}`);
     }
   });
+  const filters: [string, readonly string[] | undefined][] = [
+    ['pull_request/branches', wf.on.pullRequest?.branches],
+    ['pull_request/paths', wf.on.pullRequest?.paths],
+    ['workflow_run/branches', wf.on.workflowRun?.branches],
+  ];
+  for (const [where, patterns] of filters) {
+    for (const e of filterPatternErrors(patterns ?? [])) {
+      const what = e.list ? `\`on.${where.replace('/', '.')}\`: ${e.message}` : `\`on.${where.replace('/', '.')}\`: ${JSON.stringify(patterns![e.index])} is not a filter pattern GitHub reads: ${e.message}`;
+      report(`/on/${where}/${e.index}`, what);
+    }
+  }
 }
 
 /**

@@ -84,7 +84,7 @@ function compose(state: RunState, workflow: Workflow, opts: RenderOptions, mode:
   const tail: string[] = [];
   const questions = openQuestions(state, workflow);
   if (questions) tail.push('', questions);
-  if (state.reason && state.status !== 'running') tail.push('', `**${state.status === 'failed' ? 'Failed' : 'Stopped'}:** ${state.reason}`);
+  if (state.reason && state.status !== 'running') tail.push('', `**${state.status === 'failed' ? 'Failed' : state.status === 'cancelled' ? 'Cancelled' : 'Stopped'}:** ${state.reason}`);
   const breakers = breakerLines(state, workflow);
   if (breakers.length) tail.push('', '**Agents whose backend failed before any work:**', ...breakers);
   const sandbox = sandboxLines(state, workflow);

@@ -66,6 +66,7 @@ const GITHUB: Record<string, [scope: string, level: 'read' | 'write'] | 'app-jwt
   'GET /repos/{owner}/{repo}/issues/{issue_number}': ['issues', 'read'],
   'GET /repos/{owner}/{repo}/pulls/{pull_number}/comments': ['pull_requests', 'read'],
   'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews': ['pull_requests', 'read'],
+  'GET /repos/{owner}/{repo}/pulls/{pull_number}/files': ['pull_requests', 'read'],
   'PATCH /repos/{owner}/{repo}/pulls/{pull_number}': ['pull_requests', 'write'],
   'POST /repos/{owner}/{repo}/pulls': ['pull_requests', 'write'],
   'POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews': ['pull_requests', 'write'],

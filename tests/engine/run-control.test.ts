@@ -102,6 +102,19 @@ describe('cancel', () => {
     expect(r.of('reply')[0]!.body).toContain('cancelling this run needs `write` permission');
   });
 
+  it('a newer run supersedes this one: cancelled with the reason, whoever caused it, and a run already ended is left without a word', () => {
+    const r = new Run(workflow([agent('a')]));
+    r.start();
+    r.send({ type: 'worker.dispatched', step: 'a', slot: '0', attempt: 1, workflowRunId: 5 });
+    const head = 'abcdef0123456789abcdef0123456789abcdef01';
+    r.send({ type: 'cancel.requested', actor: 'dependabot[bot]', permission: 'none', supersededBy: { runId: 'wf-7-2', head } });
+    expect(r.state).toMatchObject({ status: 'cancelled', reason: 'superseded by `wf-7-2` for head abcdef0' });
+    expect(r.of('cancel-worker').map((c) => c.workflowRunId)).toEqual([5]);
+    r.send({ type: 'cancel.requested', actor: 'dependabot[bot]', permission: 'none', supersededBy: { runId: 'wf-7-3', head } });
+    expect(r.state.reason).toBe('superseded by `wf-7-2` for head abcdef0');
+    expect(r.of('reply')).toEqual([]);
+  });
+
   it('keeps a finished run finished: later events change nothing and dispatch nothing', () => {
     const r = new Run(workflow([agent('a', { retries: 3 })]));
     r.start();

@@ -206,6 +206,16 @@ const cases: Case[] = [
   { name: 'choice default not an option', yaml: `inputs:\n  level:\n    type: choice\n    options: [low, high]\n    default: medium # <-\nsteps: [{ id: a, run: "true" }]\n`, message: 'the default of input `level` is `medium`, which is not one of its options: low, high' },
   { name: 'number input with text default', yaml: `inputs:\n  n:\n    type: number\n    default: lots # <-\nsteps: [{ id: a, run: "true" }]\n`, message: '`default` in input `n` must be a number, not the text `lots`' },
   { name: 'command that shadows a built-in', yaml: `on:\n  commands: [status] # <-\nsteps: [{ id: a, run: "true" }]\n`, message: /`status` in `on` is reserved; it cannot be any of .*status/ },
+  {
+    name: 'branch filter with an unclosed bracket',
+    yaml: `on:\n  pull_request:\n    branches:\n      - main\n      - 'release/v[0-9' # <-\nsteps: [{ id: a, run: "true" }]\n`,
+    message: '`on.pull_request.branches`: "release/v[0-9" is not a filter pattern GitHub reads: `[` at position 10 is never closed by `]`',
+  },
+  {
+    name: 'paths filter of only negations',
+    yaml: `on:\n  pull_request:\n    paths:\n      - '!docs/**' # <-\n      - '!*.md'\nsteps: [{ id: a, run: "true" }]\n`,
+    message: '`on.pull_request.paths`: every pattern starts with `!`',
+  },
   { name: 'extends an unknown workflow', yaml: `extends: fix-everything # <-\n`, message: '`extends` names `fix-everything`, which is not a workflow of workflows-library/' },
 ];
 

@@ -7,6 +7,7 @@ import type { Role, Workflow } from '../../manifest/types.ts';
 import type { RepoContext } from '../../hosts/github/client.ts';
 import { permissionOf } from '../../hosts/github/permission.ts';
 import { replyOnce } from '../replies.ts';
+import { cancelsInProgress, supersedeOlder } from '../supersede.ts';
 import { standingOf } from '../../hosts/github/stranger-door.ts';
 import type { Log, RunService } from '../runs.ts';
 import { keptLength, MAX_THREAD_TEXT_CHARS, threadTooLong } from '../too-long.ts';
@@ -84,7 +85,7 @@ async function startAutomatic(runs: RunService, gh: RepoContext, req: StartReque
 }
 
 async function request(runs: RunService, gh: RepoContext, req: StartRequest, permission: Role | 'none', text: { number: number; title: string; body: string; url: string }, log: Log): Promise<void> {
-  await runs.start(
+  const run = await runs.start(
     gh,
     req.workflow,
     {
@@ -106,5 +107,8 @@ async function request(runs: RunService, gh: RepoContext, req: StartRequest, per
     },
     log,
   );
+  if (run && cancelsInProgress(req.workflow, req.trigger)) {
+    await supersedeOlder(runs, gh, { workflow: req.workflow, run, head: req.base?.sha ?? req.manifestCommit, key: req.key, actor: req.actor, permission }, log);
+  }
 }
 

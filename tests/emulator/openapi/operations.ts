@@ -85,6 +85,7 @@ export const OPERATIONS: readonly string[] = [
   'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews',
   'POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews',
   'GET /repos/{owner}/{repo}/pulls/{pull_number}/comments',
+  'GET /repos/{owner}/{repo}/pulls/{pull_number}/files',
 
   // Actions (served by tests/emulator/actions/)
   'GET /repos/{owner}/{repo}/actions/workflows',

@@ -38,6 +38,9 @@ function refuseActionsWithoutSetting(ctx: RouteContext, repo: Repo): void {
 }
 const ACTIONS_BOT = 'github-actions[bot]';
 
+/** The most files `GET /pulls/{n}/files` lists (REST reference, "List pull requests files"). */
+export const MAX_PULL_FILES = 3000;
+
 function pullOf(ctx: RouteContext, repo: Repo): Issue {
   const issue = repo.issues.get(Number(ctx.params.pull_number));
   if (issue?.pull === undefined) throw notFound();
@@ -175,6 +178,32 @@ export function registerPullRoutes(emulator: Emulator): void {
     },
     write,
   );
+
+  /**
+   * The files a pull request changes (three-dot: from the merge base to the head), paginated.
+   * "Responses include a maximum of 3000 files. The paginated response returns 30 files per
+   * page by default." (REST reference, "List pull requests files"): past 3000, nothing more is
+   * listed, whatever the page.
+   */
+  router.add('GET', '/repos/{owner}/{repo}/pulls/{pull_number}/files', async (ctx) => {
+    const repo = repoOf(ctx);
+    const pull = pullOf(ctx, repo).pull!;
+    const git = gitOf(ctx, repo);
+    const mergeBase = await git.mergeBase(pull.baseSha, pull.headSha);
+    const files = mergeBase === null ? [] : await git.diff(mergeBase, pull.headSha);
+    const shown = files.slice(0, MAX_PULL_FILES).map((f) => ({
+      sha: f.sha,
+      filename: f.path,
+      status: f.status,
+      additions: f.additions,
+      deletions: f.deletions,
+      changes: f.additions + f.deletions,
+      blob_url: `${shapes.repoHtml(repo)}/blob/${pull.headSha}/${f.path}`,
+      raw_url: `${shapes.repoHtml(repo)}/raw/${pull.headSha}/${f.path}`,
+      contents_url: `${emulator.apiUrl}/repos/${repo.owner}/${repo.name}/contents/${f.path}?ref=${pull.headSha}`,
+    }));
+    return paginate(ctx, shown);
+  }, read);
 
   router.add('GET', '/repos/{owner}/{repo}/pulls/{pull_number}/reviews', (ctx) => {
     const repo = repoOf(ctx);
