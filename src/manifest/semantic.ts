@@ -17,6 +17,7 @@ import { checkFallbacks } from './fallbacks.ts';
 import { ancestors, findCycle } from './graph.ts';
 import { checkMcpServers } from './mcp-servers.ts';
 import { checkNetwork } from './network.ts';
+import { checkSchedules } from './schedules.ts';
 import { taintOf, type Tainted } from './taint.ts';
 import { stepById, type JsonSchema, type Step, type Workflow } from './types.ts';
 
@@ -49,6 +50,7 @@ export function checkSemantics(wf: Workflow, report: Report): void {
   checkForEach(wf, report);
   checkInputs(wf, report);
   checkTriggers(wf, report);
+  checkSchedules(wf, report);
   checkCiApproval(wf, report);
   checkMcpServers(wf, report);
   checkFallbacks(wf, report);
