@@ -10,6 +10,8 @@ import * as core from '@actions/core';
 import { routeFor } from '../../app/routes.ts';
 import { RunService } from '../../app/runs.ts';
 import { sweepRepository } from '../../app/sweep.ts';
+import { startScheduledRuns } from '../../app/handlers/schedule.ts';
+import { cronText } from '../../engine/cron.ts';
 import { readEvent, repositoryOf } from '../event.ts';
 import { actionLog, repoContextOf } from '../github.ts';
 import type { Inputs } from '../inputs.ts';
@@ -38,6 +40,14 @@ export async function runMode(inputs: Inputs): Promise<void> {
   }
   core.info(`baton run: ${what} on ${gh.owner}/${gh.repo} as ${gh.botLogin}`);
   const runs = new RunService();
+  const cron = scheduled && typeof ev.payload.schedule === 'string' ? cronText(ev.payload.schedule) : SWEEP_CRON;
+  if (cron !== SWEEP_CRON) {
+    // Any other cron is a workflow's `on.schedule` (baton init writes each into baton.yml): its tick came.
+    const r = await startScheduledRuns(runs, gh, { at: Date.now(), crons: [cron] }, actionLog);
+    core.info(`baton run: schedule ${JSON.stringify(cron)} started ${r.started.length ? r.started.join(', ') : 'nothing (its tick had started its runs already)'}`);
+    await runs.idle();
+    return;
+  }
   if (scheduled) {
     // Deadlines without events: the schedule `baton init` writes sweeps the open runs.
     const r = await sweepRepository(runs, gh, Date.now, actionLog);
@@ -56,6 +66,9 @@ export async function runMode(inputs: Inputs): Promise<void> {
   await handler!(runs, gh, ev.payload, comment !== undefined ? commentKey(comment) : ev.id, { log: actionLog, ourAppId, workflowRunAsChecks: true });
   await runs.idle();
 }
+
+/** The cron of the sweep `baton init --mode actions` writes into baton.yml; every other cron there is a workflow's schedule. */
+export const SWEEP_CRON = '*/5 * * * *';
 
 export const MISSING_STATE_SECRET =
   'baton needs the repository secret `BATON_STATE_SECRET` (any random string, for example from `openssl rand -hex 32`) passed as `state-secret` to its `run` and `apply` steps, as `baton init --mode actions` writes them: it signs the run state kept in baton\'s status comments, which any workflow of this repository could otherwise forge.';
