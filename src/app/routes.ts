@@ -6,6 +6,7 @@ import type { RepoContext } from '../hosts/github/client.ts';
 import { runIdOfPullBody } from '../hosts/github/run-id.ts';
 import { factsOfRun } from '../hosts/github/worker-provenance.ts';
 import { onCheckRun, onCheckSuite, onStatus } from './handlers/checks.ts';
+import { onWorkflowRunEnded } from './handlers/doctor.ts';
 import { originOfRun } from './handlers/suite-owner.ts';
 import { onComment } from './handlers/comment.ts';
 import { onIssueEvent, onPullRequestEvent } from './handlers/events.ts';
@@ -165,6 +166,8 @@ export const ROUTES: Record<string, Route> = {
     if (r.path === gh.workerWorkflow || String(r.path).endsWith(`/${gh.workerWorkflow}`)) {
       return onWorkerRunCompleted(runs, gh, { ...factsOfRun(r), path: r.path, displayTitle: r.display_title ?? '', conclusion: r.conclusion ?? null }, env.log);
     }
+    // The CI doctor (`on.workflow_run`): CI on baton's run branches costs nothing; other runs one read of the default branch's head.
+    await onWorkflowRunEnded(runs, gh, { id: r.id, attempt: r.run_attempt ?? 1, name: r.name ?? '', url: r.html_url ?? '', headSha: r.head_sha, headBranch: r.head_branch ?? null, conclusion: r.conclusion ?? null, actor: r.actor?.login ?? '', actorIsBot: isBot(r.actor), key }, env.log);
     if (env.workflowRunAsChecks) {
       const suite = r.check_suite_id ? { id: String(r.check_suite_id), label: `workflow ${r.name ?? r.path}`, conclusion: r.conclusion ?? null } : null;
       // The workflow run says where it ran (a fork's pull request, another branch): no read needed.

@@ -2,6 +2,8 @@
 // a `schedule` event that names it sweeps the open runs; every other cron of baton.yml is a
 // manifest's `on.schedule`. GitHub runs schedules at most every 5 minutes
 // (docs.github.com/en/actions/reference/workflows-and-actions/events-that-trigger-workflows#schedule).
+import { cronText } from '../engine/cron.ts';
+
 export const SWEEP_CRON = '*/5 * * * *';
 
 /**
@@ -10,5 +12,5 @@ export const SWEEP_CRON = '*/5 * * * *';
  * taken for the sweep, as baton.yml had no other cron then.
  */
 export function isSweepSchedule(payload: { schedule?: unknown }): boolean {
-  return typeof payload.schedule !== 'string' || payload.schedule === SWEEP_CRON;
+  return typeof payload.schedule !== 'string' || cronText(payload.schedule) === SWEEP_CRON;
 }

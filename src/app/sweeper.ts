@@ -6,10 +6,14 @@
 // per unfinished run 1 per running worker attempt (its Actions run); a run loaded for the
 // first time by this process also reads its thread and manifest once. Then per repository 1
 // (its claims) + 1 per thread holding claims, and a DELETE per claim or branch that can go.
+// Schedules (handlers/schedule.ts): per repository 1 (the default branch's head; its manifests
+// are read once per commit), and where a workflow has `on.schedule` 1 (the schedules' claims);
+// a tick that is due adds its claim, the previous one's DELETE, the tracking issue's lookup and the start.
 import type { GitHubClient, RepoContext } from '../hosts/github/client.ts';
 import type { RepositoryPayload } from './context.ts';
 import type { Log, RunService } from './runs.ts';
 import { FinishedRuns, sweepRepository, type RepoSweep } from './sweep.ts';
+import { startScheduledRuns } from './handlers/schedule.ts';
 
 /** Default interval: well inside the minutes-scale deadlines baton has (timeouts, budgets). */
 export const DEFAULT_SWEEP_INTERVAL_MS = 2 * 60_000;
@@ -24,6 +28,8 @@ export function sweepIntervalFromEnv(value: string | undefined): number {
 
 export interface SweepReport extends RepoSweep {
   installations: number;
+  /** Scheduled runs started (handlers/schedule.ts). */
+  scheduled: number;
   repositories: number;
   durationMs: number;
 }
@@ -76,7 +82,7 @@ export class Sweeper {
 
   private async sweepAll(): Promise<SweepReport> {
     const started = Date.now();
-    const report: SweepReport = { installations: 0, repositories: 0, runs: 0, swept: 0, failed: 0, states: {}, branchesRemoved: 0, claimsPruned: 0, durationMs: 0 };
+    const report: SweepReport = { installations: 0, scheduled: 0, repositories: 0, runs: 0, swept: 0, failed: 0, states: {}, branchesRemoved: 0, claimsPruned: 0, durationMs: 0 };
     const appOctokit = (await this.app.auth()) as GitHubClient;
     const installations = (await appOctokit.paginate('GET /app/installations', { per_page: 100 })) as Array<{ id: number; suspended_at?: string | null }>;
     for (const inst of installations) {
@@ -89,7 +95,15 @@ export class Sweeper {
           if (repository.archived) continue; // read-only: nothing a run could do there
           report.repositories++;
           try {
-            const r = await sweepRepository(this.runs, await this.contextOf(octokit, repository), this.now, this.log, this.finished);
+            const gh = await this.contextOf(octokit, repository);
+            // Schedules tick on the sweep's clock: at most one sweep interval late.
+            try {
+              report.scheduled += (await startScheduledRuns(this.runs, gh, { at: this.now() }, this.log)).started.length;
+            } catch (err) {
+              report.failed++;
+              this.log.warn(`sweep: the schedules of ${repository.owner.login}/${repository.name} failed: ${(err as Error).message}`);
+            }
+            const r = await sweepRepository(this.runs, gh, this.now, this.log, this.finished);
             report.runs += r.runs;
             report.swept += r.swept;
             report.failed += r.failed;

@@ -18,6 +18,7 @@ import { filterPatternErrors } from './filter-patterns.ts';
 import { ancestors, findCycle } from './graph.ts';
 import { checkMcpServers } from './mcp-servers.ts';
 import { checkNetwork } from './network.ts';
+import { checkSchedules } from './schedules.ts';
 import { taintOf, type Tainted } from './taint.ts';
 import { stepById, type JsonSchema, type Step, type Workflow } from './types.ts';
 
@@ -54,6 +55,7 @@ export function checkSemantics(wf: Workflow, report: Report): void {
   checkForEach(wf, report);
   checkInputs(wf, report);
   checkTriggers(wf, report);
+  checkSchedules(wf, report);
   checkCiApproval(wf, report);
   checkMcpServers(wf, report);
   checkFallbacks(wf, report);

@@ -123,7 +123,7 @@ describe('app: the sweep moves runs that hear no event', () => {
     expect(workerRuns(h).map((r) => r.conclusion)).toEqual(['success', 'cancelled']);
   });
 
-  it('costs 4 requests per sweep for a run waiting on people, 5 for one waiting on a worker (one installation, one repository)', async () => {
+  it('costs 5 requests per sweep for a run waiting on people, 6 for one waiting on a worker (one installation, one repository)', async () => {
     let clock = Date.now();
     h = await startHarness({ files: { '.agents/workflows/asky.yml': ASK(''), '.agents/workflows/build.yml': HUNG }, agents: { build: [{ hang: true }, { write: { 'a.txt': 'a\n' } }] }, now: () => clock });
     await openLabelled(h, 'baton:ask');
@@ -132,8 +132,9 @@ describe('app: the sweep moves runs that hear no event', () => {
     let from = appRequests(h.emu).length;
     await h.app.sweep();
     const routes = (since: number) => appRequests(h!.emu).slice(since).map((r) => r.route);
-    // Run branches, then claims (a run going on with a few claims has its thread left unread).
-    expect(routes(from)).toEqual(['GET /app/installations', 'GET /installation/repositories', 'GET /repos/{owner}/{repo}/git/matching-refs/{ref}', 'GET /repos/{owner}/{repo}/git/matching-refs/{ref}']);
+    // The default branch's head (schedules: no workflow has one, so nothing more), run branches,
+    // then claims (a run going on with a few claims has its thread left unread).
+    expect(routes(from)).toEqual(['GET /app/installations', 'GET /installation/repositories', 'GET /repos/{owner}/{repo}/git/ref/{ref}', 'GET /repos/{owner}/{repo}/git/matching-refs/{ref}', 'GET /repos/{owner}/{repo}/git/matching-refs/{ref}']);
     await openLabelled(h, 'baton:build');
     await h.waitFor('the agent at work', () => h!.agentCalls().length > 0);
     await h.app.runs.idle();
@@ -143,6 +144,7 @@ describe('app: the sweep moves runs that hear no event', () => {
     expect(routes(from)).toEqual([
       'GET /app/installations',
       'GET /installation/repositories',
+      'GET /repos/{owner}/{repo}/git/ref/{ref}',
       'GET /repos/{owner}/{repo}/git/matching-refs/{ref}',
       'GET /repos/{owner}/{repo}/actions/runs/{run_id}',
       'GET /repos/{owner}/{repo}/git/matching-refs/{ref}',

@@ -53,6 +53,10 @@ const GITHUB: Record<string, [scope: string, level: 'read' | 'write'] | 'app-jwt
   'POST /repos/{owner}/{repo}/git/trees': ['contents', 'write'],
   'POST /repos/{owner}/{repo}/merges': ['contents', 'write'],
   'GET /repos/{owner}/{repo}/issues/{issue_number}/comments': ['issues', 'read'],
+  // Tracking issues of schedules and the CI doctor: found among the open issues baton's bot opened, opened, their body rewritten.
+  'GET /repos/{owner}/{repo}/issues': ['issues', 'read'],
+  'POST /repos/{owner}/{repo}/issues': ['issues', 'write'],
+  'PATCH /repos/{owner}/{repo}/issues/{issue_number}': ['issues', 'write'],
   'PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}': ['issues', 'write'],
   'POST /repos/{owner}/{repo}/issues/{issue_number}/comments': ['issues', 'write'],
   'POST /repos/{owner}/{repo}/issues/{issue_number}/labels': ['issues', 'write'],

@@ -10,6 +10,9 @@ import * as core from '@actions/core';
 import { routeFor } from '../../app/routes.ts';
 import { RunService } from '../../app/runs.ts';
 import { sweepRepository } from '../../app/sweep.ts';
+import { startScheduledRuns } from '../../app/handlers/schedule.ts';
+import { cronText } from '../../engine/cron.ts';
+import { isSweepSchedule } from '../../app/sweep-cron.ts';
 import { readEvent, repositoryOf } from '../event.ts';
 import { actionLog, repoContextOf } from '../github.ts';
 import type { Inputs } from '../inputs.ts';
@@ -38,6 +41,15 @@ export async function runMode(inputs: Inputs): Promise<void> {
   }
   core.info(`baton run: ${what} on ${gh.owner}/${gh.repo} as ${gh.botLogin}`);
   const runs = new RunService();
+  if (scheduled && !isSweepSchedule(ev.payload)) {
+    // Any other cron is a workflow's `on.schedule` (baton init writes each into baton.yml): its tick
+    // came. The same test as the route job's key (route-key.ts), so both agree on which is the sweep.
+    const cron = cronText(String(ev.payload.schedule));
+    const r = await startScheduledRuns(runs, gh, { at: Date.now(), crons: [cron] }, actionLog);
+    core.info(`baton run: schedule ${JSON.stringify(cron)} started ${r.started.length ? r.started.join(', ') : 'nothing (its tick had started its runs already)'}`);
+    await runs.idle();
+    return;
+  }
   if (scheduled) {
     // Deadlines without events: the schedule `baton init` writes sweeps the open runs.
     const r = await sweepRepository(runs, gh, Date.now, actionLog);

@@ -1,0 +1,99 @@
+// `on.schedule` in App mode: the sweep's clock ticks the crons. A tick starts one run on the
+// workflow's tracking issue (opened by baton the first time, reused after), ticks missed while
+// nothing looked start one run, and two App processes sweeping at once start each tick once.
+import { afterEach, describe, expect, it } from 'vitest';
+import { readStateBlock } from '../../src/record/state-block.ts';
+import { startHarness, type Harness } from './harness.ts';
+
+const o = { owner: 'acme', repo: 'widgets' };
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+/** Hourly; its ask step keeps each run open without a worker. */
+const UPKEEP = `name: upkeep
+on:
+  schedule:
+    - cron: "0 * * * *"
+steps:
+  - id: tidy
+    ask: { questions: ["Anything to tidy?"] }
+`;
+
+/** baton's open issues: [number, title]. */
+async function botIssues(h: Harness): Promise<Array<{ number: number; title: string; body: string }>> {
+  const all = await h.as('alice').paginate('GET /repos/{owner}/{repo}/issues', { ...o, state: 'open', per_page: 100 });
+  return all.filter((i) => i.user?.login === 'baton[bot]').map((i) => ({ number: i.number, title: i.title, body: i.body ?? '' }));
+}
+
+/** The run ids whose records are on thread `number`, oldest first. */
+async function runIds(h: Harness, number: number): Promise<string[]> {
+  const all = await h.as('alice').paginate('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', { ...o, issue_number: number, per_page: 100 });
+  return all.flatMap((c) => {
+    if (c.user?.login !== 'baton[bot]' || !c.body?.includes('baton:record')) return [];
+    const read = readStateBlock(c.body, undefined, { unsignedRead: true });
+    return read.ok ? [`${read.state.runId} by ${read.state.startedBy}`] : [];
+  });
+}
+
+async function scheduleClaims(h: Harness): Promise<string[]> {
+  const refs = await h.as('alice').request('GET /repos/{owner}/{repo}/git/matching-refs/{ref}', { ...o, ref: 'baton/schedule/' });
+  return refs.data.map((r) => r.ref.replace(/^refs\/baton\/schedule\/upkeep\/[0-9a-f]+\//, ''));
+}
+
+describe('app: schedules', () => {
+  it('starts one run per tick on the tracking issue it opens, reuses it, and runs missed ticks once', async () => {
+    let clock = Date.parse('2030-01-07T10:30:00Z');
+    h = await startHarness({ files: { '.agents/workflows/upkeep.yml': UPKEEP }, now: () => clock });
+    // First seen at 10:30: like GitHub's schedules, the first run comes at the next tick.
+    await h.app.sweep();
+    await h.settle();
+    expect(await botIssues(h)).toEqual([]);
+    expect(await scheduleClaims(h)).toEqual(['20300107T1000Z']);
+
+    clock = Date.parse('2030-01-07T11:00:00Z');
+    await h.app.sweep();
+    await h.settle();
+    const [issue, ...more] = await botIssues(h);
+    expect(more).toEqual([]);
+    expect(issue!.title).toBe('baton: upkeep (scheduled)');
+    expect(issue!.body).toContain('remove `on.schedule`');
+    expect(await runIds(h, issue!.number)).toEqual([`upkeep-${issue!.number}-1 by schedule`]);
+
+    // The same tick again: nothing.
+    clock = Date.parse('2030-01-07T11:40:00Z');
+    await h.app.sweep();
+    await h.settle();
+    expect(await runIds(h, issue!.number)).toHaveLength(1);
+
+    clock = Date.parse('2030-01-07T12:00:30Z');
+    await h.app.sweep();
+    await h.settle();
+    expect(await runIds(h, issue!.number)).toEqual([`upkeep-${issue!.number}-1 by schedule`, `upkeep-${issue!.number}-2 by schedule`]);
+
+    // Three ticks pass unseen (13:00, 14:00, 15:00): one run.
+    clock = Date.parse('2030-01-07T15:20:00Z');
+    await h.app.sweep();
+    await h.settle();
+    expect(await runIds(h, issue!.number)).toHaveLength(3);
+    expect((await botIssues(h)).map((i) => i.number)).toEqual([issue!.number]);
+    // One claim per schedule: each tick's replaced the one before.
+    expect(await scheduleClaims(h)).toEqual(['20300107T1500Z']);
+  });
+
+  it('two App processes sweeping at the same moment start each tick once', async () => {
+    let clock = Date.parse('2030-01-07T10:30:00Z');
+    h = await startHarness({ files: { '.agents/workflows/upkeep.yml': UPKEEP }, now: () => clock, replicas: 2 });
+    await Promise.all(h.apps.map((a) => a.sweep()));
+    for (const at of ['2030-01-07T11:00:00Z', '2030-01-07T12:00:00Z']) {
+      clock = Date.parse(at);
+      await Promise.all(h.apps.map((a) => a.sweep()));
+      await h.settle();
+    }
+    const issues = await botIssues(h);
+    expect(issues).toHaveLength(1);
+    expect(await runIds(h, issues[0]!.number)).toEqual([`upkeep-${issues[0]!.number}-1 by schedule`, `upkeep-${issues[0]!.number}-2 by schedule`]);
+  });
+});
