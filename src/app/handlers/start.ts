@@ -7,6 +7,7 @@ import type { Role, Workflow } from '../../manifest/types.ts';
 import type { RepoContext } from '../../hosts/github/client.ts';
 import { permissionOf } from '../../hosts/github/permission.ts';
 import { replyOnce } from '../replies.ts';
+import { withinDailyBudget } from '../daily-budget.ts';
 import { standingOf } from '../../hosts/github/stranger-door.ts';
 import type { Log, RunService } from '../runs.ts';
 import { keptLength, MAX_THREAD_TEXT_CHARS, threadTooLong } from '../too-long.ts';
@@ -84,13 +85,15 @@ async function startAutomatic(runs: RunService, gh: RepoContext, req: StartReque
 }
 
 async function request(runs: RunService, gh: RepoContext, req: StartRequest, permission: Role | 'none', text: { number: number; title: string; body: string; url: string }, log: Log): Promise<void> {
-  await runs.start(
+  const at = runs.now();
+  // The door of every start: `budget.per-day` (daily-budget.ts) lets it through or refuses it.
+  await withinDailyBudget(runs, gh, req, permission, at, log, () => runs.start(
     gh,
     req.workflow,
     {
       type: 'run.requested',
       key: req.key,
-      at: Date.now(),
+      at,
       workflow: req.workflow.name,
       manifestHash: req.hash,
       manifestCommit: req.manifestCommit,
@@ -105,6 +108,6 @@ async function request(runs: RunService, gh: RepoContext, req: StartRequest, per
       ...(req.trigger !== undefined && { trigger: req.trigger }),
     },
     log,
-  );
+  ));
 }
 
