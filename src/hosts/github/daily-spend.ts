@@ -9,7 +9,7 @@ import type { RunState } from '../../engine/index.ts';
 import { utcDayStart } from '../../engine/daily-budget.ts';
 import { findRecords } from '../../record/find.ts';
 import type { RepoContext } from './client.ts';
-import { markerOf, threadCommentOf } from './thread.ts';
+import { markersOf, threadCommentOf } from './thread.ts';
 
 /** Pages of 100 comments read at most: a repository with more comments touched today is not counted (see `complete`). */
 export const DAY_READ_MAX_PAGES = 10;
@@ -22,7 +22,7 @@ const CLOCK_SKEW_MS = 10 * 60_000;
 export interface DayRead {
   /** The trusted records found, one per run (its newest). */
   runs: RunState[];
-  /** The markers of baton's own comments among them (notes already posted). */
+  /** The markers of baton's own comments read (notes already posted today). */
   markers: Set<string>;
   /**
    * False when the repository had more comments touched today than DAY_READ_MAX_PAGES pages
@@ -39,30 +39,24 @@ export interface DayRead {
  */
 export async function readDay(gh: RepoContext, at: number): Promise<DayRead> {
   const since = new Date(utcDayStart(at) - CLOCK_SKEW_MS).toISOString().replace(/\.\d{3}Z$/, 'Z');
-  const bot = gh.botLogin.toLowerCase();
-  const mine = [];
+  const comments = [];
   let pages = 0;
   let complete = true;
   // Oldest first (`sort: created`): comments written while the pages are read only add pages at the end.
   const pager = gh.octokit.paginate.iterator('GET /repos/{owner}/{repo}/issues/comments', { owner: gh.owner, repo: gh.repo, since, sort: 'created', direction: 'asc', per_page: 100 });
   for await (const page of pager) {
-    // Only baton's own comments can hold a record or a marker: the rest is not even decoded.
-    for (const c of page.data) if ((c.user?.login ?? '').toLowerCase() === bot) mine.push(threadCommentOf(c));
+    comments.push(...page.data.map(threadCommentOf));
     if (++pages === DAY_READ_MAX_PAGES) {
       complete = !/rel="next"/.test(page.headers.link ?? '');
       break;
     }
   }
-  const { records } = findRecords(mine, gh.botLogin, gh.stateSecret);
+  // The one rule for records (record/find.ts) and for markers (thread.ts): only baton's own comments count.
+  const { records } = findRecords(comments, gh.botLogin, gh.stateSecret);
   const newest = new Map<string, (typeof records)[number]>();
   for (const r of records) {
     const known = newest.get(r.state.runId);
     if (!known || r.gen > known.gen || (r.gen === known.gen && (r.updatedAt ?? 0) >= (known.updatedAt ?? 0))) newest.set(r.state.runId, r);
   }
-  const markers = new Set<string>();
-  for (const c of mine) {
-    const m = markerOf(c, gh.botLogin);
-    if (m) markers.add(m);
-  }
-  return { runs: [...newest.values()].map((r) => r.state), markers, complete };
+  return { runs: [...newest.values()].map((r) => r.state), markers: markersOf(comments, gh.botLogin), complete };
 }
