@@ -80,7 +80,7 @@ function routesBatonCalls(): string[] {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
       else if (entry.name.endsWith('.ts')) {
-        for (const m of readFileSync(path, 'utf8').matchAll(/(?:request|paginate)\('((?:GET|POST|PATCH|PUT|DELETE) \/[^']*)'/g)) found.add(m[1]!);
+        for (const m of readFileSync(path, 'utf8').matchAll(/(?:request|paginate|paginate\.iterator)\('((?:GET|POST|PATCH|PUT|DELETE) \/[^']*)'/g)) found.add(m[1]!);
       }
     }
   };
