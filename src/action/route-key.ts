@@ -5,6 +5,7 @@
 // request — because GitHub evaluates job concurrency before the job starts.
 import { createHash } from 'node:crypto';
 import { isSweepSchedule } from '../app/sweep-cron.ts';
+import { cronText } from '../engine/cron.ts';
 import { parseRunId, runIdOfBranch, runIdOfPullBody } from '../hosts/github/run-id.ts';
 
 type Payload = Record<string, unknown>;
@@ -56,7 +57,7 @@ export function concurrencyKey(event: string, p: Payload): string | undefined {
       // The sweep visits every open run: one group of its own, so that a late sweep waits for
       // the one before instead of running beside it. Any other cron is a manifest's
       // on.schedule: a group per cron, so that it never waits behind the sweep nor holds it up.
-      return isSweepSchedule(p) ? 'sweep' : `schedule-${shortHash(String(p.schedule))}`;
+      return isSweepSchedule(p) ? 'sweep' : `schedule-${shortHash(cronText(String(p.schedule)))}`;
     case 'workflow_dispatch':
       // The worker workflow: its `run` input is the run id.
       return threadOfRun((p.inputs as { run?: string } | undefined)?.run);

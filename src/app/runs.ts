@@ -91,7 +91,8 @@ export class RunService {
   onLease?: (report: LeaseReport) => void;
 
   constructor(
-    private readonly now: () => number = Date.now,
+    /** The clock of this process's events (a start's `at`, time passing); tests compress it. */
+    readonly now: () => number = Date.now,
     lease: Partial<LeaseOptions> = {},
   ) {
     this.lease = { ...DEFAULT_LEASE, ...lease };

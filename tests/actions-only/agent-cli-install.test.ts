@@ -95,7 +95,7 @@ async function runWorker(actionDir: string, sandbox = false): Promise<{ job: Non
   }
   h = await startActionsOnly({
     ...(sandbox ? { sandbox: { ports: [Number(new URL(registry!.url).port)] } } : {}),
-    init: ['--mode', 'actions', '--workflows', 'triage'],
+    init: ['--mode', 'actions', '--workflows', 'review-pr'],   // a claude-code workflow no new issue starts (triage now runs on every one)
     files: { '.agents/workflows/quick.yml': QUICK },
     agentScript: [{ write: { 'src/fix.txt': 'fixed\n' }, reply: { done: true } }],
     actionDir,

@@ -57,6 +57,8 @@ const GITHUB: Record<string, [scope: string, level: 'read' | 'write'] | 'app-jwt
   'GET /repos/{owner}/{repo}/issues': ['issues', 'read'],
   'POST /repos/{owner}/{repo}/issues': ['issues', 'write'],
   'PATCH /repos/{owner}/{repo}/issues/{issue_number}': ['issues', 'write'],
+  // `budget.per-day`: the day's run records across the repository (hosts/github/daily-spend.ts).
+  'GET /repos/{owner}/{repo}/issues/comments': ['issues', 'read'],
   'PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}': ['issues', 'write'],
   'POST /repos/{owner}/{repo}/issues/{issue_number}/comments': ['issues', 'write'],
   'POST /repos/{owner}/{repo}/issues/{issue_number}/labels': ['issues', 'write'],
@@ -84,7 +86,7 @@ function routesBatonCalls(): string[] {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
       else if (entry.name.endsWith('.ts')) {
-        for (const m of readFileSync(path, 'utf8').matchAll(/(?:request|paginate)\('((?:GET|POST|PATCH|PUT|DELETE) \/[^']*)'/g)) found.add(m[1]!);
+        for (const m of readFileSync(path, 'utf8').matchAll(/(?:request|paginate|paginate\.iterator)\('((?:GET|POST|PATCH|PUT|DELETE) \/[^']*)'/g)) found.add(m[1]!);
       }
     }
   };

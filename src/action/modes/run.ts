@@ -12,7 +12,7 @@ import { RunService } from '../../app/runs.ts';
 import { sweepRepository } from '../../app/sweep.ts';
 import { startScheduledRuns } from '../../app/handlers/schedule.ts';
 import { cronText } from '../../engine/cron.ts';
-import { isSweepSchedule } from '../../app/sweep-cron.ts';
+import { isSweepSchedule, SWEEP_CRON } from '../../app/sweep-cron.ts';
 import { readEvent, repositoryOf } from '../event.ts';
 import { actionLog, repoContextOf } from '../github.ts';
 import type { Inputs } from '../inputs.ts';
@@ -41,19 +41,21 @@ export async function runMode(inputs: Inputs): Promise<void> {
   }
   core.info(`baton run: ${what} on ${gh.owner}/${gh.repo} as ${gh.botLogin}`);
   const runs = new RunService();
-  if (scheduled && !isSweepSchedule(ev.payload)) {
-    // Any other cron is a workflow's `on.schedule` (baton init writes each into baton.yml): its tick
-    // came. The same test as the route job's key (route-key.ts), so both agree on which is the sweep.
-    const cron = cronText(String(ev.payload.schedule));
-    const r = await startScheduledRuns(runs, gh, { at: Date.now(), crons: [cron] }, actionLog);
-    core.info(`baton run: schedule ${JSON.stringify(cron)} started ${r.started.length ? r.started.join(', ') : 'nothing (its tick had started its runs already)'}`);
-    await runs.idle();
-    return;
-  }
   if (scheduled) {
-    // Deadlines without events: the schedule `baton init` writes sweeps the open runs.
-    const r = await sweepRepository(runs, gh, Date.now, actionLog);
-    core.info(`baton run: swept ${r.swept} of ${r.runs} runs${r.failed ? ` (${r.failed} failed, see the warnings above)` : ''}`);
+    // Each cron of baton.yml is a workflow's `on.schedule` (baton init writes them from the
+    // manifests) or the sweep's, or both: a manifest may tick every 5 minutes too. Its tick came.
+    const cron = cronText(typeof ev.payload.schedule === 'string' ? ev.payload.schedule : SWEEP_CRON);
+    const r = await startScheduledRuns(runs, gh, { at: Date.now(), crons: [cron] }, actionLog);
+    if (r.started.length) core.info(`baton run: schedule ${JSON.stringify(cron)} started ${r.started.join(', ')}`);
+    await runs.idle();
+    // The same test as the route job's key (route-key.ts), so both agree on which is the sweep.
+    if (!isSweepSchedule(ev.payload)) {
+      if (!r.started.length) core.info(`baton run: schedule ${JSON.stringify(cron)} started nothing (its tick had started its runs already)`);
+      return;
+    }
+    // Deadlines without events: the sweep visits the open runs.
+    const swept = await sweepRepository(runs, gh, Date.now, actionLog);
+    core.info(`baton run: swept ${swept.swept} of ${swept.runs} runs${swept.failed ? ` (${swept.failed} failed, see the warnings above)` : ''}`);
     return;
   }
   const ourAppId = ourAppIdOf(ev.name, ev.payload, gh.botLogin);

@@ -17,6 +17,7 @@ import { permissionOf } from '../../hosts/github/permission.ts';
 import { answerForm, answersFor, type AnswerForm } from '../../hosts/github/questions.ts';
 import { notRunPull } from '../../hosts/github/run-id.ts';
 import { replyOnce, reportBrokenManifest } from '../replies.ts';
+import { dailySpendText } from '../daily-budget.ts';
 import { acknowledge, standingOf, type Standing } from '../../hosts/github/stranger-door.ts';
 import type { Log, RunService } from '../runs.ts';
 import { answerTooLong, keptLength, MAX_ANSWER_CHARS } from '../too-long.ts';
@@ -116,7 +117,9 @@ async function runOf(runs: RunService, gh: RepoContext, ev: Commented, log: Log)
 async function onRunCommand(runs: RunService, gh: RepoContext, ev: Commented, asker: Asker, command: CommentCommand, log: Log): Promise<void> {
   const runId = await runOf(runs, gh, ev, log);
   const who = standingOf(ev.author, asker.permission);
-  if (!runId) return replyTo(gh, ev, who, `@${ev.author}, there is no baton run in this thread.`);
+  // The day's spend of budgeted workflows, for people with a role (a stranger's ask costs no reads of the day).
+  const spend = command.kind === 'status' && !who.stranger ? await dailySpendText(gh, runs.now()) : '';
+  if (!runId) return replyTo(gh, ev, who, `@${ev.author}, there is no baton run in this thread.${spend}`);
   const at = Date.now();
   await runs.onRun(
     gh,
@@ -131,7 +134,7 @@ async function onRunCommand(runs: RunService, gh: RepoContext, ev: Commented, as
         // Looking is also a chance to catch up: worker runs whose webhook never came are looked up.
         memory.warm = false;
         const title = memory.body.split('\n').find((l) => l.startsWith('### ')) ?? `run \`${runId}\``;
-        await replyTo(gh, ev, who, `@${ev.author}, ${title.replace(/^### /, '')}\n\nThe status comment is kept up to date${memory.commentId ? ` (comment ${memory.commentId})` : ''}.`);
+        await replyTo(gh, ev, who, `@${ev.author}, ${title.replace(/^### /, '')}\n\nThe status comment is kept up to date${memory.commentId ? ` (comment ${memory.commentId})` : ''}.${spend}`);
         return [];
       }
       if (command.kind !== 'cancel' && command.kind !== 'approve' && command.kind !== 'retry') return [];

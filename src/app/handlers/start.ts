@@ -8,6 +8,7 @@ import type { RepoContext } from '../../hosts/github/client.ts';
 import { permissionOf } from '../../hosts/github/permission.ts';
 import { replyOnce } from '../replies.ts';
 import { cancelsInProgress, supersedeOlder } from '../supersede.ts';
+import { withinDailyBudget } from '../daily-budget.ts';
 import { standingOf } from '../../hosts/github/stranger-door.ts';
 import type { Log, RunService } from '../runs.ts';
 import { keptLength, MAX_THREAD_TEXT_CHARS, threadTooLong } from '../too-long.ts';
@@ -85,13 +86,16 @@ async function startAutomatic(runs: RunService, gh: RepoContext, req: StartReque
 }
 
 async function request(runs: RunService, gh: RepoContext, req: StartRequest, permission: Role | 'none', text: { number: number; title: string; body: string; url: string }, log: Log): Promise<void> {
-  const run = await runs.start(
+  const at = runs.now();
+  // The door of every start: `budget.per-day` (daily-budget.ts) lets it through or refuses it.
+  await withinDailyBudget(runs, gh, req, permission, at, log, async () => {
+    const run = await runs.start(
     gh,
     req.workflow,
     {
       type: 'run.requested',
       key: req.key,
-      at: Date.now(),
+      at,
       workflow: req.workflow.name,
       manifestHash: req.hash,
       manifestCommit: req.manifestCommit,
@@ -106,9 +110,11 @@ async function request(runs: RunService, gh: RepoContext, req: StartRequest, per
       ...(req.trigger !== undefined && { trigger: req.trigger }),
     },
     log,
-  );
-  if (run && cancelsInProgress(req.workflow, req.trigger)) {
-    await supersedeOlder(runs, gh, { workflow: req.workflow, run, head: req.base?.sha ?? req.manifestCommit, key: req.key, actor: req.actor, permission }, log);
-  }
+    );
+    // A newer run of the workflow on the thread supersedes the older ones (concurrency.cancel-in-progress).
+    if (run && cancelsInProgress(req.workflow, req.trigger)) {
+      await supersedeOlder(runs, gh, { workflow: req.workflow, run, head: req.base?.sha ?? req.manifestCommit, key: req.key, actor: req.actor, permission }, log);
+    }
+  });
 }
 

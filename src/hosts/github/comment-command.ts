@@ -21,7 +21,7 @@ export type CommentCommand =
 export const USAGE = [
   '`/baton <workflow> [key=value …]` start a workflow',
   '`/baton plan <workflow> [key=value …]` show what would run, start nothing',
-  '`/baton status` show the run of this thread',
+  '`/baton status` show the run of this thread, and the day of workflows with `budget.per-day`',
   '`/baton retry <step>` run a failed step again',
   '`/baton cancel` stop the run',
   '`/baton approve` pass an `approve` step',

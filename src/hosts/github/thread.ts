@@ -34,10 +34,15 @@ export async function readThread(gh: RepoContext, number: number): Promise<Threa
       return response.data;
     },
   );
-  const comments: ThreadComment[] = raw.map((c) => ({ id: Number(c.id), body: c.body ?? '', author: c.user?.login ?? '', url: c.html_url, createdAt: Date.parse(c.created_at), updatedAt: Date.parse(c.updated_at) }));
+  const comments = raw.map(threadCommentOf);
   const { records, ignored } = findRecords(comments, gh.botLogin, gh.stateSecret);
   const readAt = date === undefined ? NaN : Date.parse(date);
   return { comments, records, ignored, markers: markersOf(comments, gh.botLogin), ...(Number.isFinite(readAt) ? { readAt } : {}) };
+}
+
+/** An issue comment as GitHub lists it (a thread's, or the repository's) → what the record reader takes. */
+export function threadCommentOf(c: { id: number; body?: string; user: { login: string } | null; html_url: string; created_at: string; updated_at: string }): ThreadComment {
+  return { id: Number(c.id), body: c.body ?? '', author: c.user?.login ?? '', url: c.html_url, createdAt: Date.parse(c.created_at), updatedAt: Date.parse(c.updated_at) };
 }
 
 /** The markers of baton's own comments: each counts only as the last line of a comment of its bot. */

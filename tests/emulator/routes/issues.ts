@@ -149,6 +149,25 @@ export function registerIssueRoutes(emulator: Emulator): void {
     return paginate(ctx, comments.map((c) => shapes.comment(repo, c)));
   }, read);
 
+  // The repository's comments on all its issues and pull requests
+  // (https://docs.github.com/rest/issues/comments#list-issue-comments-for-a-repository):
+  // `since` keeps those last updated at or after it; `sort` is `created` (default) or `updated`;
+  // `direction` is "ignored without the `sort` parameter", and the order is then ascending.
+  router.add('GET', '/repos/{owner}/{repo}/issues/comments', (ctx) => {
+    const repo = repoOf(ctx);
+    const sinceText = ctx.query.get('since');
+    const since = sinceText === null ? null : Date.parse(sinceText);
+    if (since !== null && Number.isNaN(since)) throw validationFailed([{ resource: 'IssueComment', field: 'since', code: 'invalid' }]);
+    const sort = ctx.query.get('sort');
+    if (sort !== null && sort !== 'created' && sort !== 'updated') throw validationFailed([{ resource: 'IssueComment', field: 'sort', code: 'invalid' }]);
+    const stamp = (c: Comment) => Date.parse(sort === 'updated' ? c.updatedAt : c.createdAt);
+    const comments = [...store.comments.values()]
+      .filter((c) => c.repoId === repo.id && (since === null || Date.parse(c.updatedAt) >= since))
+      .sort((a, b) => stamp(a) - stamp(b) || a.id - b.id);
+    if (sort !== null && ctx.query.get('direction') === 'desc') comments.reverse();
+    return paginate(ctx, comments.map((c) => shapes.comment(repo, c)));
+  }, read);
+
   router.add(
     'POST',
     '/repos/{owner}/{repo}/issues/{issue_number}/comments',
