@@ -9,7 +9,7 @@ import { unionMs, type EventTime } from '../../src/app/event-time.ts';
 import { Metrics } from '../../src/app/metrics.ts';
 import { batonOctokit } from '../../src/app/octokit.ts';
 import { KeyedQueue } from '../../src/app/queue.ts';
-import { openLabelled, startHarness, TEST_TIME_SCALE, type Harness } from './harness.ts';
+import { startHarness, TEST_TIME_SCALE, type Harness } from './harness.ts';
 import { samples } from './prometheus.ts';
 
 /** A GitHub stand-in that holds every request until `together` have arrived, then answers them all `holdMs` later. */
@@ -131,7 +131,8 @@ describe('event time: waits are not the App\'s own time', () => {
     const [t] = times;
     expect(t!.queueMs).toBeGreaterThan(30 * WRITE_MS);
     expect(t!.queueMs).toBeLessThanOrEqual(t!.githubMs);
-    expect(t!.appMs).toBeLessThan(5 * WRITE_MS);
+    // Its own time is small beside the 30-odd writes' wait it sat out (room for a loaded machine).
+    expect(t!.appMs).toBeLessThan(10 * WRITE_MS);
     const text = await metrics.registry.metrics();
     expect(text).toContain('baton_write_queue_wait_seconds_count{event="issues"} 1');
   });
@@ -170,10 +171,19 @@ afterEach(async () => {
 describe('event time: a labelled-issue run', () => {
   it('reports the App\'s time and GitHub\'s per event at /metrics, adding up to the time the delivery\'s work took', async () => {
     h = await startHarness({ files: { '.agents/workflows/hello.yml': HELLO } });
-    await openLabelled(h, 'baton:hello');
+    const scrape = async () => samples(await (await fetch(`http://127.0.0.1:${h!.port}/metrics`)).text());
+    // The issue's `opened` delivery is routed too (a workflow may start on it): settled and
+    // measured first, so that what follows is the label's delivery alone.
+    const alice = h.as('alice');
+    const { number } = (await alice.rest.issues.create({ owner: 'acme', repo: 'widgets', title: 'Try baton:hello', body: 'Please.' })).data;
+    await h.settle();
+    const before = await scrape();
+    const opened = h.timings.length;
+    await alice.rest.issues.addLabels({ owner: 'acme', repo: 'widgets', issue_number: number, labels: ['baton:hello'] });
     await h.settle();
     await h.app.sweep();
-    const s = samples(await (await fetch(`http://127.0.0.1:${h.port}/metrics`)).text());
+    const after = await scrape();
+    const s = new Map([...after].map(([k, v]) => [k, v - (before.get(k) ?? 0)]));
 
     // One labelled delivery routed, one sweep; each observed once in both histograms.
     for (const event of ['issues', 'sweep']) {
@@ -186,7 +196,7 @@ describe('event time: a labelled-issue run', () => {
 
     // The label's delivery as the harness clocked it: arrival → its last call answered (the
     // delivery itself is answered first, the work goes on after), and its calls on the wire.
-    const label = h.timings.reduce((a, b) => (b.calls.length > a.calls.length ? b : a));
+    const label = h.timings.slice(opened).reduce((a, b) => (b.calls.length > a.calls.length ? b : a));
     const worked = Math.max(...label.callSpans.map((c) => c.doneAt)) - label.receivedAt;
     const app = s.get('baton_event_app_seconds_sum{event="issues"}')! * 1000;
     const github = s.get('baton_event_github_seconds_sum{event="issues"}')! * 1000;
@@ -202,7 +212,7 @@ describe('event time: a labelled-issue run', () => {
     expect(wire).toBeGreaterThan(0.9 * seen);
     expect(wire).toBeLessThanOrEqual(github);
     // And the per-event list the harness keeps agrees with the metric.
-    const routed = h.eventTimes.filter((t) => t.label === 'issues');
+    const routed = h.eventTimes.filter((t) => t.label === 'issues').slice(1);
     expect(routed).toHaveLength(1);
     expect(routed[0]!.appMs + routed[0]!.githubMs).toBeCloseTo(routed[0]!.wallMs, 6);
   });
