@@ -8,7 +8,9 @@ import type { Json } from '../../engine/index.ts';
 import { failed, git, revParse } from './git.ts';
 
 /** A branch that cannot stand in for a pull request: the message names it and says what to do. */
-export class PullRequestBranchError extends Error {}
+export class PullRequestBranchError extends Error {
+  override name = 'PullRequestBranchError';
+}
 
 export interface LocalPullRequest {
   /** The run's `pr` context: `number` 0 (a branch has none), `title`, `body`, `url` '', `head`, `base`. */
