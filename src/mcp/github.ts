@@ -86,6 +86,19 @@ export class GitHubRuns {
     return { commentId: data.id, url: data.html_url };
   }
 
+  /**
+   * Refuses a number that is not a pull request: issues and pull requests share numbers, and a
+   * `/baton` comment lands on either, so a run meant for a pull request would otherwise start
+   * on an issue (bound to no head, reviewing nothing).
+   */
+  async assertPullRequest(t: GitHubTarget, number: number): Promise<void> {
+    const gh = this.octokit();
+    const { data } = await this.call(`read #${number}`, () => gh.issues.get({ owner: t.owner, repo: t.repo, issue_number: number }));
+    if (!data.pull_request) {
+      throw new ToolError(`${t.owner}/${t.repo}#${number} is an issue, not a pull request: pass it as \`number\` to start the run on the issue, or give the pull request's number as \`pr\``);
+    }
+  }
+
   startCommand(workflow: string, inputs: Record<string, Json>): string {
     const words = Object.entries(inputs).map(([k, v]) => {
       const text = typeof v === 'string' ? v : JSON.stringify(v);

@@ -59,8 +59,9 @@ export class LocalRuns {
     };
   }
 
-  async start(path: string, workflow: string, inputs: Record<string, Json>): Promise<RunView> {
-    const run = await startLocalRun(path, workflow, inputs, this.options(), path);
+  /** `inputs.pr` (a branch) binds the run to it as a pull request, `base` its base (session.ts startLocalRun). */
+  async start(path: string, workflow: string, inputs: Record<string, Json>, base?: string): Promise<RunView> {
+    const run = await startLocalRun(path, workflow, inputs, this.options(), path, { base });
     if (run.state.status === 'idle') throw new ToolError(`the run was refused; check the inputs of \`${workflow}\``);
     this.drive(run);
     return this.view(run.store);

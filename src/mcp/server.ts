@@ -116,22 +116,36 @@ export function buildServer(options: ServerOptions = {}): { server: McpServer; l
     'baton_start_run',
     {
       title: 'Start a run',
-      description: 'Starts a workflow. Local: runs on the checkout in worktrees and branches baton/<run>, in the background (the user\'s branch and files are untouched). GitHub: posts `/baton <workflow> key=value…` on the issue/PR as the token\'s user, so the App checks their permission and the thread records who asked.',
+      description:
+        'Starts a workflow. Local: runs on the checkout in worktrees and branches baton/<run>, in the background (the user\'s branch and files are untouched). GitHub: posts `/baton <workflow> key=value…` on the issue/PR as the token\'s user, so the App checks their permission and the thread records who asked. ' +
+        'A run bound to a pull request (e.g. `review-pr`): give `pr` — on GitHub the pull request\'s number (the command is posted on it; a number that is an issue is refused), locally a branch, which stands in for the pull request (the run starts from its head; `base` names the branch it would merge into, default the default branch). ' +
+        'Workflows started by events or a schedule on GitHub (pull_request, issues, workflow_run, schedule) start here only when they have a command (`on.commands`, by default the workflow\'s name).',
       inputSchema: {
         ...targetShape,
         workflow: z.string().min(1).describe('Workflow name (or, locally, a manifest path).'),
-        inputs: z.record(z.string(), inputValue).optional().describe('Workflow inputs. Locally, `issue` stands in for the issue text when the workflow has no such input.'),
+        inputs: z.record(z.string(), inputValue).optional().describe('Workflow inputs. Locally, `issue` stands in for the issue text when the workflow has no such input (its first line the title, the rest the body).'),
+        pr: z
+          .union([z.number().int().positive(), z.string().min(1)])
+          .optional()
+          .describe('The pull request the run is bound to. GitHub: its number (instead of `number`). Local: a branch of the repository, as the pull request (pr.title, pr.body from its commits).'),
+        base: z.string().min(1).optional().describe('Local, with `pr`: the branch the pull request would merge into (default: the default branch).'),
       },
       outputSchema: actionShape,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
-    tool(async (a: TargetArgs & { workflow: string; inputs?: Record<string, string | number | boolean> | undefined }, t) => {
+    tool(async (a: TargetArgs & { workflow: string; inputs?: Record<string, string | number | boolean> | undefined; pr?: number | string | undefined; base?: string | undefined }, t) => {
       const inputs = (a.inputs ?? {}) as Record<string, Json>;
       if (t.kind === 'local') {
-        const run = await local.start(t.path, a.workflow, inputs);
+        if (typeof a.pr === 'number') throw new ToolError(`locally \`pr\` names a branch (the pull request's head), not a number`);
+        if (a.pr !== undefined && 'pr' in inputs) throw new ToolError('give the branch once: as `pr`, or as `inputs.pr`');
+        const run = await local.start(t.path, a.workflow, a.pr === undefined ? inputs : { ...inputs, pr: a.pr }, a.base);
         return done({ run, comment: null, message: `started ${run.runId}` }, `${describeRun(run)}\ncall baton_wait with runId ${run.runId} to follow it`);
       }
-      const number = needNumber(t, 'starting a run');
+      if (typeof a.pr === 'string') throw new ToolError('on GitHub `pr` is the pull request\'s number; a branch names a pull request only locally (`path`)');
+      if (a.base !== undefined) throw new ToolError('`base` is for local runs: on GitHub the pull request has its base');
+      if (a.pr !== undefined && t.number !== null && t.number !== a.pr) throw new ToolError(`\`number\` (${t.number}) and \`pr\` (${a.pr}) name different threads: give one`);
+      const number = a.pr ?? needNumber(t, 'starting a run');
+      if (a.pr !== undefined) await github.assertPullRequest(t, number);
       const body = github.startCommand(a.workflow, inputs);
       const comment = await github.comment(t, number, body);
       return done({ run: null, comment, message: `posted "${body}"` }, `posted "${body}" on ${t.owner}/${t.repo}#${number} (${comment.url}); the App answers with a status comment: call baton_wait or baton_get_run`);

@@ -13,6 +13,7 @@ import { subscriptionWarningsIn } from '../../manifest/warn-subscriptions.ts';
 import { EXIT, type CliIO } from '../io.ts';
 import { DEFAULT_WORKFLOWS_DIR } from './validate.ts';
 import { workflowsRoot } from '../../hosts/local/workflows.ts';
+import { startNotes, type StartNote } from './start-notes.ts';
 
 export const help = `Usage: baton doctor [--json]
 
@@ -26,6 +27,8 @@ warns about CI that would never start in Actions-only mode, and about the reposi
 setting that lets GitHub Actions open pull requests, and about a trigger of a workflow that
 .github/workflows/baton.yml does not subscribe to (run \`baton update\`). It warns about every \`uses:\` in baton's
 workflows (.github/workflows/baton-worker.yml, baton.yml) that is not pinned to a full commit SHA.
+It names each workflow that has no label and no command, the events or schedule that start
+it on GitHub, and the \`baton run --local\` line that runs it on demand.
 
 Options:
   --json    print one JSON document
@@ -37,14 +40,18 @@ interface WorkflowUse {
   backends: Map<string, string[]>;
   /** What each workflow's agents may reach in the sandbox (network.ts sandboxLines), by workflow. */
   sandbox: Map<string, string[]>;
+  /** Workflows no label or command starts, and what does (start-notes.ts). */
+  starts: StartNote[];
 }
 
 /** Which backends the repository's workflows use, by workflow; nothing when there are none. */
 function workflowUse(cwd: string): WorkflowUse {
-  const use: WorkflowUse = { backends: new Map(), sandbox: new Map() };
+  const use: WorkflowUse = { backends: new Map(), sandbox: new Map(), starts: [] };
   const { files } = findWorkflowFiles([DEFAULT_WORKFLOWS_DIR], cwd);
   if (!files.length) return use;
-  for (const f of validateFiles(files, { cwd }).files) {
+  const report = validateFiles(files, { cwd });
+  use.starts = startNotes(report.files.map((f) => ({ file: f.file, workflow: f.loaded?.workflow })), cwd);
+  for (const f of report.files) {
     const wf = f.loaded?.workflow;
     if (!wf) continue;
     for (const agent of Object.values(wf.agents)) use.backends.set(agent.uses, [...new Set([...(use.backends.get(agent.uses) ?? []), wf.name])]);
@@ -82,7 +89,7 @@ export async function doctorCommand(args: string[], io: CliIO, env: NodeJS.Proce
   const protections = localProtections(env);
 
   if (values.json) {
-    io.out(JSON.stringify({ backends: backends.map((b) => ({ ...b, usedBy: use.backends.get(b.name) ?? [] })), git, sandbox: Object.fromEntries(use.sandbox), protections, warnings }, null, 2));
+    io.out(JSON.stringify({ backends: backends.map((b) => ({ ...b, usedBy: use.backends.get(b.name) ?? [] })), git, sandbox: Object.fromEntries(use.sandbox), starts: use.starts, protections, warnings }, null, 2));
     return EXIT.ok;
   }
 
@@ -106,6 +113,7 @@ export async function doctorCommand(args: string[], io: CliIO, env: NodeJS.Proce
     lines.push('', 'sandbox: what the workflows\' agents and run steps may reach (docs/manifest.md, "Network and sandbox")');
     for (const [wf, entries] of use.sandbox) lines.push(`  ${wf}`, ...entries.map((e) => `    ${e}`));
   }
+  if (use.starts.length) lines.push('', 'workflows that no label or command starts', ...use.starts.map((n) => `  ${n.message} (${n.file}:${n.line})`));
   if (warnings.length) lines.push('', ...warnings.map((w) => `warning: ${w}`));
   const n = backends.filter((b) => b.runnable).length;
   lines.push('', `${n} of ${backends.length} backends runnable here.`);

@@ -5,6 +5,7 @@ import { createInterface } from 'node:readline/promises';
 import { InvalidStateError, ManifestChangedError, UnknownStateVersionError } from '../../engine/index.ts';
 import { AgentsNotReadyError } from '../../hosts/local/agents-ready.ts';
 import { GitError } from '../../hosts/local/git.ts';
+import { PullRequestBranchError } from '../../hosts/local/pull-request.ts';
 import { Progress } from '../../hosts/local/progress.ts';
 import type { Interaction, LocalRun, Outcome, RunOptions } from '../../hosts/local/run.ts';
 import { cancelEvent, summarize } from '../../hosts/local/session.ts';
@@ -84,7 +85,7 @@ export function report(run: LocalRun, outcome: Outcome, io: CliIO, flags: LocalF
 }
 
 /** Errors a person can fix (a changed manifest, an unreadable state, no such run…): exit 2 with the message; others are bugs and propagate. */
-const KNOWN_ERRORS = [AgentsNotReadyError, ManifestChangedError, UnknownStateVersionError, InvalidStateError, WorkflowNotFoundError, InvalidWorkflowError, InputError, RunNotFoundError, GitError];
+const KNOWN_ERRORS = [AgentsNotReadyError, ManifestChangedError, UnknownStateVersionError, InvalidStateError, WorkflowNotFoundError, InvalidWorkflowError, InputError, RunNotFoundError, GitError, PullRequestBranchError];
 
 export function knownError(err: unknown, io: CliIO, command: string): number | null {
   if (!KNOWN_ERRORS.some((kind) => err instanceof kind)) return null;

@@ -6,6 +6,7 @@ import { findWorkflowFiles, validateFiles } from '../../manifest/validate.ts';
 import { REPO_WORKFLOWS, workflowsRoot } from '../../hosts/local/workflows.ts';
 import { EXIT, UsageError, type CliIO } from '../io.ts';
 import { subscriptionWarningsIn } from '../../manifest/warn-subscriptions.ts';
+import { startNotes } from './start-notes.ts';
 
 export const DEFAULT_WORKFLOWS_DIR = REPO_WORKFLOWS;
 
@@ -21,7 +22,9 @@ export const help = `Usage: baton validate [PATH…] [--json]
 Checks workflow manifests: YAML, the schema, the step graph, agents, expressions,
 and label or command collisions between the files given together. In Actions-only mode it
 also warns about a trigger .github/workflows/baton.yml does not subscribe to (run
-\`baton update\`) and a schedule there that no workflow uses.
+\`baton update\`) and a schedule there that no workflow uses. A workflow with no label and
+no command gets a note saying which events or schedule start it (\`/baton <name>\` does
+not) and how to run it on demand with \`baton run --local\`.
 
 PATH is a file or a folder of *.yml files (default: the repository's ${DEFAULT_WORKFLOWS_DIR},
 found from any subfolder of it).
@@ -43,6 +46,8 @@ export function validateCommand(args: string[], io: CliIO): number {
   // Actions-only mode: a trigger baton.yml does not subscribe to, a cron no manifest uses (paths as seen from here).
   const root = workflowsRoot(io.cwd);
   const setup = (root === null ? [] : subscriptionWarningsIn(root)).map((w) => ({ ...w, file: relative(io.cwd, join(root!, w.file)) }));
+  // A workflow only its events or schedule start: say so, since `/baton <name>` and labels do nothing for it.
+  const notes = startNotes(report.files.map((f) => ({ file: f.file, workflow: f.loaded?.workflow })), io.cwd);
   if (values.json) {
     io.out(
       JSON.stringify(
@@ -59,6 +64,7 @@ export function validateCommand(args: string[], io: CliIO): number {
               .map((d) => ({ file: d.file, line: d.line, column: d.column, pointer: d.pointer, message: d.message })),
           })),
           setup: setup.map((w) => ({ file: w.file, line: w.line, column: w.column, message: w.message })),
+          notes,
         },
         null,
         2,
@@ -67,6 +73,7 @@ export function validateCommand(args: string[], io: CliIO): number {
   } else {
     for (const f of report.files) for (const d of f.diagnostics) (d.severity === 'error' ? io.err : io.out)(formatDiagnostic(d));
     for (const w of setup) io.out(formatDiagnostic({ ...w, pointer: '', severity: 'warning' }));
+    for (const n of notes) io.out(`${n.file}:${n.line}:${n.column}: note: ${n.message}`);
     const bad = report.files.filter((f) => !f.valid).length;
     const summary = bad
       ? `${bad} of ${report.files.length} workflow file${report.files.length === 1 ? '' : 's'} invalid`

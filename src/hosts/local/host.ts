@@ -1,13 +1,15 @@
 // LocalHost: the engine's commands carried out on a local checkout. Workers run in the
 // background (fan-outs run in parallel) and report through `next()`; everything else is
 // done at once and its follow-up events are recorded before they are returned.
-import type { ApplyLabels, Command, DispatchWorker, EnsurePullRequest, RunEvent, RunState } from '../../engine/index.ts';
+import { relative } from 'node:path';
+import type { ApplyLabels, Command, DispatchWorker, EnsurePullRequest, PostReview, RunEvent, RunState } from '../../engine/index.ts';
 import type { Workflow } from '../../manifest/types.ts';
 import { renderRecord } from '../../record/render.ts';
 import type { HostPort } from '../driver.ts';
 import { branchExists, pushRemote, removeWorktree, setBranch } from './git.ts';
 import { runJob } from './jobs.ts';
 import { mergeStep } from './merge.ts';
+import { renderLocalReview } from './review.ts';
 import { worktreesDir, type RunStore } from './store.ts';
 
 export interface HostEvents {
@@ -30,7 +32,8 @@ export class LocalHost implements HostPort {
   constructor(
     readonly store: RunStore,
     readonly repo: string,
-    readonly baseSha: string,
+    /** Where a reviewer's diff starts (LocalRun.reviewFrom). */
+    readonly reviewFrom: string,
     readonly env: NodeJS.ProcessEnv,
     readonly on: HostEvents,
   ) {}
@@ -69,10 +72,11 @@ export class LocalHost implements HostPort {
       // Check runs and the CI dispatch exist only on GitHub; the record and the state hold
       // the same information locally. Questions are asked by the runner.
       case 'post-review':
-        // Locally the review is the reviewer's outputs in the record; a step that waits for its
-        // review to be posted (a run bound to a pull request) is told it is, with no link.
+        // Locally the review of the run's own changes is the reviewer's outputs in the record. A
+        // step that waits for its review to be posted (a run bound to a pull request: a local
+        // branch) gets it shown here and written to the record; its link is that file.
         if (!command.confirm) return [];
-        return this.record([{ type: 'review.posted', key: `${command.key}/result`, at: Date.now(), step: command.step, attempt: command.attempt, reviewId: 0, url: '', event: command.event }]);
+        return this.record([this.postReview(command, state)]);
       case 'check-run':
       case 'post-questions':
       case 'dispatch-checks-workflow':
@@ -90,7 +94,7 @@ export class LocalHost implements HostPort {
   dispatch(task: DispatchWorker): void {
     if (this.inflight.has(task.key)) return;
     const controller = new AbortController();
-    const done = runJob(task, { store: this.store, repo: this.repo, env: this.env, baseSha: this.baseSha, signal: controller.signal })
+    const done = runJob(task, { store: this.store, repo: this.repo, env: this.env, reviewFrom: this.reviewFrom, signal: controller.signal })
       .catch((err: unknown): RunEvent[] => [
         { type: 'worker.failed', key: `${task.key}/result`, at: Date.now(), step: task.step, slot: task.slot, attempt: task.attempt, reason: 'crashed', error: `baton could not run the worker: ${(err as Error).message}` },
       ])
@@ -128,6 +132,15 @@ export class LocalHost implements HostPort {
     this.prCommand = `${push.map(shellQuote).join(' ')} && ${words.map(shellQuote).join(' ')}`;
     this.store.write('pull-request.sh', `${this.prCommand}\n`);
     return [{ type: 'pull-request.ensured', key: `${cmd.key}/result`, at: Date.now(), step: cmd.step, number: 0, url: `branch ${cmd.head}` }];
+  }
+
+  private postReview(cmd: PostReview, state: RunState): RunEvent {
+    const pr = state.context.pr as { head?: unknown; base?: unknown } | null;
+    const what = typeof pr?.head === 'string' ? `branch ${pr.head}${typeof pr.base === 'string' ? ` (into ${pr.base})` : ''}` : 'the pull request';
+    const text = renderLocalReview(cmd, this.repo, what);
+    const file = this.store.write(`reviews/${cmd.step}-a${cmd.attempt}.md`, `${text}\n`);
+    this.on.say(text);
+    return { type: 'review.posted', key: `${cmd.key}/result`, at: Date.now(), step: cmd.step, attempt: cmd.attempt, reviewId: 0, url: relative(this.repo, file), event: cmd.event };
   }
 
   /** A local run has no issue: nothing is labelled, and the step says so (its note names what was asked for). */

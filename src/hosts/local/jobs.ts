@@ -16,8 +16,8 @@ export interface JobContext {
   store: RunStore;
   repo: string;
   env: NodeJS.ProcessEnv;
-  /** The commit the run started from: a review reads the diff from there. */
-  baseSha: string;
+  /** Where a review's diff starts: the commit the run started from, or a pull request's merge base. */
+  reviewFrom: string;
   signal: AbortSignal;
 }
 
@@ -34,7 +34,7 @@ export async function runJob(task: DispatchWorker, ctx: JobContext): Promise<Run
     return [{ type: 'worker.failed', key, at: Date.now(), ...ref, reason: 'dispatch-failed', error: (err as Error).message }];
   }
   try {
-    const prompt = task.kind === 'review' && task.prompt !== null ? withDiff(task.prompt, ctx.repo, ctx.baseSha, task.base) : task.prompt;
+    const prompt = task.kind === 'review' && task.prompt !== null ? withDiff(task.prompt, ctx.repo, ctx.reviewFrom, task.base) : task.prompt;
     let run;
     try {
       run = await runWorker({ ...task, prompt }, { cwd: path, env: ctx.env, signal: ctx.signal, place: 'local' });

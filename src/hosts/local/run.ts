@@ -13,6 +13,7 @@ import { unfinishedEffects } from './pending.ts';
 import { RunStore } from './store.ts';
 import { waitingFor, type Waiting } from './waiting.ts';
 import { loadWorkflow } from './workflows.ts';
+import type { LocalPullRequest } from './pull-request.ts';
 
 export type Outcome = 'succeeded' | 'failed' | 'waiting' | 'stuck';
 
@@ -32,6 +33,8 @@ export interface StartRequest {
   file: string;
   inputs: Record<string, Json>;
   issue?: Json;
+  /** A local branch standing in for a pull request: the run starts from its head and is bound to it. */
+  pr?: LocalPullRequest;
 }
 
 export class LocalRun {
@@ -46,11 +49,20 @@ export class LocalRun {
     readonly loaded: LoadedWorkflow,
     state: RunState,
     readonly opts: RunOptions,
+    reviewFrom: string,
   ) {
     this.state = state;
-    const baseSha = (store.events().find((e) => e.type === 'run.requested') as RunRequested | undefined)?.baseSha ?? state.head;
-    this.host = new LocalHost(store, store.repo, baseSha, opts.env, opts);
+    this.host = new LocalHost(store, store.repo, reviewFrom, opts.env, opts);
     this.rearm();
+  }
+
+  /**
+   * Where a reviewer's diff starts: where the pull request's changes start for a run bound to
+   * one (kept in run.json), else the commit the run started from.
+   */
+  private static reviewFrom(store: RunStore): string {
+    const requested = store.events().find((e) => e.type === 'run.requested') as RunRequested | undefined;
+    return store.meta().reviewFrom ?? requested?.baseSha ?? '';
   }
 
   get workflow(): Workflow {
@@ -61,14 +73,16 @@ export class LocalRun {
   static async start(req: StartRequest, opts: RunOptions): Promise<LocalRun> {
     const repo = repoRoot(req.repo);
     const loaded = loadWorkflow(req.file);
-    const baseSha = revParse(repo, 'HEAD');
+    // A run bound to a pull request (a local branch) starts from its head, as on GitHub.
+    const baseSha = req.pr?.head.sha ?? revParse(repo, 'HEAD');
     if (!baseSha) throw new Error(`${repo} has no commit yet: a run starts from the checked-out commit`);
-    const baseBranch = currentBranch(repo) ?? 'main';
+    const baseBranch = req.pr?.head.branch ?? currentBranch(repo) ?? 'main';
     excludeBatonDir(repo);
-    const store = RunStore.create(repo, { workflow: loaded.workflow.name, file: loaded.file, repo, createdAt: Date.now() }, (id) => branchExists(repo, runBranch(id)));
+    const meta = { workflow: loaded.workflow.name, file: loaded.file, repo, createdAt: Date.now(), ...(req.pr && { reviewFrom: req.pr.mergeBase }) };
+    const store = RunStore.create(repo, meta, (id) => branchExists(repo, runBranch(id)));
     store.lock();
     store.saveStartedWorkflow(loaded);
-    const run = new LocalRun(store, loaded, emptyState(), opts);
+    const run = new LocalRun(store, loaded, emptyState(), opts, req.pr?.mergeBase ?? baseSha);
     const event: RunRequested = {
       type: 'run.requested',
       key: `${store.runId}/requested`,
@@ -78,17 +92,19 @@ export class LocalRun {
       manifestHash: loaded.hash,
       manifestCommit: baseSha,
       inputs: req.inputs,
-      thread: null,
+      // A branch has no number: the thread is pull request 0, which the local host answers for.
+      thread: req.pr ? { kind: 'pull', number: 0 } : null,
       ...(req.issue !== undefined && { issue: req.issue }),
-      repo: { name: basename(repo), full_name: basename(repo), default_branch: baseBranch },
+      ...(req.pr !== undefined && { pr: req.pr.context }),
+      repo: { name: basename(repo), full_name: basename(repo), default_branch: req.pr?.base ?? baseBranch },
       baseBranch,
       baseSha,
       actor: localActor(),
       permission: 'admin',
     };
-    opts.say(`run ${store.runId} started on branch ${runBranch(store.runId)} (record: .baton/runs/${store.runId}/)`);
+    const bound = req.pr ? ` for branch ${req.pr.head.branch} into ${req.pr.base}` : '';
+    opts.say(`run ${store.runId} started${bound} on branch ${runBranch(store.runId)} (record: .baton/runs/${store.runId}/)`);
     await run.feed([event]);
-    (run.host as { baseSha: string }).baseSha = baseSha;
     return run;
   }
 
@@ -102,7 +118,7 @@ export class LocalRun {
   static async resume(store: RunStore, opts: RunOptions, redo = true, manifest: 'file' | 'as-started' = 'file'): Promise<LocalRun> {
     const loaded = (manifest === 'as-started' && store.startedWorkflow()) || loadWorkflow(store.meta().file);
     const { state, commands } = replay(loaded.workflow, store.events(), loaded.hash);
-    const run = new LocalRun(store, loaded, state, opts);
+    const run = new LocalRun(store, loaded, state, opts, LocalRun.reviewFrom(store));
     run.unfinished = unfinishedEffects(state, commands);
     await run.host.save(state, loaded.workflow, { render: true });
     if (redo) await run.redo();

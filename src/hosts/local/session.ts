@@ -12,10 +12,13 @@ import { listRunIds, RunStore } from './store.ts';
 import { viewOfState, waitingFor, type RunView } from '../../record/view.ts';
 import { findWorkflow, loadWorkflow } from './workflows.ts';
 import { assertAgentsReady } from './agents-ready.ts';
+import { localPullRequest, type LocalPullRequest } from './pull-request.ts';
+import { missingThreadNotes } from './thread-reads.ts';
+import { sanitizeUntrusted } from '../../engine/untrusted.ts';
 
 export class InputError extends Error {}
 
-/** `k=v` words into inputs; `issue=…` becomes the issue context when the workflow has no such input. */
+/** `k=v` words into inputs (`issue=…` and `pr=…` stand in for a thread in startLocalRun). */
 export function parseInputs(words: string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const w of words) {
@@ -26,24 +29,45 @@ export function parseInputs(words: string[]): Record<string, string> {
   return out;
 }
 
-export async function startLocalRun(repoDir: string, workflow: string, raw: Record<string, Json>, opts: RunOptions, cwd = process.cwd()): Promise<LocalRun> {
+/** What a local run is bound to besides its inputs: `--base` for the `pr` stand-in. */
+export interface StartOptions {
+  /** The branch `pr=<branch>` would merge into (default: the default branch). */
+  base?: string | undefined;
+}
+
+/**
+ * Starts a run. Workflows written for GitHub read the thread the run lives on; locally two
+ * inputs stand in for it when the workflow declares no input of that name: `issue=<text>`
+ * (its first line the title, the rest the body) and `pr=<branch>` (a local branch as the pull
+ * request: the run starts from its head, ./pull-request.ts).
+ */
+export async function startLocalRun(repoDir: string, workflow: string, raw: Record<string, Json>, opts: RunOptions, cwd = process.cwd(), start: StartOptions = {}): Promise<LocalRun> {
   const repo = repoRoot(repoDir);
   const file = findWorkflow(repo, workflow, cwd);
   const loaded = loadWorkflow(file);
   const inputs = { ...raw };
   let issue: Json | undefined;
-  // Workflows written for GitHub read `issue.*`; locally the text of --input issue=… stands in.
-  if ('issue' in inputs && !('issue' in loaded.workflow.inputs)) {
-    const text = String(inputs.issue);
+  let pr: LocalPullRequest | undefined;
+  const standsIn = (name: string): boolean => name in inputs && !(name in loaded.workflow.inputs);
+  if (standsIn('issue') && standsIn('pr')) throw new InputError('give issue=… or pr=…, not both: a run lives on one issue or one pull request');
+  if (standsIn('issue')) {
+    const text = sanitizeUntrusted(String(inputs.issue));
     delete inputs.issue;
     const [title, ...rest] = text.split('\n');
     issue = { number: 0, title: title ?? '', body: rest.join('\n').trim() || text, labels: [] };
+  }
+  if (standsIn('pr')) {
+    pr = localPullRequest(repo, String(inputs.pr), start.base);
+    delete inputs.pr;
+  } else if (start.base !== undefined) {
+    throw new InputError(`--base names the branch a pull request merges into: give the pull request too (--input pr=<branch>)`);
   }
   const checked = resolveInputs(loaded.workflow, inputs);
   if (!checked.ok) throw new InputError(`${loaded.workflow.name}: ${checked.errors.join('; ')}`);
   // Before anything is started or asked: a missing agent CLI or key fails now, not after the questions.
   assertAgentsReady(loaded.workflow, opts.env, repo);
-  return LocalRun.start({ repo, file, inputs, ...(issue !== undefined && { issue }) }, opts);
+  for (const note of missingThreadNotes(loaded.workflow, { issue: issue !== undefined, pr: pr !== undefined })) opts.say(`note: ${note}`);
+  return LocalRun.start({ repo, file, inputs, ...(issue !== undefined && { issue }), ...(pr !== undefined && { pr }) }, opts);
 }
 
 export function openStore(repoDir: string, runId: string): RunStore {

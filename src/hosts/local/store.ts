@@ -19,6 +19,8 @@ export interface RunMeta {
   file: string;
   repo: string;
   createdAt: number;
+  /** A run bound to a pull request (a local branch): where its changes start, for the reviewer's diff. */
+  reviewFrom?: string;
 }
 
 export const batonDir = (repo: string): string => join(repo, '.baton');
