@@ -21,9 +21,9 @@ const AGENTS: AgentScript = {
     {
       output: {
         approved: false,
-        summary: 'Two things to change.',
+        summary: 'Two things to change. cc @acme/security-team',
         comments: [
-          { path: 'src/app.txt', line: 3, start_line: 2, body: 'Use constants here.', suggestion: HOSTILE },
+          { path: 'src/app.txt', line: 3, start_line: 2, body: 'Use constants here, @carol.', suggestion: HOSTILE },
           { path: 'src/app.txt', line: 1, body: 'Fine, but name it.' },
           { body: 'Add a changelog line.' },
         ],
@@ -69,6 +69,9 @@ describe('app: a review step on a pull request the run did not open', () => {
     expect(review).toMatchObject({ state: 'CHANGES_REQUESTED', user: { login: 'baton[bot]' } });
     // What was looked at, and the comment that is on no line, are in the body.
     expect(review.body).toContain('Two things to change.');
+    // The agent's mentions are shown, inert: its text pages nobody from baton's bot.
+    expect(review.body).toContain('cc @\u200Bacme/security-team');
+    expect(review.body).not.toMatch(/@acme\/security-team/);
     expect(review.body).toMatch(/Reviewed commit [0-9a-f]{40}.*\(1 file changed\)/);
     expect(review.body).toContain('- Add a changelog line.');
 
@@ -78,11 +81,11 @@ describe('app: a review step on a pull request the run did not open', () => {
       ['src/app.txt', null, 1],
     ]);
     // The suggestion's fence is longer than any run of backticks in it: nothing of it escapes the block.
-    expect(comments[0]!.body).toBe(`Use constants here.\n\n\`\`\`\`\`suggestion\n${HOSTILE}\n\`\`\`\`\``);
+    expect(comments[0]!.body).toBe(`Use constants here, @\u200Bcarol.\n\n\`\`\`\`\`suggestion\n${HOSTILE}\n\`\`\`\`\``);
 
     const state = stateOf(h, runId);
     expect(state.status).toBe('succeeded');
-    expect(state.steps[0]!.outputs).toMatchObject({ approved: false, event: 'REQUEST_CHANGES', url: review.html_url, summary: 'Two things to change.' });
+    expect(state.steps[0]!.outputs).toMatchObject({ approved: false, event: 'REQUEST_CHANGES', url: review.html_url, summary: 'Two things to change. cc @acme/security-team' });
     expect(await h.record(pull)).toMatch(/\| ✅ \| review \|/);
     h.emu.assertNoViolations();
   }, 60_000);

@@ -4,7 +4,7 @@
 // redelivered command finds it instead of posting it twice; the engine is told what GitHub
 // answered (review.posted with the review's id and link, or review.failed with GitHub's reason).
 import type { PostReview, ReviewComment, ReviewEvent, RunEvent } from '../../engine/index.ts';
-import { inert, markerComment } from '../../record/inert.ts';
+import { inert, markerComment, quietMentions } from '../../record/inert.ts';
 import { ACTIONS_PR_ADVICE, isActionsPrRefusal } from './actions-settings.ts';
 import { messageOf, refusedForGood, statusOf, type RepoContext } from './client.ts';
 import { fitComment } from './limits.ts';
@@ -40,7 +40,7 @@ function outsideTheDiff(err: unknown): boolean {
 /** An inline comment for one the reviewer placed on a line; its suggestion as a suggested change. */
 function inline(c: ReviewComment): InlineComment {
   const range = c.start_line !== undefined && c.start_line < c.line! ? { start_line: c.start_line, start_side: 'RIGHT' as const } : {};
-  let body = inert(c.body);
+  let body = inert(quietMentions(c.body));
   if (c.suggestion !== undefined) {
     // A range that ends before it starts names no lines the suggestion could replace.
     const s = c.start_line !== undefined && c.start_line > c.line! ? { withheld: `its lines ${c.start_line}–${c.line} are not a range` } : suggestionBlock(c.suggestion);
@@ -54,7 +54,7 @@ function listed(comments: ReviewComment[]): string {
   return comments
     .map((c) => {
       const where = c.path ? `\`${c.path}${c.line ? `:${c.start_line && c.start_line < c.line ? `${c.start_line}-` : ''}${c.line}` : ''}\`: ` : '';
-      const item = `- ${where}${inert(c.body)}`;
+      const item = `- ${where}${inert(quietMentions(c.body))}`;
       if (c.suggestion === undefined) return item;
       const text = inert(c.suggestion.replace(/\r\n?/g, '\n').replace(/\n$/, ''));
       const fence = fenceFor(text);
@@ -94,7 +94,7 @@ export async function postReview(gh: RepoContext, cmd: PostReview, known: Set<st
   const verdict = cmd.approved ? '✅ **Approved** by the reviewer agent.' : '🔁 **Changes requested** by the reviewer agent.';
   // Never an empty body: GitHub requires one for COMMENT and REQUEST_CHANGES, and an approval
   // with no comments still says what was looked at.
-  const text = [verdict, seen?.line ?? '', inert(cmd.body)].filter((l) => l.trim() !== '').join('\n\n');
+  const text = [verdict, seen?.line ?? '', inert(quietMentions(cmd.body))].filter((l) => l.trim() !== '').join('\n\n');
   const onLines = cmd.comments.filter((c) => c.path && c.line);
   const loose = cmd.comments.filter((c) => !(c.path && c.line));
   // The agent's text may be of any length and say anything: inert, cut to GitHub's limit, the
