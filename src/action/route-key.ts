@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { isSweepSchedule } from '../app/sweep-cron.ts';
 import { cronText } from '../engine/cron.ts';
 import { parseRunId, runIdOfBranch, runIdOfPullBody } from '../hosts/github/run-id.ts';
+import { PULL_REQUEST_TYPES } from '../manifest/types.ts';
 
 type Payload = Record<string, unknown>;
 
@@ -14,6 +15,18 @@ type Payload = Record<string, unknown>;
 const shortHash = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 12);
 
 const threadOfRun = (runId: string | undefined): string | undefined => (runId ? String(parseRunId(runId)?.thread ?? '') || undefined : undefined);
+
+/** The pull_request types that start runs (on.pull_request.types), as opposed to baton's own (labeled, closed). */
+const STARTS: ReadonlySet<string> = new Set(PULL_REQUEST_TYPES);
+
+/** Whether the payload's pull request comes from another repository than the event's (a fork; a deleted fork too). */
+export function fromFork(p: Payload): boolean {
+  const pull = p.pull_request as { head?: { repo?: { full_name?: string } | null } } | undefined;
+  const base = (p.repository as { full_name?: string } | undefined)?.full_name;
+  if (!pull || base === undefined) return false;
+  const head = pull.head?.repo?.full_name;
+  return head === undefined || head.toLowerCase() !== base.toLowerCase();
+}
 
 /** The key, or undefined when the event cannot concern any baton run (the handling job is skipped). */
 export function concurrencyKey(event: string, p: Payload): string | undefined {
@@ -23,7 +36,14 @@ export function concurrencyKey(event: string, p: Payload): string | undefined {
     case 'issues':
       return issue?.number !== undefined ? String(issue.number) : undefined;
     case 'pull_request':
+      // A fork's pull request starting a run arrives as pull_request_target too (below), whose
+      // job has the token and secrets this one lacks: only that one handles it (no double start).
+      if (fromFork(p) && STARTS.has(String(p.action))) return undefined;
       return threadOfRun(runIdOfBranch(pull?.head?.ref)) ?? (pull?.number !== undefined ? String(pull.number) : undefined);
+    case 'pull_request_target':
+      // baton.yml subscribes to it for forks' pull requests only (forks: review); a pull request
+      // of this repository is the pull_request event's.
+      return fromFork(p) && pull?.number !== undefined ? String(pull.number) : undefined;
     case 'issue_comment':
       // On baton's PR the run lives in the issue that started it (named in the PR body).
       if (issue?.pull_request) return threadOfRun(runIdOfPullBody(issue.body)) ?? String(issue.number);

@@ -91,6 +91,7 @@ export function sandboxError(s: unknown): string | null {
   if (!s || typeof s !== 'object' || Array.isArray(s)) return 'must be an object { network, limits, required }';
   const r = s as Partial<Record<keyof SandboxRequest, any>>;
   if (typeof r.required !== 'boolean') return '`required` must be true or false';
+  if (r.fork !== undefined && (r.fork !== true || r.required !== true)) return '`fork` must be true, with `required` true, or absent';
   const n = r.network;
   if (!n || typeof n !== 'object' || (n.mode !== 'off' && n.mode !== 'allow')) return '`network.mode` must be "off" or "allow"';
   if (!Array.isArray(n.allow) || n.allow.some((p: unknown) => typeof p !== 'string')) return '`network.allow` must be a list of host patterns';

@@ -20,6 +20,7 @@ import { runProcess, type ProcessResult } from './process.ts';
 import { resolveMcpServers } from './mcp.ts';
 import type { McpServers } from './backends/mcp-config.ts';
 import { redactor, secretValues } from './redact.ts';
+import { forkEnvironment } from './fork-environment.ts';
 import { loginFileSecrets } from './login-secrets.ts';
 import { restoreAgentConfig } from './restore-agent-config.ts';
 import { seal, type Sealed } from './leak-check.ts';
@@ -72,6 +73,10 @@ interface Outcome {
 const SHELL = ['bash', '--noprofile', '--norc', '-eo', 'pipefail', '-c'];
 
 export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Promise<Sealed<WorkerRun>> {
+  // A fork's code: the job's secrets other than the backend's own credentials are gone from here on.
+  const fork = task.sandbox?.fork ? forkEnvironment(opts.env, task.backend?.uses ?? null) : null;
+  // Its values stay hidden in what the worker hands on, as every secret of the job.
+  if (fork) opts = { ...opts, env: fork.env, secrets: [...(opts.secrets ?? []), ...secretValues(opts.env)] };
   const now = opts.now ?? Date.now;
   const start = now();
   // Found before the agent runs: git, the object store and the base are not the agent's to change.
@@ -104,7 +109,8 @@ export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Prom
       })
     : null;
   try {
-    return await attempt(task, opts, { checkout, backend, mcp, sandbox, start, now });
+    const notes = fork ? [`baton: a fork's pull request: the agent gets no secret but its model key${fork.dropped.length ? ` (not handed on: ${fork.dropped.join(', ')})` : ''}`] : [];
+    return await attempt(task, opts, { checkout, backend, mcp, sandbox, start, now, notes });
   } finally {
     await sandbox?.close();
   }
@@ -117,9 +123,11 @@ interface Prepared {
   sandbox: AttemptSandbox | null;
   start: number;
   now: () => number;
+  /** Lines the transcript starts with. */
+  notes: string[];
 }
 
-async function attempt(task: DispatchWorker, opts: WorkerOptions, { checkout, backend, mcp, sandbox, start, now }: Prepared): Promise<Sealed<WorkerRun>> {
+async function attempt(task: DispatchWorker, opts: WorkerOptions, { checkout, backend, mcp, sandbox, start, now, notes }: Prepared): Promise<Sealed<WorkerRun>> {
   // Some CLIs' file tools reach only the checkout or a folder of their own: the temp folder
   // (prompt files, BATON_OUTPUT) goes where the backend says; it is gone before changes are listed.
   // Under the fence it is a folder the agent's user can reach by its path, and no one else.
@@ -135,7 +143,7 @@ async function attempt(task: DispatchWorker, opts: WorkerOptions, { checkout, ba
   const outputFile = join(tmp, 'output.json');
   const limitMinutes = task.timeoutMinutes ?? task.backend?.timeoutMinutes ?? null;
   const deadline = limitMinutes === null ? null : start + limitMinutes * 60_000;
-  const transcript: string[] = [];
+  const transcript: string[] = [...notes];
   // The door before the agent starts (and before each re-prompt): agent configuration as the
   // run's base commit has it. A task from an App that does not name the run's base: the attempt's.
   const runBase = task.runBase || checkout.base;

@@ -4,6 +4,7 @@
 import type { SuiteResult } from '../engine/index.ts';
 import type { RepoContext } from '../hosts/github/client.ts';
 import { runIdOfPullBody } from '../hosts/github/run-id.ts';
+import { fromFork } from '../action/route-key.ts';
 import { factsOfRun } from '../hosts/github/worker-provenance.ts';
 import { onCheckRun, onCheckSuite, onStatus } from './handlers/checks.ts';
 import { onWorkflowRunEnded } from './handlers/doctor.ts';
@@ -72,6 +73,20 @@ const pullRequestEvent: Route = (runs, gh, p, key, env) => {
   );
 };
 
+/**
+ * Actions-only mode: a fork's pull request reaches baton.yml as `pull_request_target` (the
+ * base repository's workflow, token and secrets: docs "Events that trigger workflows",
+ * pull_request_target), and goes the way the App's `pull_request` delivery goes. A pull
+ * request of this repository is the `pull_request` event's (route-key.ts skips its job): none here.
+ */
+const pullRequestTargetEvent: Route = (runs, gh, p, key, env) => {
+  if (!fromFork(p)) {
+    env.log.info(`pull_request_target for pull request #${p.pull_request?.number} of this repository: its pull_request event handles it`);
+    return Promise.resolve();
+  }
+  return pullRequestEvent(runs, gh, p, key, env);
+};
+
 const issueEvent: Route = (runs, gh, p, key, env) =>
   onIssueEvent(
     runs,
@@ -90,6 +105,11 @@ export const ROUTES: Record<string, Route> = {
   'pull_request.reopened': pullRequestEvent,
   'pull_request.ready_for_review': pullRequestEvent,
   'pull_request.edited': pullRequestEvent,
+  'pull_request_target.opened': pullRequestTargetEvent,
+  'pull_request_target.synchronize': pullRequestTargetEvent,
+  'pull_request_target.reopened': pullRequestTargetEvent,
+  'pull_request_target.ready_for_review': pullRequestTargetEvent,
+  'pull_request_target.edited': pullRequestTargetEvent,
   'issues.opened': issueEvent,
   'issues.reopened': issueEvent,
   'issues.edited': issueEvent,

@@ -55,6 +55,11 @@ export interface RunRequested extends EventBase, Actor {
    * by `on.<event>.authors` rather than `on.roles`.
    */
   trigger?: TriggerKind;
+  /**
+   * The run reads a fork's pull request (`on.pull_request.forks: review`): every attempt
+   * requires the sandbox and hands the agent no secret but its model key. Absent otherwise.
+   */
+  fork?: true;
 }
 
 /** The host dispatched a worker (reported back with the Actions run id and link). */

@@ -120,7 +120,7 @@ export function dispatchJob(d: Draft, stepId: string, slot: string): boolean {
     previousError: job.lastError,
     feedback: job.feedback,
     // What the agent that runs (a fallback's own list) or the command may reach, and its limits.
-    sandbox: sandboxRequest(d.workflow, def, runs),
+    sandbox: sandboxRequest(d.workflow, def, runs, d.state.fork === true),
   };
   d.state.budget = { ...d.state.budget, steps: d.state.budget.steps + 1 };
   d.setStep(stepId, { attempts: { ...st.attempts, [slot]: attempt } });

@@ -10,15 +10,17 @@ import type { EgressPolicy, ResourceLimits, SandboxRequest } from './sandbox.ts'
 /**
  * The request for an attempt of `def` (the step whose agent or command runs: the gate's `fix`
  * step in a fix round) by `agent` (the step's agent, or the fallback running in its place;
- * null for run steps).
+ * null for run steps). `fork`: the run reads a fork's code (RunState.fork) — the sandbox is
+ * required whatever the manifest says, and the worker hands the agent no secret but its model key.
  */
-export function sandboxRequest(workflow: Workflow, def: Step, agent: string | null): SandboxRequest {
+export function sandboxRequest(workflow: Workflow, def: Step, agent: string | null, fork = false): SandboxRequest {
   const spec = agent === null ? undefined : workflow.agents[agent];
   const network = def.kind === 'run' || !spec ? runNetwork(def.network) : agentNetwork(spec, def.network);
   return {
     network,
     limits: limitsOf(spec?.limits),
-    required: spec?.sandbox === 'required' || def.sandbox === 'required',
+    required: fork || spec?.sandbox === 'required' || def.sandbox === 'required',
+    ...(fork && { fork: true as const }),
   };
 }
 

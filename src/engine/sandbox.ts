@@ -31,6 +31,11 @@ export interface SandboxRequest {
   limits: ResourceLimits;
   /** `sandbox: required`: the attempt fails instead of running without every protection below. */
   required: boolean;
+  /**
+   * The attempt reads a fork's code: the worker gives the agent's processes none of the job's
+   * secrets but the backend's own credentials (agents/fork-environment.ts). Absent otherwise.
+   */
+  fork?: true;
 }
 
 /** The protections the worker can put in force, each separately. */

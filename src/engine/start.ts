@@ -43,6 +43,7 @@ export function startRun(d: Draft, ev: RunRequested): void {
   s.runBranch = runBranch(ev.runId);
   s.head = ev.baseSha;
   s.steps = steps;
+  if (ev.fork) s.fork = true;
   d.visible = true;
   d.statusChanges++; // every step is new: let the scheduler look at all of them
   d.emit({ type: 'create-run-branch', runId: ev.runId, key: `${ev.runId}/branch`, branch: s.runBranch, sha: ev.baseSha });

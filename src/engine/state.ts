@@ -161,5 +161,6 @@ export function copyRun(s: RunState): RunState {
     appliedKeys: s.appliedKeys,
     breakers: s.breakers,
     checksShown: s.checksShown,
+    ...(s.fork && { fork: s.fork }),
   };
 }

@@ -235,6 +235,8 @@ export interface RunState {
   appliedKeys: string[];
   /** Circuit breakers by agent name (breaker.ts); absent until an agent's backend first fails to work. */
   breakers?: Record<string, BreakerState>;
+  /** A fork's pull request is the run's code (RunRequested.fork): absent for every other run. */
+  fork?: true;
 }
 
 /**

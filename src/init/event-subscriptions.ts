@@ -10,6 +10,13 @@ import { ISSUES_TYPES, PULL_REQUEST_TYPES, type Workflow } from '../manifest/typ
 export interface EventSubscriptions {
   /** `on.pull_request.types`: baton's own (labeled, closed) first, then the manifests' in GitHub's order. */
   pullRequest: string[];
+  /**
+   * `on.pull_request_target.types`: the types of the manifests with `forks: review`, in GitHub's
+   * order; empty: no such trigger. A fork's `pull_request` run has a read-only token and no
+   * secrets, so a fork's pull request reaches baton through `pull_request_target` (the base
+   * repository's workflow, token and secrets; baton's jobs never check out the fork's code).
+   */
+  pullRequestTarget: string[];
   /** `on.issues.types`: labeled first, then the manifests'. */
   issues: string[];
   /** `on.workflow_run.workflows` (types: [completed]), sorted; empty: no workflow_run trigger. */
@@ -26,7 +33,7 @@ export const BATON_ISSUES_TYPES = ['labeled'] as const;
  * The events of `on:` whose value baton derives (and `baton update` rewrites); any other
  * event a user lists in baton.yml is theirs and stays.
  */
-export const OWNED_EVENTS = ['issues', 'pull_request', 'issue_comment', 'pull_request_review', 'check_suite', 'check_run', 'status', 'workflow_run', 'schedule'] as const;
+export const OWNED_EVENTS = ['issues', 'pull_request', 'pull_request_target', 'issue_comment', 'pull_request_review', 'check_suite', 'check_run', 'status', 'workflow_run', 'schedule'] as const;
 
 /** Plain code-unit order: the same on every machine, whatever its locale. */
 const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -44,11 +51,13 @@ function ordered(own: readonly string[], known: readonly string[], wanted: Itera
  */
 export function eventSubscriptions(workflows: readonly Workflow[], ciWorkflowName: (file: string) => string | undefined = () => undefined): EventSubscriptions {
   const pull = new Set<string>();
+  const target = new Set<string>();
   const issues = new Set<string>();
   const watched = new Set<string>();
   const crons = new Set<string>();
   for (const w of workflows) {
     for (const t of w.on.pullRequest?.types ?? []) pull.add(t);
+    if (w.on.pullRequest?.forks === 'review') for (const t of w.on.pullRequest.types) target.add(t);
     for (const t of w.on.issues?.types ?? []) issues.add(t);
     for (const name of w.on.workflowRun?.workflows ?? []) watched.add(name);
     for (const s of w.on.schedule ?? []) crons.add(s.cron);
@@ -61,6 +70,7 @@ export function eventSubscriptions(workflows: readonly Workflow[], ciWorkflowNam
   crons.delete(SWEEP_CRON);
   return {
     pullRequest: ordered(BATON_PULL_REQUEST_TYPES, PULL_REQUEST_TYPES, pull),
+    pullRequestTarget: target.size ? ordered([], PULL_REQUEST_TYPES, target) : [],
     issues: ordered(BATON_ISSUES_TYPES, ISSUES_TYPES, issues),
     workflowRun: [...watched].sort(byCodeUnit),
     schedule: [SWEEP_CRON, ...[...crons].sort(byCodeUnit)],
@@ -84,6 +94,12 @@ export function onBlock(s: EventSubscriptions): string[] {
     `  issues: { types: ${types(s.issues)} }`,
     "  # closed: a finished run's branches are deleted once its pull request is merged or closed.",
     `  pull_request: { types: ${types(s.pullRequest)} }`,
+    ...(s.pullRequestTarget.length
+      ? [
+          "  # A fork's pull request (on.pull_request.forks: review): this workflow as the default branch has it, never the fork's code.",
+          `  pull_request_target: { types: ${types(s.pullRequestTarget)} }`,
+        ]
+      : []),
     '  issue_comment: { types: [created] }',
     '  pull_request_review: { types: [submitted] }',
     '  check_suite: { types: [completed] }',

@@ -59,7 +59,7 @@ function phrases(text: string): Set<string> {
   const s = subscribedIn(text);
   const out = new Set<string>();
   if (!s) return out;
-  for (const [event, sub] of [['pull_request', s.pullRequest], ['issues', s.issues]] as const) {
+  for (const [event, sub] of [['pull_request', s.pullRequest], ['pull_request_target', s.pullRequestTarget], ['issues', s.issues]] as const) {
     if (sub) for (const t of sub.types ?? ['(every type)']) out.add(`${event} ${t}`);
   }
   for (const name of s.workflowRun?.workflows ?? []) out.add(`workflow_run ${JSON.stringify(name)}`);

@@ -15,6 +15,7 @@ import {
 } from './expressions.ts';
 import { checkFallbacks } from './fallbacks.ts';
 import { filterPatternErrors } from './filter-patterns.ts';
+import { forkReviewRefusals } from './fork-review.ts';
 import { ancestors, findCycle } from './graph.ts';
 import { checkMcpServers } from './mcp-servers.ts';
 import { checkNetwork } from './network.ts';
@@ -62,6 +63,7 @@ export function checkSemantics(wf: Workflow, report: Report): void {
   checkProtectedPathLists(wf, report);
   checkNetwork(wf, report);
   checkLabelNames(wf, report);
+  for (const r of forkReviewRefusals(wf)) report(r.pointer, r.message, { key: r.key ?? false });
 }
 
 /** A label name written out (no expression) that GitHub could never have is a typo to say now, not at run time. */

@@ -25,6 +25,7 @@ export interface SubscriptionWarning {
 /** What a workflow's `on:` starts it for, as GitHub reads it. `types` undefined: every type. */
 export interface Subscribed {
   pullRequest?: { types?: string[] };
+  pullRequestTarget?: { types?: string[] };
   issues?: { types?: string[] };
   workflowRun?: { workflows: string[]; types?: string[] };
   /** Each cron with where it is written. */
@@ -36,7 +37,7 @@ export interface Subscribed {
  * a workflow only runs when a pull_request event's activity type is opened, synchronize, or
  * reopened", docs, pull_request); the other events run for every type.
  */
-const DEFAULT_TYPES: Record<string, string[]> = { pull_request: ['opened', 'synchronize', 'reopened'] };
+const DEFAULT_TYPES: Record<string, string[]> = { pull_request: ['opened', 'synchronize', 'reopened'], pull_request_target: ['opened', 'synchronize', 'reopened'] };
 
 const strings = (v: unknown): string[] | undefined => (v === undefined || v === null ? undefined : Array.isArray(v) ? v.map(String) : [String(v)]);
 
@@ -63,6 +64,8 @@ export function subscribedIn(text: string): Subscribed | undefined {
   const out: Subscribed = { schedule: [] };
   const pr = typed('pull_request');
   if (pr) out.pullRequest = pr;
+  const prt = typed('pull_request_target');
+  if (prt) out.pullRequestTarget = prt;
   const issues = typed('issues');
   if (issues) out.issues = issues;
   const wr = spec('workflow_run');
@@ -86,6 +89,8 @@ const has = (sub: { types?: string[] } | undefined, type: string): boolean => su
 export function missingFor(w: Workflow, s: Subscribed): { pointer: string; what: string }[] {
   const out: { pointer: string; what: string }[] = [];
   for (const t of w.on.pullRequest?.types ?? []) if (!has(s.pullRequest, t)) out.push({ pointer: '/on/pull_request', what: `pull_request ${t}` });
+  // A fork's pull request reaches baton.yml only through pull_request_target (event-subscriptions.ts).
+  if (w.on.pullRequest?.forks === 'review') for (const t of w.on.pullRequest.types) if (!has(s.pullRequestTarget, t)) out.push({ pointer: '/on/pull_request/forks', what: `pull_request_target ${t}` });
   for (const t of w.on.issues?.types ?? []) if (!has(s.issues, t)) out.push({ pointer: '/on/issues', what: `issues ${t}` });
   for (const name of w.on.workflowRun?.workflows ?? []) {
     if (!s.workflowRun?.workflows.includes(name) || !has(s.workflowRun, 'completed')) out.push({ pointer: '/on/workflow_run', what: `workflow_run of ${JSON.stringify(name)} (completed)` });

@@ -20,6 +20,19 @@ afterAll(() => {
 });
 
 describe('concurrency keys: every event of a run maps to the number of its thread', () => {
+  it('a fork\'s pull request is pull_request_target\'s, one of this repository pull_request\'s: never both', () => {
+    const repository = { full_name: 'acme/widgets' };
+    const fork = { number: 7, head: { ref: 'patch-1', repo: { full_name: 'mallory/widgets' } } };
+    const own = { number: 8, head: { ref: 'feature', repo: { full_name: 'acme/widgets' } } };
+    expect(concurrencyKey('pull_request_target', { action: 'opened', repository, pull_request: fork })).toBe('7');
+    expect(concurrencyKey('pull_request', { action: 'opened', repository, pull_request: fork })).toBeUndefined();
+    expect(concurrencyKey('pull_request_target', { action: 'opened', repository, pull_request: own })).toBeUndefined();
+    expect(concurrencyKey('pull_request', { action: 'opened', repository, pull_request: own })).toBe('8');
+    // A deleted fork (head.repo null) is a fork; baton's own types on a fork's pull request stay pull_request's.
+    expect(concurrencyKey('pull_request_target', { action: 'synchronize', repository, pull_request: { number: 9, head: { ref: 'x', repo: null } } })).toBe('9');
+    expect(concurrencyKey('pull_request', { action: 'closed', repository, pull_request: fork })).toBe('7');
+  });
+
   it('reads issues, comments, reviews, checks, statuses and worker dispatches', () => {
     expect(concurrencyKey('issues', { issue: { number: 42 } })).toBe('42');
     expect(concurrencyKey('issue_comment', { issue: { number: 42 } })).toBe('42');

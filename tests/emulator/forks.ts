@@ -11,7 +11,13 @@
  * (docs "Automatic token authentication": "read-only permissions in pull requests from forked
  * repositories"; docs "Using secrets": secrets "are not passed to the runner when a workflow is
  * triggered from a forked repository"), and their check suite's `head_branch` as the reading
- * `forkSuiteHeadBranch` says (readings.ts).
+ * `forkSuiteHeadBranch` says (readings.ts). GitHub keeps the head of every pull request, a
+ * fork's too, at `refs/pull/<n>/head` of the base repository (docs "Checking out pull requests
+ * locally": https://docs.github.com/en/pull-requests/collaborating-with-pull-requests/reviewing-changes-in-pull-requests/checking-out-pull-requests-locally),
+ * so the base repository can name the fork's commit: a branch of its own may be made at it.
+ *
+ * `pull_request_target` workflows (actions/triggers.ts) run for the same activity, in the base
+ * repository's context: its workflow files, its token and its secrets.
  */
 import type { Emulator } from './emulator.ts';
 import { openPull } from './routes/pulls.ts';
@@ -53,5 +59,21 @@ export async function openForkPullRequest(emulator: Emulator, o: ForkPullRequest
     draft: false,
     maintainerCanModify: false,
   });
+  // GitHub keeps the pull request's head in the base repository.
+  await git.updateRef(`refs/pull/${json.number as number}/head`, o.sha);
   return json.number as number;
+}
+
+/**
+ * A commit of the fork: `files` over `parent` (the base branch's head when absent), in the
+ * fork network's shared object store and on no branch of the repository — what a stranger
+ * pushes to their fork before opening a pull request with it.
+ */
+export async function forkCommit(emulator: Emulator, o: { owner: string; repo: string; fork: string; files: Record<string, string>; parent?: string }): Promise<string> {
+  const git = emulator.git(o.owner, o.repo);
+  const parent = o.parent ?? (await git.resolveRef(`refs/heads/${emulator.repo(o.owner, o.repo).defaultBranch}`))!;
+  const changes = [];
+  for (const [path, content] of Object.entries(o.files)) changes.push({ path, mode: '100644', type: 'blob', sha: await git.hashBlob(Buffer.from(content)) });
+  const tree = await git.writeTree((await git.readCommit(parent)).tree, changes);
+  return git.commitTree(tree, [parent], `Change by ${o.fork}`, { name: o.fork, email: `${o.fork}@users.noreply.github.com` });
 }

@@ -34,8 +34,18 @@ const labels = manifest('labels', `on:\n  labels: [go]\n${STEPS}`);
 const written = (w: Workflow[]) => (parse([...onBlock(eventSubscriptions(w)), 'jobs: {}'].join('\n')) as { on: Record<string, unknown> }).on;
 
 describe("baton.yml's on: from the manifests", () => {
+  it('forks: review adds pull_request_target with its types (a fork\'s pull_request run has no token to drive a run); baton update names the drift', () => {
+    const forks = manifest('forks', `on:\n  pull_request: { types: [synchronize, opened], forks: review, authors: [any] }\n${STEPS}`);
+    expect(eventSubscriptions([review, forks]).pullRequestTarget).toEqual(['opened', 'synchronize']);
+    expect(written([review, forks]).pull_request_target).toEqual({ types: ['opened', 'synchronize'] });
+    expect(eventSubscriptions([review]).pullRequestTarget).toEqual([]);
+    const yml = [...onBlock(eventSubscriptions([review])), 'jobs: {}'].join('\n');
+    expect(subscriptionWarnings({ '.github/workflows/baton.yml': yml, '.agents/workflows/forks.yml': `on:\n  pull_request: { types: [synchronize, opened], forks: review, authors: [any] }\n${STEPS}` }).map((w) => w.message).join('\n')).toContain('pull_request_target opened');
+  });
+
   it("only labels: baton's own events, as before manifests had triggers", () => {
-    expect(eventSubscriptions([labels])).toEqual({ pullRequest: ['labeled', 'closed'], issues: ['labeled'], workflowRun: [], schedule: [SWEEP_CRON] });
+    expect(eventSubscriptions([labels])).toEqual({ pullRequest: ['labeled', 'closed'], pullRequestTarget: [], issues: ['labeled'], workflowRun: [], schedule: [SWEEP_CRON] });
+    expect(written([labels]).pull_request_target).toBeUndefined();
     const on = written([labels]);
     expect(on.workflow_run).toBeUndefined();
     expect(on.schedule).toEqual([{ cron: SWEEP_CRON }]);

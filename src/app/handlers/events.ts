@@ -4,6 +4,7 @@
 // cheapest first; the changed files are read only when a workflow still in play has `paths`.
 import { listsBot } from '../../engine/index.ts';
 import { anyPathMatches, matchesFilters } from '../../manifest/filter-patterns.ts';
+import { forkReviewRefusals } from '../../manifest/fork-review.ts';
 import type { Authors, Workflow } from '../../manifest/types.ts';
 import type { RepoContext } from '../../hosts/github/client.ts';
 import { defaultBranchHead, loadManifests, type ManifestSet } from '../../hosts/github/manifests.ts';
@@ -58,9 +59,12 @@ export async function onPullRequestEvent(runs: RunService, gh: RepoContext, ev: 
     // A draft is work in progress: baton's own filter, off unless the workflow asks.
     if (ev.draft && !on.drafts) return skip(log, w, ev, 'it is a draft (on.pull_request.drafts is false)');
     if (fork) {
-      // A fork's code must not run with this repository's token and secrets: with `forks: review`
-      // it will run sandboxed, without them; until that path exists, nothing starts.
-      return skip(log, w, ev, on.forks === 'review' ? 'it comes from a fork: fork reviews need the sandboxed fork path, which baton does not have yet' : 'it comes from a fork (on.pull_request.forks is ignore)');
+      // A fork's code must not run with this repository's token and secrets: only a workflow
+      // that asks (`forks: review`) and that the fork rule admits (read sandboxed, write
+      // nothing: manifest/fork-review.ts, the validator's rule, held here too) starts, as a fork run.
+      if (on.forks !== 'review') return skip(log, w, ev, 'it comes from a fork (on.pull_request.forks is ignore)');
+      const refused = forkReviewRefusals(w);
+      if (refused.length) return skip(log, w, ev, `it comes from a fork, and ${refused[0]!.message}`);
     }
     if (!matchesFilters(on.branches, ev.baseRef)) return skip(log, w, ev, `its base \`${ev.baseRef}\` is not in on.pull_request.branches`);
     return true;
@@ -94,9 +98,13 @@ export async function onPullRequestEvent(runs: RunService, gh: RepoContext, ev: 
         inputs: {},
         // One delivery may start several workflows: each is deduped on its own.
         key: `${ev.key}/${found.workflow.name}`,
-        // The run branch starts from the pull request's head (a same-repository branch: forks stop above).
-        base: { branch: ev.headRef, sha: ev.headSha },
+        // The run branch starts from the pull request's head. A fork's branch is not this
+        // repository's: its run is against the branch the pull request merges into, and its
+        // run branch (baton/<run>, this repository's) is made at the fork's commit, which GitHub
+        // keeps here as refs/pull/<n>/head. Nothing is ever written to the fork.
+        base: fork ? { branch: ev.baseRef, sha: ev.headSha } : { branch: ev.headRef, sha: ev.headSha },
         trigger: 'pull_request',
+        ...(fork && { fork: true as const }),
       },
       log,
     );

@@ -36,6 +36,8 @@ export interface StartRequest {
   base?: { branch: string; sha: string };
   /** An event or schedule started the run: its author is admitted by `on.<event>.authors`, silently refused otherwise. */
   trigger?: TriggerKind;
+  /** A fork's pull request (`forks: review`): the run is a fork run (RunRequested.fork). */
+  fork?: true;
 }
 
 export async function startRun(runs: RunService, gh: RepoContext, req: StartRequest, log: Log): Promise<void> {
@@ -108,6 +110,7 @@ async function request(runs: RunService, gh: RepoContext, req: StartRequest, per
       actor: req.actor,
       permission,
       ...(req.trigger !== undefined && { trigger: req.trigger }),
+      ...(req.fork && { fork: true as const }),
     },
     log,
     );

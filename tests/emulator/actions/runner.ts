@@ -422,11 +422,19 @@ export class ActionsRunner {
     if (!TRIGGER_EVENTS.has(event)) return;
     const [owner, repo] = String((payload.repository as { full_name?: string } | undefined)?.full_name ?? '').split('/');
     if (!owner || !repo) return;
+    // The same pull request activity starts `pull_request_target` workflows too: in the base
+    // repository's context — its default branch's workflow file (the base branch's), its
+    // GITHUB_TOKEN with the permissions the workflow asks for, and its secrets, also for a
+    // fork's pull request (docs "Events that trigger workflows", pull_request_target:
+    // https://docs.github.com/en/actions/reference/workflows-and-actions/events-that-trigger-workflows#pull_request_target).
+    const events = event === 'pull_request' ? ['pull_request', 'pull_request_target'] : [event];
     const next = this.triggerChain.then(async () => {
-      try {
-        await this.trigger(owner, repo, event, payload);
-      } catch (err) {
-        this.errors.push(`trigger ${event}: ${(err as Error).stack ?? String(err)}`);
+      for (const e of events) {
+        try {
+          await this.trigger(owner, repo, e, payload);
+        } catch (err) {
+          this.errors.push(`trigger ${e}: ${(err as Error).stack ?? String(err)}`);
+        }
       }
     });
     this.triggerChain = next;
