@@ -185,4 +185,21 @@ describe('app: the library review-pr on pull request events', () => {
     expect(checks.map((c) => `${c.name}: ${c.conclusion}`).sort()).toEqual(['baton / review-pr / review: failure', 'baton / review-pr: failure']);
     expect(checks.find((c) => c.name === 'baton / review-pr / review')!.output.title).toContain('GitHub refused the COMMENT review (404)');
   }, 90_000);
+
+  it('one sweep after the reviews ended removes their run branches (a review commits nothing: they hold nothing of their own); the reviews and records stay', async () => {
+    const runBranches = async () => (await h.as('alice').request('GET /repos/{owner}/{repo}/git/matching-refs/{ref}', { ...o, ref: 'heads/baton/' })).data.map((r) => r.ref);
+    const left = await runBranches();
+    // One per run of the scenarios above, finished ones (succeeded, cancelled, failed) alike.
+    expect(left.length).toBeGreaterThanOrEqual(6);
+    const reviews = (await h.as('alice').paginate('GET /repos/{owner}/{repo}/pulls', { ...o, state: 'all', per_page: 100 })).length;
+
+    const report = await h.app.sweep();
+    await h.settle();
+    expect(report.branchesRemoved).toBe(left.length);
+    expect(await runBranches()).toEqual([]);
+    expect((await h.as('alice').paginate('GET /repos/{owner}/{repo}/pulls', { ...o, state: 'all', per_page: 100 })).length).toBe(reviews);
+    expect(await runsOn(1)).toEqual([expect.objectContaining({ runId: 'review-pr-1-1', status: 'succeeded' })]);
+    // The next sweep finds no run to read.
+    expect((await h.app.sweep()).runs).toBe(0);
+  }, 90_000);
 });

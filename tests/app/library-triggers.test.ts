@@ -140,4 +140,13 @@ describe('app: the library triage, ci-doctor and weekly-upkeep, each run to its 
     const runs = await allRuns();
     expect(runs.map((r) => r.replace(/-\d+-\d+ /, ' '))).toEqual(['ci-doctor succeeded', 'triage succeeded', 'weekly-upkeep succeeded']);
   });
+
+  it('the sweeps remove the branches of the runs that committed nothing (triage, the idle upkeep) and keep the doctor\'s: its pull request shows it', async () => {
+    const branches = async () => (await h.as('alice').request('GET /repos/{owner}/{repo}/git/matching-refs/{ref}', { ...o, ref: 'heads/baton/' })).data.map((r) => r.ref.replace(/-\d+-\d+$/, ''));
+    // The tick's sweep already took the triage's; the upkeep ended after it.
+    expect((await branches()).sort()).toEqual(['refs/heads/baton/ci-doctor', 'refs/heads/baton/weekly-upkeep']);
+    await h.app.sweep();
+    await h.settle();
+    expect(await branches()).toEqual(['refs/heads/baton/ci-doctor']);
+  });
 });
