@@ -148,7 +148,7 @@ describe('app: the library review-pr on pull request events', () => {
     const { pull, branch } = await openPull('bob');
     await h.settle();
     // GitHub promises no order: the first push's delivery arrives after the second push's.
-    h.emu.faults.addWebhook({ kind: 'delay', event: 'pull_request.synchronize', times: 1, delayMs: 1500 });
+    h.emu.faults.addWebhook({ kind: 'delay', event: 'pull_request.synchronize', times: 1, delayMs: 2500 });
     const older = await push('bob', branch, 'one\ntwo\nthree\nfour\nfive\nsix\n');
     const newer = await push('bob', branch, 'one\ntwo\nthree\nfour\nfive\nsix\nseven\n');
     await h.settle();
