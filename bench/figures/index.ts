@@ -14,5 +14,6 @@ import { stateCompactChars200, stateRoundtripMs200 } from './state-roundtrip.ts'
 import { validate50ManifestsMs } from './validate.ts';
 import { sandboxSetupMs } from './sandbox-setup.ts';
 import { storiesPerInstallationHour, writesPerFixIssueStory } from './stories.ts';
+import { writesPerReviewRun } from './review-run.ts';
 
-export const FIGURES: Figure[] = [decideEventsPerSecond, stateRoundtripMs200, stateCompactChars200, validate50ManifestsMs, recordChars200, requestsPerAgentStep, commentEditsPerAgentStep, claimRefsAfter20Runs, branchesAfter20Runs, strangerWritesPer30Comments, webhookToCallsP95Ms, appMsPerEventP95, webhookAckMs, deliveryWorkMsP95, leaseOverheadMsP95, emulatorCallMsP50, actionBundleBytes, actionColdStartMs, nodeBareMs, cliHelpMs, cliHelpVsNode, mcpInitializeMs, mcpInitializeVsNode, appRssMbHostileArtifact, proxyOverheadMsPerRequest, sandboxSetupMs, writesPerFixIssueStory, storiesPerInstallationHour];
+export const FIGURES: Figure[] = [decideEventsPerSecond, stateRoundtripMs200, stateCompactChars200, validate50ManifestsMs, recordChars200, requestsPerAgentStep, commentEditsPerAgentStep, claimRefsAfter20Runs, branchesAfter20Runs, strangerWritesPer30Comments, webhookToCallsP95Ms, appMsPerEventP95, webhookAckMs, deliveryWorkMsP95, leaseOverheadMsP95, emulatorCallMsP50, actionBundleBytes, actionColdStartMs, nodeBareMs, cliHelpMs, cliHelpVsNode, mcpInitializeMs, mcpInitializeVsNode, appRssMbHostileArtifact, proxyOverheadMsPerRequest, sandboxSetupMs, writesPerFixIssueStory, storiesPerInstallationHour, writesPerReviewRun];

@@ -13,7 +13,7 @@ import { refsUnder } from '../hosts/github/git-refs.ts';
 import { isTerminal, nextDeadline, type CheckResult, type RunEvent, type RunState } from '../engine/index.ts';
 import type { RepoContext } from '../hosts/github/client.ts';
 import { isRunBranch, runIdOfBranch } from '../hosts/github/run-id.ts';
-import { branchesNeeded, pullClosed, removeRunBranches } from '../hosts/github/run-branches.ts';
+import { branchesNeeded, holdsNothingOfItsOwn, pullClosed, removeRunBranches } from '../hosts/github/run-branches.ts';
 import { pruneClaims } from './prune.ts';
 import { checkRunsAt } from './handlers/checks.ts';
 import type { Log, RunService } from './runs.ts';
@@ -126,6 +126,8 @@ export async function sweepRepository(runs: RunService, gh: RepoContext, now: ()
       if (state) out.states[state.status] = (out.states[state.status] ?? 0) + 1;
       // A finished run whose PR was closed while nobody listened (or before it finished): its branches go.
       if (state && !branchesNeeded(gh, state) && (await pullClosed(gh, state.pr!.number))) out.branchesRemoved += await removeRunBranches(gh, state);
+      // A finished run without a PR whose branch holds nothing of its own (a review, a triage): it goes too.
+      else if (state && (await holdsNothingOfItsOwn(gh, state))) out.branchesRemoved += await removeRunBranches(gh, state);
       if (!state || isTerminal(state.status)) finished.add(key, now());
     } catch (err) {
       out.failed++;

@@ -64,4 +64,22 @@ describe('app: refs of finished runs are removed', () => {
     // The records are untouched.
     for (const n of [threads[0]!, threads[RUNS - 1]!]) expect(await h.record(n)).toMatch(/succeeded|Succeeded|✅/);
   }, RUNS * 12_000); // about 3 s a run on two idle cores; room for a loaded machine
+
+  it('a finished run without a pull request keeps its branch when it committed something (its result), and loses it to the sweep when it committed nothing', async () => {
+    const BUILD = 'name: build\non: { labels: ["baton:build"] }\nsteps:\n  - { id: build, run: echo built > built.txt }\n';
+    const LOOK = 'name: look\non: { labels: ["baton:look"] }\nsteps:\n  - { id: look, run: "true" }\n';
+    h = await startHarness({ files: { '.agents/workflows/build.yml': BUILD, '.agents/workflows/look.yml': LOOK } });
+    const built = await openLabelled(h, 'baton:build');
+    const looked = await openLabelled(h, 'baton:look');
+    await h.settle();
+    for (const n of [built, looked]) expect(await h.record(n)).toContain('— succeeded');
+    expect((await refsUnder(h, 'heads/baton/')).sort()).toEqual([`refs/heads/baton/build-${built}-1`, `refs/heads/baton/look-${looked}-1`]);
+
+    const report = await h.app.sweep();
+    expect(report.branchesRemoved).toBe(1);
+    expect(await refsUnder(h, 'heads/baton/')).toEqual([`refs/heads/baton/build-${built}-1`]);
+    // Kept while it holds the result: the next sweeps leave it too.
+    await h.app.sweep();
+    expect(await refsUnder(h, 'heads/baton/')).toEqual([`refs/heads/baton/build-${built}-1`]);
+  }, 60_000);
 });

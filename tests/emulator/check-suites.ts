@@ -14,8 +14,14 @@
 import type { Emulator } from './emulator.ts';
 import { ACTIONS_APP, now, type CheckRun, type CheckSuite, type Repo } from './store.ts';
 
-/** A suite's conclusion is the most important of its runs' (REST guide "About check suites"). */
-const CONCLUSION_ORDER = ['action_required', 'cancelled', 'timed_out', 'failure', 'stale', 'startup_failure', 'neutral', 'skipped', 'success'];
+/**
+ * A suite's conclusion is the most important of its runs' (REST guide "About check suites").
+ * `skipped` comes last: "If a check run or suite is never started, you'll see the skipped
+ * conclusion" (GitHub changelog 2020-05-08, "skipped conclusion"), so a suite is skipped only
+ * when every run in it is; one with a run that succeeded beside skipped ones succeeded (and the
+ * webhooks' check_suite.conclusion has no `skipped` at all: @octokit/webhooks-schemas).
+ */
+const CONCLUSION_ORDER = ['action_required', 'cancelled', 'timed_out', 'failure', 'stale', 'startup_failure', 'neutral', 'success', 'skipped'];
 
 export class CheckSuites {
   constructor(private readonly emulator: Emulator) {}

@@ -13,9 +13,41 @@ import { catchUpWithDefaultBranch, defaultBranchTip, RunBranchRefused, workflowR
 export function branchesNeeded(gh: RepoContext, state: RunState, pr?: { state: string } | null): string | undefined {
   if (gh.keepBranches) return 'branches are kept (keep-branches)';
   if (!isTerminal(state.status)) return `run ${state.runId} is ${state.status}`;
+  // Unless its head is on its base branch already (holdsNothingOfItsOwn): then the sweep removes it.
   if (!state.pr) return `run ${state.runId} opened no pull request: its branch holds the result`;
   if (pr && pr.state !== 'closed') return `#${state.pr.number} is open`;
   return undefined;
+}
+
+/**
+ * Whether a finished run that opened no pull request has nothing of its own on its branches: no
+ * step branch (a failed attempt's checkpoint) and a head its base branch already has (a review,
+ * a triage, an upkeep that changed nothing — their steps commit nothing). Such a run branch only
+ * names a commit of another branch, so it may go; kept, every review and every triaged issue
+ * would leave one for ever, and every sweep after a restart would read each of their records.
+ * Two reads (three when the base branch is gone: then the default branch is asked). A head
+ * that no such branch has keeps the branch (a base branch rewritten, a pull request squashed).
+ */
+export async function holdsNothingOfItsOwn(gh: RepoContext, state: RunState): Promise<boolean> {
+  if (gh.keepBranches || !isTerminal(state.status) || state.pr || !state.head || state.runBranch !== `baton/${state.runId}`) return false;
+  try {
+    if ((await refsUnder(gh, `heads/baton/steps/${state.runId}/`)).length > 0) return false;
+    return (await onBranch(gh, state.baseBranch, state.head)) ?? (state.baseBranch !== gh.defaultBranch && (await onBranch(gh, gh.defaultBranch, state.head))) ?? false;
+  } catch (err) {
+    if (refusedForGood(err)) return false;
+    throw err;
+  }
+}
+
+/** Whether `branch` has commit `sha`; undefined when the branch is gone (a pull request's head branch deleted after its merge). */
+async function onBranch(gh: RepoContext, branch: string, sha: string): Promise<boolean | undefined> {
+  try {
+    const res = await gh.octokit.request('GET /repos/{owner}/{repo}/compare/{basehead}', { owner: gh.owner, repo: gh.repo, basehead: `${branch}...${sha}` });
+    return res.data.ahead_by === 0;
+  } catch (err) {
+    if (statusOf(err) === 404) return undefined;
+    throw err;
+  }
 }
 
 /** Whether the run's pull request is closed (merged or not): one read; a PR gone is closed. */
