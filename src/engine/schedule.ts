@@ -38,7 +38,7 @@ function startStep(d: Draft, step: Step): void {
   if (step.if !== undefined) {
     const c = condition(d, step.if);
     if (!c.ok) return failStep(d, step.id, `if: ${c.error}`);
-    if (!c.value) return skipStep(d, step.id, `skipped: \`${step.if.trim()}\` is false`);
+    if (!c.value) return skipStep(d, step.id, `\`${step.if.trim()}\` is false`);
   }
   handlerFor(step).start(d, step);
 }

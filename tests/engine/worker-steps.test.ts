@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { agent, run, workflow } from './builder.ts';
 import { Run, T0 } from './harness.ts';
+import { renderRecord } from '../../src/record/render.ts';
 
 describe('needs ordering', () => {
   it('runs a step only after the step above it, from the head its merge produced', () => {
@@ -54,6 +55,8 @@ describe('if', () => {
     expect(r.step('a').outputs).toBeNull();
     expect(r.dispatch('b').prompt).toBe('status=skipped out=');
     expect(r.of('check-run', r.all).find((c) => c.name === 'baton / wf / a')).toMatchObject({ conclusion: 'skipped' });
+    // The status comment says why, once: "skipped: `…` is false".
+    expect(renderRecord(r.state, r.workflow)).toContain("| skipped: `${{ inputs.scope == '' }}` is false |");
   });
 
   it('reads typed outputs of earlier steps', () => {
