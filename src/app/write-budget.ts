@@ -35,6 +35,7 @@ export const DEFAULT_WRITE_BUDGET: WriteBudgetOptions = { ...GITHUB_WRITE_BUDGET
  */
 export const WRITES_IN_FLIGHT = 2;
 
+
 /** The budget from BATON_WRITE_BUDGET_PER_MINUTE, _PER_HOUR, _RESERVE (percent), _NOTICE_AFTER (seconds). */
 export function writeBudgetFromEnv(env: Record<string, string | undefined>): Partial<WriteBudgetOptions> {
   const out: Partial<WriteBudgetOptions> = {};
@@ -129,16 +130,13 @@ export class InstallationDoor {
   }
 
   /** The next write to let through: highest class; starts oldest event first; the rest by lanes in turn. */
-  private pick(): Waiter {
-    let best = this.waiters[0]!;
-    let bestRank = CLASS_RANK[classOf(best.ctx)];
-    for (const w of this.waiters.slice(1)) {
-      const rank = CLASS_RANK[classOf(w.ctx)];
-      if (rank !== bestRank) {
-        if (rank > bestRank) [best, bestRank] = [w, rank];
-        continue;
-      }
-      if (this.before(w, best, rank)) best = w;
+  private pick(): Waiter | undefined {
+    let best: Waiter | undefined;
+    let bestRank = -1;
+    for (const w of this.waiters) {
+      const cls = classOf(w.ctx);
+      const rank = CLASS_RANK[cls];
+      if (!best || rank > bestRank || (rank === bestRank && this.before(w, best, rank))) [best, bestRank] = [w, rank];
     }
     return best;
   }
@@ -173,6 +171,7 @@ export class InstallationDoor {
       this.again = false;
       while (this.inFlight < WRITES_IN_FLIGHT && this.waiters.length) {
         const next = this.pick();
+        if (!next) break;
         let wait: number;
         try {
           wait = await this.ledger.take(this.key, this.limits(classOf(next.ctx)));
@@ -255,9 +254,12 @@ export interface DoorRegistry {
  * are token requests, not content).
  */
 export function writeBudgetPlugin(doors: DoorRegistry, ledgerOf: (options: { throttle?: { connection?: unknown } }) => BudgetLedger) {
-  return (octokit: Hookable, octokitOptions: { throttle?: { id?: string; connection?: unknown } }): void => {
-    const installation = octokitOptions.throttle?.id;
-    if (installation === undefined || installation === 'no-id') return;
+  return (octokit: Hookable, octokitOptions: { auth?: { installationId?: number | string }; throttle?: { id?: string; connection?: unknown; enabled?: boolean } }): void => {
+    // Probot's installation clients carry their installation in their auth options (it sets the
+    // throttle's id only when the throttle options say `enabled`, which batonOctokit's do not).
+    const id = octokitOptions.auth?.installationId ?? octokitOptions.throttle?.id;
+    if (id === undefined || id === 'no-id') return;
+    const installation = String(id);
     let ledger: BudgetLedger | undefined;
     const door = () => doors.doorFor(installation, () => (ledger ??= ledgerOf(octokitOptions)));
     octokit.hook.wrap('request', async (request, options) => {
