@@ -53,6 +53,7 @@ const GITHUB: Record<string, [scope: string, level: 'read' | 'write'] | 'app-jwt
   'POST /repos/{owner}/{repo}/git/trees': ['contents', 'write'],
   'POST /repos/{owner}/{repo}/merges': ['contents', 'write'],
   'GET /repos/{owner}/{repo}/issues/{issue_number}/comments': ['issues', 'read'],
+  'GET /repos/{owner}/{repo}/issues/comments/{comment_id}': ['issues', 'read'],
   'PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}': ['issues', 'write'],
   'POST /repos/{owner}/{repo}/issues/{issue_number}/comments': ['issues', 'write'],
   'POST /repos/{owner}/{repo}/issues/{issue_number}/labels': ['issues', 'write'],
