@@ -23,8 +23,11 @@ export interface BatonAppOptions extends Partial<AppConfig> {
   privateKey?: string;
   /** Claims across App processes (runs.ts); default from BATON_LEASE_TTL (seconds), else 5 minutes. */
   lease?: Partial<LeaseOptions>;
-  /** Told when a delivery's work ended (it is acknowledged before): tests redeliver what failed, as an operator would. */
-  onWorkDone?: (deliveryId: string, outcome: 'handled' | 'failed') => void;
+  /**
+   * Told when a delivery's work ended (it is acknowledged before): tests redeliver what failed, as an
+   * operator would. `deferred`: GitHub's rate limits stopped it; the next sweep applies it again.
+   */
+  onWorkDone?: (deliveryId: string, outcome: 'handled' | 'failed' | 'deferred') => void;
 }
 
 /** The claim time-to-live from BATON_LEASE_TTL and grace period from BATON_CLAIM_GRACE (seconds), when set. */
@@ -128,6 +131,7 @@ export function batonApp(options: BatonAppOptions = {}): ApplicationFunction {
         if (isRateLimited(err) && deferred.add(id, name, payload)) {
           metrics.delivery(name, 'deferred');
           log.warn(`delivery ${id} (${name}) met GitHub's rate limit after every retry (${(err as Error).message}); it is kept and applied again by the next sweep of open runs`);
+          options.onWorkDone?.(id, 'deferred');
           return;
         }
         metrics.delivery(name, 'failed');

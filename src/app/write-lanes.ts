@@ -63,8 +63,8 @@ export function inRunLane<T>(owner: string, repo: string, runId: string, work: (
 }
 
 function enter<T>(ctx: LaneContext, work: () => Promise<T>): Promise<T> {
-  if (ctx.cls === 'command') boosted.set(ctx.lane, (boosted.get(ctx.lane) ?? 0) + 1);
   if (ctx.cls !== 'command') return current.run(ctx, work);
+  boosted.set(ctx.lane, (boosted.get(ctx.lane) ?? 0) + 1);
   return current.run(ctx, work).finally(() => {
     const n = (boosted.get(ctx.lane) ?? 1) - 1;
     if (n > 0) boosted.set(ctx.lane, n);

@@ -133,6 +133,8 @@ describe('app: the write budget per installation', () => {
     // Every try was refused: the label's work stopped before its first dispatch, and is kept.
     expect(h.emu.faults.injected.filter((f) => f.target === route)).toHaveLength(1 + SECONDARY_LIMIT_RETRIES);
     expect(appRequests(h.emu).some((r) => r.route.endsWith('/dispatches'))).toBe(false);
+    // Not done yet, not lost: the label's delivery is the one outstanding.
+    expect(h.deliveryFailures()).toEqual([expect.stringMatching(/^issues\.labeled .*work failed$/)]);
 
     await h.app.sweep();
     await h.settle();
