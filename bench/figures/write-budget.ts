@@ -29,7 +29,7 @@ interface Burst {
 
 let cached: Promise<Burst> | undefined;
 export const burst = (): Promise<Burst> => (cached ??= (async () => {
-  const h = await startHarness({ files: { '.agents/workflows/small.yml': SMALL }, agents: { a: [{ write: { 'a.txt': 'a\n' } }] }, ...(process.env.TTL ? { lease: { ttlMs: Number(process.env.TTL) } } : {}) });
+  const h = await startHarness({ files: { '.agents/workflows/small.yml': SMALL }, agents: { a: [{ write: { 'a.txt': 'a\n' } }] } });
   try {
     const alice = h.as('alice');
     const numbers: number[] = [];
