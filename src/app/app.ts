@@ -11,6 +11,8 @@ import { resolveStateSecret } from './state-key.ts';
 import { Metrics } from './metrics.ts';
 import { Sweeper, sweepIntervalFromEnv } from './sweeper.ts';
 import { registerTriggerLabels } from './handlers/trigger-labels.ts';
+import { inLane, laneOfEvent } from './write-lanes.ts';
+import { DeferredEvents, isRateLimited } from './deferred-events.ts';
 
 export interface BatonAppOptions extends Partial<AppConfig> {
   /** Called with the run service (tests wait on `idle()`), the sweeper and the metrics once the app is loaded. */
@@ -21,8 +23,11 @@ export interface BatonAppOptions extends Partial<AppConfig> {
   privateKey?: string;
   /** Claims across App processes (runs.ts); default from BATON_LEASE_TTL (seconds), else 5 minutes. */
   lease?: Partial<LeaseOptions>;
-  /** Told when a delivery's work ended (it is acknowledged before): tests redeliver what failed, as an operator would. */
-  onWorkDone?: (deliveryId: string, outcome: 'handled' | 'failed') => void;
+  /**
+   * Told when a delivery's work ended (it is acknowledged before): tests redeliver what failed, as an
+   * operator would. `deferred`: GitHub's rate limits stopped it; the next sweep applies it again.
+   */
+  onWorkDone?: (deliveryId: string, outcome: 'handled' | 'failed' | 'deferred') => void;
 }
 
 /** The claim time-to-live from BATON_LEASE_TTL and grace period from BATON_CLAIM_GRACE (seconds), when set. */
@@ -94,12 +99,6 @@ export function batonApp(options: BatonAppOptions = {}): ApplicationFunction {
       identity.catch(() => (identity = undefined));
       return identity;
     };
-    const gh = async (context: Context) => {
-      const repository = (context.payload as { repository?: RepositoryPayload }).repository;
-      if (!repository) throw new Error(`the ${context.name} event ${context.id} names no repository`);
-      return repoContext(context.octokit as unknown as GitHubClient, repository, (await who()).login, config);
-    };
-
     // Deadlines pass with no event: a timer sweeps the open runs found on GitHub (sweeper.ts).
     const sweeper = new Sweeper({ auth }, runs, async (octokit, repository) => repoContext(octokit, repository, (await who()).login, config), config.now, app.log);
     sweeper.onReport = (report) => metrics.swept(report);
@@ -107,6 +106,53 @@ export function batonApp(options: BatonAppOptions = {}): ApplicationFunction {
     sweeper.timed = (event, work) => metrics.timed(event, work);
     sweeper.start(options.sweepIntervalMs ?? sweepIntervalFromEnv(process.env.BATON_SWEEP_INTERVAL));
     options.onReady?.(runs, sweeper, metrics);
+
+    // Work GitHub's rate limits stopped after every retry: applied again by the next sweep (deferred-events.ts).
+    const deferred = new DeferredEvents();
+
+    /**
+     * One delivery's work, in its lane of the write budget (write-lanes.ts), timed as one event
+     * (the App's own time apart from its waits on GitHub: event-time.ts). A rate limit that
+     * outlasted the retries defers it; any other failure is logged for redelivery.
+     */
+    const work = async (name: string, payload: { action?: unknown; repository?: RepositoryPayload }, id: string, octokit: GitHubClient, log: Context['log']): Promise<void> => {
+      const route = routeFor(name, payload);
+      if (!route) return;
+      const { lane, cls } = laneOfEvent(name, payload, id);
+      try {
+        await inLane(lane, cls, async () => {
+          const ourAppId = name.startsWith('check_') ? (await who()).id : null;
+          const repository = payload.repository;
+          if (!repository) throw new Error(`the ${name} event ${id} names no repository`);
+          const gh = repoContext(octokit, repository, (await who()).login, config);
+          await metrics.timed(name, () => route(runs, gh, payload, deliveryKey(id), { log, ourAppId, workflowRunAsChecks: false }));
+        });
+      } catch (err) {
+        if (isRateLimited(err) && deferred.add(id, name, payload)) {
+          metrics.delivery(name, 'deferred');
+          log.warn(`delivery ${id} (${name}) met GitHub's rate limit after every retry (${(err as Error).message}); it is kept and applied again by the next sweep of open runs`);
+          options.onWorkDone?.(id, 'deferred');
+          return;
+        }
+        metrics.delivery(name, 'failed');
+        log.error(
+          { err, delivery: id },
+          `delivery ${id} (${name}) failed after it was acknowledged: ${(err as Error).message}. Once the cause is fixed, redeliver it from the App's settings (Advanced → Recent Deliveries); a delivery applied twice counts once`,
+        );
+        options.onWorkDone?.(id, 'failed');
+        return;
+      }
+      metrics.delivery(name, 'handled');
+      options.onWorkDone?.(id, 'handled');
+    };
+
+    // Each sweep first applies again what rate limits deferred, with a fresh installation client.
+    sweeper.beforeSweep = async () => {
+      for (const e of deferred.take()) {
+        const installation = (e.payload as { installation?: { id?: number } }).installation?.id;
+        await runs.inBackground(async () => work(e.name, e.payload as never, e.id, (await auth(installation)) as unknown as GitHubClient, app.log as never));
+      }
+    };
 
     // Every event baton acts on goes through the route table the Actions-only mode shares.
     // The delivery is answered at once and worked on after (GitHub gives up on an answer after
@@ -117,23 +163,7 @@ export function batonApp(options: BatonAppOptions = {}): ApplicationFunction {
       if (!route) return metrics.delivery(context.name, 'ignored');
       // Counted here too: Probot may run this handler before the onAny below has watched the Octokit.
       metrics.watch(context.octokit as never, installationLabel(context.payload));
-      void runs.inBackground(async () => {
-        try {
-          const ourAppId = context.name.startsWith('check_') ? (await who()).id : null;
-          // Timed as one event: the App's own time apart from its waits on GitHub (event-time.ts).
-          await metrics.timed(context.name, async () => route(runs, await gh(context), context.payload, deliveryKey(context.id), { log: context.log, ourAppId, workflowRunAsChecks: false }));
-        } catch (err) {
-          metrics.delivery(context.name, 'failed');
-          context.log.error(
-            { err, delivery: context.id },
-            `delivery ${context.id} (${context.name}) failed after it was acknowledged: ${(err as Error).message}. Once the cause is fixed, redeliver it from the App's settings (Advanced → Recent Deliveries); a delivery applied twice counts once`,
-          );
-          options.onWorkDone?.(context.id, 'failed');
-          return;
-        }
-        metrics.delivery(context.name, 'handled');
-        options.onWorkDone?.(context.id, 'handled');
-      });
+      void runs.inBackground(() => work(context.name, context.payload as never, context.id, context.octokit as unknown as GitHubClient, context.log));
     });
 
     // Every delivery's Octokit is counted; deliveries the route table does not take are counted

@@ -4,11 +4,14 @@
 // BATON_STATE_SECRET (the HMAC key of the state block; derived from the private key when unset),
 // BATON_SWEEP_INTERVAL (seconds between sweeps of open runs, default 120; 0 turns it off),
 // BATON_LEASE_TTL (seconds a claim on a run may go without its record, default 300),
-// BATON_DRAIN_TIMEOUT (seconds to finish accepted work on SIGTERM, default 25).
+// BATON_DRAIN_TIMEOUT (seconds to finish accepted work on SIGTERM, default 25),
+// BATON_WRITE_BUDGET_PER_MINUTE / _PER_HOUR / _RESERVE / _NOTICE_AFTER (the write budget per
+// installation, write-budget.ts; shared by replicas through REDIS_URL, as Probot's throttling is).
 import { run } from 'probot';
 import { batonApp } from './app.ts';
 import { drain, drainTimeoutFromEnv } from './drain.ts';
 import { batonOctokit } from './octokit.ts';
+import { writeBudgetFromEnv } from './write-budget.ts';
 import type { RunService } from './runs.ts';
 import type { Sweeper } from './sweeper.ts';
 
@@ -22,7 +25,7 @@ const server = await run(
       sweeper = s;
     },
   }),
-  { Octokit: batonOctokit() },
+  { Octokit: batonOctokit({ writeBudget: writeBudgetFromEnv(process.env) }) },
 );
 
 process.once('SIGTERM', () => {

@@ -19,7 +19,7 @@ const DISPATCH = /\/actions\/workflows\/[^/]+\/dispatches$/;
 
 export class Metrics {
   readonly registry = new Registry();
-  private readonly deliveries = new Counter({ name: 'baton_deliveries_total', help: 'Webhook deliveries the App handled, by event and outcome (handled, ignored: no route for the action, failed: the handler threw)', labelNames: ['event', 'outcome'], registers: [this.registry] });
+  private readonly deliveries = new Counter({ name: 'baton_deliveries_total', help: 'Webhook deliveries the App handled, by event and outcome (handled, ignored: no route for the action, failed: the handler threw, deferred: GitHub rate-limited it past every retry, kept for the next sweep)', labelNames: ['event', 'outcome'], registers: [this.registry] });
   private readonly requests = new Counter({ name: 'baton_github_requests_total', help: 'GitHub API requests by installation ("app" for the App itself), method and status class; installation token fetches, made inside the auth layer, are not counted', labelNames: ['installation', 'method', 'status'], registers: [this.registry] });
   private readonly remaining = new Gauge({ name: 'baton_github_rate_limit_remaining', help: 'x-ratelimit-remaining of the last GitHub answer, by installation and resource', labelNames: ['installation', 'resource'], registers: [this.registry] });
   private readonly dispatched = new Counter({ name: 'baton_steps_dispatched_total', help: 'Worker jobs dispatched (workflow dispatches GitHub accepted)', registers: [this.registry] });
@@ -47,7 +47,7 @@ export class Metrics {
     if (o.processMetrics !== false) collectDefaultMetrics({ register: this.registry });
   }
 
-  delivery(event: string, outcome: 'handled' | 'ignored' | 'failed'): void {
+  delivery(event: string, outcome: 'handled' | 'ignored' | 'failed' | 'deferred'): void {
     this.deliveries.inc({ event, outcome });
   }
 

@@ -7,6 +7,8 @@
 // limit (`x-ratelimit-remaining: 0`), waiting until `x-ratelimit-reset`.
 import Bottleneck from 'bottleneck';
 import { ProbotOctokit } from 'probot';
+import { MemoryLedger, RedisLedger, type BudgetLedger, type RedisLike } from './budget-ledger.ts';
+import { DEFAULT_WRITE_BUDGET, InstallationDoor, writeBudgetPlugin, type DoorReport, type WriteBudgetOptions } from './write-budget.ts';
 
 export const SECONDARY_LIMIT_RETRIES = 3;
 export const PRIMARY_LIMIT_RETRIES = 3;
@@ -28,6 +30,15 @@ export interface BatonOctokitOptions {
    * so tests and demos take the path production takes, only faster.
    */
   timeScale?: number;
+  /**
+   * The write budget per installation (write-budget.ts): GitHub's documented secondary limits by
+   * default, or what BATON_WRITE_BUDGET_* say (app main.ts). Its windows are scaled by `timeScale`.
+   */
+  writeBudget?: Partial<WriteBudgetOptions>;
+  /** Told of each write's wait at the door (the metrics, the bench). */
+  onDoor?: (report: DoorReport) => void;
+  /** Where the door's own troubles are logged (a shared ledger out of reach, a notice that failed). */
+  warn?: (msg: string) => void;
 }
 
 /** Bottleneck groups shaped like the throttling plugin's own, with every interval scaled. */
@@ -51,7 +62,25 @@ export function batonOctokit(options: BatonOctokitOptions = {}): typeof ProbotOc
   // Groups are made once per Octokit class, as the plugin makes its own once per process: every
   // installation's client shares them (keyed by installation), so pacing holds across events.
   const groups = scale === 1 ? {} : scaledGroups(scale);
-  return ProbotOctokit.plugin(toldOnSend).defaults((instance: Record<string, unknown>) => ({
+  // The write budget's doors, one per installation, shared by every client of this class as the
+  // throttle's groups are; counted in Redis when Probot connected its throttle there (REDIS_URL).
+  const budget: WriteBudgetOptions = { ...DEFAULT_WRITE_BUDGET, ...options.writeBudget };
+  const windows = { minuteMs: 60_000 * scale, hourMs: 3_600_000 * scale };
+  const memory = new MemoryLedger(windows);
+  const warn = options.warn ?? ((msg: string) => console.warn(`baton: ${msg}`));
+  const doors = new Map<string, InstallationDoor>();
+  const registry = {
+    doorFor(installation: string, ledger: () => BudgetLedger): InstallationDoor {
+      let door = doors.get(installation);
+      if (!door) doors.set(installation, (door = new InstallationDoor(installation, ledger(), budget, budget.noticeAfterMs * scale, scale, warn, options.onDoor)));
+      return door;
+    },
+  };
+  const ledgerOf = (o: { throttle?: { connection?: unknown } }): BudgetLedger => {
+    const client = (o.throttle?.connection as { client?: RedisLike } | undefined)?.client;
+    return client ? new RedisLedger(client, windows) : memory;
+  };
+  return ProbotOctokit.plugin(toldOnSend, writeBudgetPlugin(registry, ledgerOf) as never).defaults((instance: Record<string, unknown>) => ({
     ...instance,
     throttle: {
       ...(instance.throttle as object | undefined),

@@ -21,6 +21,8 @@ import { refusedStanding, replyFor, written } from '../hosts/github/stranger-doo
 import { orGone, WorkerRunGone } from '../hosts/github/worker-run.ts';
 import { factsOfRun, type WorkerRunFacts } from '../hosts/github/worker-provenance.ts';
 import { KeyedQueue } from './queue.ts';
+import { inRunLane, whenDeferred } from './write-lanes.ts';
+import { deferralNotice } from './deferral-notice.ts';
 import { claimMaker, ClaimAnchors, DEFAULT_CLAIM_GRACE_MS, leaseRef, DEFAULT_LEASE_TTL_MS, EventClaim, LeaseTaken, StaleView } from '../hosts/github/lease.ts';
 
 export interface Log {
@@ -153,6 +155,11 @@ export class RunService {
    * (the source runs again on the fresh state: what it derived from the stale one is dropped).
    */
   onRun(gh: RepoContext, runId: string, source: EventSource, log: Log, opts: OnRunOptions = {}): Promise<RunState | undefined> {
+    // Its writes wait at the write budget's door in the run's lane (write-lanes.ts).
+    return inRunLane(gh.owner, gh.repo, runId, () => this.onRunInLane(gh, runId, source, log, opts));
+  }
+
+  private onRunInLane(gh: RepoContext, runId: string, source: EventSource, log: Log, opts: OnRunOptions): Promise<RunState | undefined> {
     return this.queue.run(this.memories.key(gh.owner, gh.repo, runId), async () => {
       let skipTo = 0;
       let known: ThreadRead | undefined;
@@ -313,6 +320,8 @@ export class RunService {
 
   private async process(gh: RepoContext, memory: RunMemory, source: EventSource, known?: Workflow, looksOnly = false): Promise<RunState> {
     const runId = memory.state.runId;
+    // A write of this event held long by the write budget: the run's status comment says so (once).
+    whenDeferred((estimateMs) => deferralNotice(gh, memory, estimateMs));
     try {
       const workflow = known ?? (await this.workflowOf(gh, memory.state));
       const claimMs = { total: 0 };

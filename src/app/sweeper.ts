@@ -49,6 +49,8 @@ export class Sweeper {
   onReport: ((report: SweepReport) => void) | undefined;
   /** Runs each sweep as one event whose own time and GitHub's are measured apart (the metrics). */
   timed: <T>(event: string, work: () => Promise<T>) => Promise<T> = (_event, work) => work();
+  /** Work each sweep starts with (app.ts: events GitHub's rate limits deferred). */
+  beforeSweep: (() => Promise<void>) | undefined;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -82,6 +84,7 @@ export class Sweeper {
 
   private async sweepAll(): Promise<SweepReport> {
     const started = Date.now();
+    await this.beforeSweep?.();
     const report: SweepReport = { installations: 0, scheduled: 0, repositories: 0, runs: 0, swept: 0, failed: 0, states: {}, branchesRemoved: 0, claimsPruned: 0, durationMs: 0 };
     const appOctokit = (await this.app.auth()) as GitHubClient;
     const installations = (await appOctokit.paginate('GET /app/installations', { per_page: 100 })) as Array<{ id: number; suspended_at?: string | null }>;

@@ -24,6 +24,7 @@ import { onTestFailed } from 'vitest';
 import { batonApp } from '../../src/app/app.ts';
 import { batonOctokit } from '../../src/app/octokit.ts';
 import type { EventTime } from '../../src/app/event-time.ts';
+import type { DoorReport, WriteBudgetOptions } from '../../src/app/write-budget.ts';
 import type { LeaseOptions, RunService } from '../../src/app/runs.ts';
 import { DEFAULT_SWEEP_INTERVAL_MS, type Sweeper, type SweepReport } from '../../src/app/sweeper.ts';
 import { startEmulator, type CreateRepoOptions, type Emulator } from '../emulator/emulator.ts';
@@ -145,6 +146,10 @@ export interface HarnessOptions {
   minuteMs?: number;
   /** The app's Octokit's time scale (batonOctokit): default TEST_TIME_SCALE; 1 is GitHub's real pacing. */
   timeScale?: number;
+  /** The app's write budget per installation (batonOctokit; default GitHub's limits), its windows scaled by `timeScale`. */
+  writeBudget?: Partial<WriteBudgetOptions>;
+  /** Told of each App write's wait at the write budget's door (bench). */
+  onDoor?: (report: DoorReport) => void;
   /** The repository's visibility and its owner's plan (default: public, Free). */
   repo?: Pick<CreateRepoOptions, 'visibility' | 'plan'>;
   /**
@@ -272,7 +277,7 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
       log,
       request: { fetch: fetchHook },
       // As src/app/main.ts builds it, only faster.
-      Octokit: batonOctokit({ timeScale: o.timeScale ?? TEST_TIME_SCALE }),
+      Octokit: batonOctokit({ timeScale: o.timeScale ?? TEST_TIME_SCALE, ...(o.writeBudget ? { writeBudget: o.writeBudget } : {}), ...(o.onDoor ? { onDoor: o.onDoor } : {}) }),
     });
     const middleware = await createNodeMiddleware(batonApp({
       onReady: (r, s, m) => {

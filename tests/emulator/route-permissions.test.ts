@@ -59,6 +59,7 @@ const GITHUB: Record<string, [scope: string, level: 'read' | 'write'] | 'app-jwt
   'PATCH /repos/{owner}/{repo}/issues/{issue_number}': ['issues', 'write'],
   // `budget.per-day`: the day's run records across the repository (hosts/github/daily-spend.ts).
   'GET /repos/{owner}/{repo}/issues/comments': ['issues', 'read'],
+  'GET /repos/{owner}/{repo}/issues/comments/{comment_id}': ['issues', 'read'],
   'PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}': ['issues', 'write'],
   'POST /repos/{owner}/{repo}/issues/{issue_number}/comments': ['issues', 'write'],
   'POST /repos/{owner}/{repo}/issues/{issue_number}/labels': ['issues', 'write'],
