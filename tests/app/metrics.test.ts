@@ -28,6 +28,9 @@ async function runStory(): Promise<Harness> {
   const issue = (await alice.rest.issues.create({ owner: 'acme', repo: 'widgets', title: 'Hi', body: '' })).data;
   await alice.rest.issues.addLabels({ owner: 'acme', repo: 'widgets', issue_number: issue.number, labels: ['baton:hello'] });
   await x.settle();
+  // An event the App subscribes to but routes nowhere: an issue closed.
+  await alice.rest.issues.update({ owner: 'acme', repo: 'widgets', issue_number: issue.number, state: 'closed' });
+  await x.settle();
   return x;
 }
 
@@ -50,7 +53,7 @@ describe('app: /metrics', () => {
     expect(s.get('baton_deliveries_total{event="issues",outcome="handled"}')).toBeGreaterThanOrEqual(1);
     // Every delivery the App answered, by what it did with it.
     expect(sum(s, 'baton_deliveries_total')).toBe(h.emu.webhooks.deliveries.filter((d) => d.status === 200).length);
-    // An event the App subscribes to but has no route for (an issue opened) is counted as ignored.
+    // An event the App subscribes to but has no route for (an issue closed) is counted as ignored.
     expect(s.get('baton_deliveries_total{event="issues",outcome="ignored"}')).toBeGreaterThanOrEqual(1);
     const installation = [...s.keys()].find((k) => k.startsWith('baton_github_rate_limit_remaining{installation="1"'));
     expect(installation, [...s.keys()].join('\n')).toBeDefined();
