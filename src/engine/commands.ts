@@ -164,6 +164,12 @@ export interface EnsurePullRequest extends CommandBase {
   body: string;
   draft: boolean;
   labels: string[];
+  /**
+   * `on.pull_request.push-to-head`: instead of opening a pull request, fast-forward `base` (the
+   * head branch of pull request `pushToHead`, in this repository) to `head`'s commit; answered
+   * with pull-request.ensured (that pull request) or pull-request.failed (not a fast-forward).
+   */
+  pushToHead?: number;
 }
 
 /**

@@ -44,6 +44,7 @@ export function startRun(d: Draft, ev: RunRequested): void {
   s.head = ev.baseSha;
   s.steps = steps;
   if (ev.fork) s.fork = true;
+  if (ev.trigger !== undefined) s.trigger = ev.trigger;
   d.visible = true;
   d.statusChanges++; // every step is new: let the scheduler look at all of them
   d.emit({ type: 'create-run-branch', runId: ev.runId, key: `${ev.runId}/branch`, branch: s.runBranch, sha: ev.baseSha });

@@ -162,5 +162,6 @@ export function copyRun(s: RunState): RunState {
     breakers: s.breakers,
     checksShown: s.checksShown,
     ...(s.fork && { fork: s.fork }),
+    ...(s.trigger !== undefined && { trigger: s.trigger }),
   };
 }

@@ -1,6 +1,7 @@
 // The run state: everything the engine knows about one run, as plain JSON so it can
 // live in the status comment and be replayed. The workflow itself is not stored (only
 // its hash and commit): hosts reload it and `decide` receives it with every event.
+import type { TriggerKind } from './roles.ts';
 import type { Json } from '../manifest/expressions.ts';
 import type { InfrastructureCause, JobRef } from './events.ts';
 
@@ -237,6 +238,8 @@ export interface RunState {
   breakers?: Record<string, BreakerState>;
   /** A fork's pull request is the run's code (RunRequested.fork): absent for every other run. */
   fork?: true;
+  /** What started the run when no person asked (RunRequested.trigger): absent for every other run. */
+  trigger?: TriggerKind;
 }
 
 /**

@@ -3,6 +3,9 @@
 // `synchronize` with `before`/`after` when its branch is pushed to, `issues.opened`), and the
 // App starts, filters, refuses and supersedes runs as docs/app.md "Runs from events" says.
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { appRequests, startHarness, type Harness } from './harness.ts';
 
@@ -180,5 +183,54 @@ steps:
     expect(rs[0]).toContain(`run \`triage-${n}-1\` — succeeded`);
     expect(titles(h)).toEqual([`baton triage-${n}-1 label #1`]);
     h.emu.assertNoViolations();
+  }, 60_000);
+});
+
+const FIXUP = `name: fixup
+on:
+  pull_request:
+    types: [opened]
+    push-to-head: true
+agents: { coder: { uses: claude-code } }
+steps:
+  - { id: fix, agent: coder, prompt: "fix the change" }
+  - id: pr
+    pull-request: { title: "Fix-ups for #\${{ pr.number }}", draft: false }
+`;
+
+describe('app: push-to-head', () => {
+  it("the run's commits go onto the pull request's own branch, as a fast-forward, and no pull request is opened", async () => {
+    h = await startHarness({ files: { '.agents/workflows/fixup.yml': FIXUP }, agents: { fix: [{ write: { 'feature.txt': 'fixed\n' } }] } });
+    const head = await pushBranch(h, 'alice', 'feature', { 'feature.txt': 'new\n' });
+    const n = await openPull(h, 'alice', 'feature');
+    await h.settle();
+
+    const rs = await records(h, n);
+    expect(rs[0]).toContain(`run \`fixup-${n}-1\` — succeeded`);
+    expect(rs[0]).toContain(`pushed to the branch of #${n}`);
+    // The pull request's branch moved forward to the run's commit, which holds the fix; nothing else was opened.
+    const pull = (await h.as('alice').rest.pulls.get({ ...o, pull_number: n })).data;
+    expect(pull.head.sha).not.toBe(head);
+    expect(await runBranchCommits(h, `fixup-${n}-1`)).toEqual(expect.arrayContaining([pull.head.sha, head]));
+    const content = (await h.as('alice').rest.repos.getContent({ ...o, path: 'feature.txt', ref: 'feature' })).data as { content: string };
+    expect(Buffer.from(content.content, 'base64').toString()).toBe('fixed\n');
+    expect((await h.as('alice').rest.pulls.list({ ...o, state: 'all' })).data.map((p) => p.number)).toEqual([n]);
+    // baton's own push is no new event to start on.
+    expect(titles(h)).toEqual([`baton fixup-${n}-1 fix #1`]);
+    h.emu.assertNoViolations();
+  }, 60_000);
+
+  it("a push to the pull request while the run worked: nothing is pushed over it, and the step says why", async () => {
+    const go = join(mkdtempSync(join(tmpdir(), 'baton-push-')), 'go');
+    h = await startHarness({ files: { '.agents/workflows/fixup.yml': FIXUP }, agents: { fix: [{ waitForFile: go, write: { 'feature.txt': 'fixed\n' } }] } });
+    await pushBranch(h, 'alice', 'feature', { 'feature.txt': 'new\n' });
+    const n = await openPull(h, 'alice', 'feature');
+    await h.waitFor('the agent at work', () => h!.agentCalls().length === 1);
+    const theirs = await pushTo(h, 'alice', 'feature', { 'other.txt': 'theirs\n' });
+    writeFileSync(go, '');
+    await h.settle();
+    expect((await h.as('alice').rest.pulls.get({ ...o, pull_number: n })).data.head.sha).toBe(theirs);
+    const rs = await records(h, n);
+    expect(rs[0]).toContain('its branch moved on since the run started');
   }, 60_000);
 });

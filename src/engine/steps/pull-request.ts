@@ -21,18 +21,32 @@ function ensure(d: Draft, step: PullRequestStep): void {
   const st = d.step(step.id);
   d.setStep(step.id, { note: title.value });
   const footer = `Opened by baton run \`${d.state.runId}\` (workflow \`${d.workflow.name}\`).`;
+  const pushToHead = pushesToHead(d);
   d.emit({
     type: 'ensure-pull-request',
     runId: d.state.runId,
     key: `${d.state.runId}/${step.id}/pr/${st.opening}/${st.failures}`,
     step: step.id,
     head: d.state.runBranch,
-    base: step.base ?? d.state.baseBranch,
+    // Pushed to the pull request's own branch, the run's base, whatever `base` says.
+    base: pushToHead !== undefined ? d.state.baseBranch : (step.base ?? d.state.baseBranch),
     title: title.value,
     body: body.value.trim() ? `${body.value.trim()}\n\n---\n${footer}` : footer,
     draft: step.draft,
     labels: step.labels,
+    ...(pushToHead !== undefined && { pushToHead }),
   });
+}
+
+/**
+ * The pull request whose branch this step pushes to instead of opening one: a run that
+ * `on.pull_request` started on a pull request of this repository (never a fork's), whose
+ * trigger says `push-to-head: true`. Its base branch is then that pull request's head branch.
+ */
+function pushesToHead(d: Draft): number | undefined {
+  const s = d.state;
+  if (s.trigger !== 'pull_request' || s.fork || s.thread?.kind !== 'pull' || !d.workflow.on.pullRequest?.pushToHead) return undefined;
+  return s.thread.number;
 }
 
 export function pullRequestEnsured(d: Draft, step: PullRequestStep, ev: PullRequestEnsured): void {

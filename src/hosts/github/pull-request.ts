@@ -19,6 +19,7 @@ export const DRAFTS_REFUSED_NOTE =
   'opened ready for review, not as a draft: GitHub does not support draft pull requests in this repository (a private repository needs GitHub Team or Enterprise Cloud for them)';
 
 export async function ensurePullRequest(gh: RepoContext, cmd: EnsurePullRequest, at: number): Promise<RunEvent[]> {
+  if (cmd.pushToHead !== undefined) return pushToHead(gh, cmd, cmd.pushToHead, at);
   const o = { owner: gh.owner, repo: gh.repo };
   // The body quotes the issue and agents' notes: inert, as in every body baton's bot writes.
   const body = inert(cmd.body);
@@ -49,5 +50,30 @@ export async function ensurePullRequest(gh: RepoContext, cmd: EnsurePullRequest,
     // The run ends saying which setting to change; after that, `/baton retry <step>` opens it.
     const advice = isActionsPrRefusal(status, message) ? ` — ${ACTIONS_PR_ADVICE} Once it is on, \`/baton retry ${cmd.step}\` opens the pull request.` : '';
     return [{ type: 'pull-request.failed', key: `${cmd.key}/failed`, at, step: cmd.step, error: `opening the pull request from ${cmd.head} into ${cmd.base} failed (${status}): ${message}${advice}` }];
+  }
+}
+
+/**
+ * `on.pull_request.push-to-head`: the run's commits go onto the pull request's own branch, as a
+ * fast-forward only (`force: false`: GitHub answers 422 "Update is not a fast forward" when
+ * someone pushed to it meanwhile, and nothing of theirs is lost). Only a branch of this
+ * repository, of the pull request the run is bound to, and only while it is open.
+ */
+async function pushToHead(gh: RepoContext, cmd: EnsurePullRequest, number: number, at: number): Promise<RunEvent[]> {
+  const o = { owner: gh.owner, repo: gh.repo };
+  const failed = (why: string): RunEvent[] => [{ type: 'pull-request.failed', key: `${cmd.key}/failed`, at, step: cmd.step, error: `nothing was pushed to pull request #${number}: ${why}; the run's commits stay on ${cmd.head}` }];
+  try {
+    const pull = (await gh.octokit.request('GET /repos/{owner}/{repo}/pulls/{pull_number}', { ...o, pull_number: number })).data;
+    if (pull.state !== 'open') return failed('it is closed');
+    if (pull.head.repo?.full_name?.toLowerCase() !== `${gh.owner}/${gh.repo}`.toLowerCase() || pull.head.ref !== cmd.base) return failed('its branch is not the one the run started from, in this repository');
+    const head = (await gh.octokit.request('GET /repos/{owner}/{repo}/git/ref/{ref}', { ...o, ref: `heads/${cmd.head}` })).data.object.sha;
+    const done = (note: string): RunEvent[] => [{ type: 'pull-request.ensured', key: `${cmd.key}/ensured`, at, step: cmd.step, number, url: pull.html_url, note }];
+    if (pull.head.sha === head) return done(`nothing new to push to #${number}`);
+    await gh.octokit.request('PATCH /repos/{owner}/{repo}/git/refs/{ref}', { ...o, ref: `heads/${cmd.base}`, sha: head, force: false });
+    return done(`pushed to the branch of #${number}`);
+  } catch (err) {
+    const status = statusOf(err);
+    if (status === undefined || status >= 500) throw err;
+    return failed(status === 422 ? `its branch moved on since the run started (${messageOf(err)})` : `GitHub answered ${status}: ${messageOf(err)}`);
   }
 }
