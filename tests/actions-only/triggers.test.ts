@@ -1,0 +1,147 @@
+// Runs started by GitHub events and schedules in Actions-only mode, end to end: the repository
+// holds what `baton init --mode actions --workflows <library workflows>` wrote, and every event
+// goes through the generated baton.yml (whose `on:` `baton init` derived from the manifests) on
+// the emulator's runner, with the bundled Action and the fake agent CLIs. One harness per
+// describe, its scenarios one after another (the set-up is shared; CI time counts).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { readStateBlock } from '../../src/record/state-block.ts';
+import { startActionsOnly, type ActionsOnly } from './harness.ts';
+
+const o = { owner: 'acme', repo: 'widgets' };
+const BOT = 'github-actions[bot]';
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+
+/** The `on:` block of the baton.yml `baton init` wrote. */
+function batonOn(h: ActionsOnly): Record<string, unknown> {
+  return (parse(h.initFiles['.github/workflows/baton.yml']!) as { on: Record<string, unknown> }).on;
+}
+
+/** baton's status comments on a thread, oldest first. */
+async function records(h: ActionsOnly, n: number): Promise<string[]> {
+  const all = await h.as('alice').paginate('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', { ...o, issue_number: n, per_page: 100 });
+  return all.filter((c) => c.user?.login === BOT && c.body?.includes('baton:record')).map((c) => c.body ?? '');
+}
+
+/** The run ids recorded on a thread, with who started them. */
+async function runIds(h: ActionsOnly, n: number): Promise<string[]> {
+  return (await records(h, n)).flatMap((body) => {
+    const read = readStateBlock(body, undefined, { unsignedRead: true });
+    return read.ok ? [`${read.state.runId} by ${read.state.startedBy}`] : [];
+  });
+}
+
+/** Open issues baton opened. */
+async function botIssues(h: ActionsOnly): Promise<Array<{ number: number; title: string; body: string }>> {
+  const all = await h.as('alice').paginate('GET /repos/{owner}/{repo}/issues', { ...o, state: 'open', per_page: 100 });
+  return all.filter((i) => i.user?.login === BOT && !i.pull_request).map((i) => ({ number: i.number, title: i.title, body: i.body ?? '' }));
+}
+
+/** The workflow runs of baton.yml the runner started for `event`. */
+const batonRuns = (h: ActionsOnly, event: string) => [...h.runner.store.runs.values()].filter((r) => r.path === '.github/workflows/baton.yml' && r.event === event);
+const workers = (h: ActionsOnly) => [...h.runner.store.runs.values()].filter((r) => r.path === '.github/workflows/baton-worker.yml');
+
+/** Every job of every workflow run ended as GitHub Actions reports a clean end (cancelled runs aside). */
+function allClean(h: ActionsOnly, except: (r: { displayTitle: string }) => boolean = () => false): void {
+  for (const r of h.runner.store.runs.values()) {
+    if (except(r)) continue;
+    expect(r.conclusion, `${r.path} ${r.displayTitle}\n${h.runner.logs(r.id).slice(-4000)}`).toBe(r.workflowName === 'CI' ? r.conclusion : 'success');
+  }
+  expect(h.runner.errors).toEqual([]);
+}
+
+/** One commit per file on `branch` through the contents API (a push: GitHub sends `push`, and `synchronize` for its pull requests). */
+async function pushTo(h: ActionsOnly, branch: string, files: Record<string, string>): Promise<string> {
+  let sha = '';
+  for (const [path, content] of Object.entries(files)) {
+    sha = (await h.as('alice').rest.repos.createOrUpdateFileContents({ ...o, path, branch, message: `Change ${path}`, content: b64(content) })).data.commit.sha!;
+  }
+  return sha;
+}
+
+/** alice branches `branch` off main, commits `files` on it and opens a pull request from it. */
+async function openPull(h: ActionsOnly, branch: string, files: Record<string, string>): Promise<{ number: number; head: string }> {
+  const alice = h.as('alice');
+  const main = (await alice.rest.git.getRef({ ...o, ref: 'heads/main' })).data.object.sha;
+  await alice.rest.git.createRef({ ...o, ref: `refs/heads/${branch}`, sha: main });
+  const head = await pushTo(h, branch, files);
+  const number = (await alice.rest.pulls.create({ ...o, title: `Add ${branch}`, head: branch, base: 'main', body: 'Please review.' })).data.number;
+  return { number, head };
+}
+
+describe('Actions-only: review-pr on pull request events', () => {
+  let h: ActionsOnly;
+  beforeAll(async () => {
+    h = await startActionsOnly({ init: ['--mode', 'actions', '--workflows', 'review-pr'], files: {}, agentScript: [] });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('baton.yml subscribes to the pull request events review-pr starts on', () => {
+    const on = batonOn(h) as { pull_request: { types: string[] } };
+    expect(on.pull_request.types).toEqual(expect.arrayContaining(['opened', 'synchronize', 'reopened', 'ready_for_review']));
+  });
+
+  it('a pull request opened gets one review with inline comments and a suggestion block', async () => {
+    const t0 = Date.now();
+    h.rescript([
+      {
+        reply: {
+          approved: false,
+          summary: 'Looked at src/app.txt: one change.',
+          comments: [
+            { path: 'src/app.txt', line: 3, start_line: 2, body: 'Spell the numbers out in capitals.', suggestion: 'TWO\nTHREE' },
+            { path: 'src/app.txt', line: 1, body: 'Name this file for what it holds.' },
+          ],
+        },
+      },
+    ]);
+    const pr = await openPull(h, 'feature', { 'src/app.txt': 'one\ntwo\nthree\nfour\nfive\n' });
+    await h.settle();
+
+    expect(await runIds(h, pr.number)).toEqual([`review-pr-${pr.number}-1 by alice`]);
+    expect((await records(h, pr.number))[0]).toContain(`run \`review-pr-${pr.number}-1\` — succeeded`);
+    const reviews = (await h.as('alice').rest.pulls.listReviews({ ...o, pull_number: pr.number })).data;
+    expect(reviews.map((r) => [r.user?.login, r.state, r.commit_id])).toEqual([[BOT, 'COMMENTED', pr.head]]);
+    expect(reviews[0]!.body).toContain('Looked at src/app.txt: one change.');
+    const comments = (await h.as('alice').rest.pulls.listReviewComments({ ...o, pull_number: pr.number })).data;
+    expect(comments.map((c) => [c.path, c.start_line ?? null, c.line])).toEqual([
+      ['src/app.txt', 2, 3],
+      ['src/app.txt', null, 1],
+    ]);
+    expect(comments[0]!.body).toBe('Spell the numbers out in capitals.\n\n```suggestion\nTWO\nTHREE\n```');
+    // It went through baton.yml's pull_request subscription, not around it.
+    expect(batonRuns(h, 'pull_request').length).toBeGreaterThanOrEqual(1);
+    // Nothing was pushed to the pull request.
+    expect((await h.as('alice').rest.pulls.get({ ...o, pull_number: pr.number })).data.head.sha).toBe(pr.head);
+    allClean(h);
+    console.log(`scenario pull request opened → review: ${Date.now() - t0} ms`);
+  }, 120_000);
+
+  it('a second push cancels the review of the first head (its status comment says so) and the new run reviews the new head', async () => {
+    const t0 = Date.now();
+    // The first review is still at work when the push comes.
+    h.rescript([{ hang: true }, { reply: { approved: false, summary: 'Looked at the new head of src/b.txt.', comments: [{ path: 'src/b.txt', line: 1, body: 'Say more.', suggestion: 'b, and more' }] } }]);
+    const pr = await openPull(h, 'second', { 'src/b.txt': 'b\n' });
+    await h.waitFor('the first review at work', () => h.agentCalls() === 1);
+    const after = await pushTo(h, 'second', { 'src/c.txt': 'c\n' });
+    await h.settle();
+
+    const [first, second] = await records(h, pr.number);
+    expect(first).toContain(`run \`review-pr-${pr.number}-1\` — cancelled`);
+    expect(first).toContain(`**Cancelled:** superseded by \`review-pr-${pr.number}-2\` for head ${after.slice(0, 7)}`);
+    expect(second).toContain(`run \`review-pr-${pr.number}-2\` — succeeded`);
+    const reviews = (await h.as('alice').rest.pulls.listReviews({ ...o, pull_number: pr.number })).data;
+    expect(reviews.map((r) => [r.user?.login, r.state, r.commit_id])).toEqual([[BOT, 'COMMENTED', after]]);
+    expect(reviews[0]!.body).toContain(`Reviewed commit ${after}`);
+    const mine = workers(h).filter((r) => r.displayTitle.includes(`review-pr-${pr.number}-`));
+    expect(mine.map((r) => [r.displayTitle, r.conclusion]).sort()).toEqual([
+      [`baton review-pr-${pr.number}-1 review[review] #1`, 'cancelled'],
+      [`baton review-pr-${pr.number}-2 review[review] #1`, 'success'],
+    ]);
+    expect(h.runner.triggered.filter((t) => t.path === '.github/workflows/baton.yml' && t.event === 'pull_request' && t.action === 'synchronize')).toHaveLength(1);
+    allClean(h, (r) => r.displayTitle === `baton review-pr-${pr.number}-1 review[review] #1`);
+    console.log(`scenario second push → supersede: ${Date.now() - t0} ms`);
+  }, 120_000);
+});
