@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { readStateBlock } from '../../src/record/state-block.ts';
-import { startActionsOnly, type ActionsOnly } from './harness.ts';
+import { initFiles, startActionsOnly, type ActionsOnly } from './harness.ts';
 
 const o = { owner: 'acme', repo: 'widgets' };
 const BOT = 'github-actions[bot]';
@@ -143,5 +143,71 @@ describe('Actions-only: review-pr on pull request events', () => {
     expect(h.runner.triggered.filter((t) => t.path === '.github/workflows/baton.yml' && t.event === 'pull_request' && t.action === 'synchronize')).toHaveLength(1);
     allClean(h, (r) => r.displayTitle === `baton review-pr-${pr.number}-1 review[review] #1`);
     console.log(`scenario second push → supersede: ${Date.now() - t0} ms`);
+  }, 120_000);
+});
+
+const TRIAGE_INIT = ['--mode', 'actions', '--workflows', 'triage'];
+
+describe('Actions-only: triage on issues opened, and its daily budget', () => {
+  let h: ActionsOnly;
+  beforeAll(async () => {
+    const init = await initFiles(TRIAGE_INIT);
+    // One run a day (the library says 30), so that the second new issue meets the cap.
+    const triage = init['.agents/workflows/triage.yml']!;
+    expect(triage).toContain('per-day: { max-runs: 30,');
+    h = await startActionsOnly({ init: TRIAGE_INIT, files: { '.agents/workflows/triage.yml': triage.replace('per-day: { max-runs: 30,', 'per-day: { max-runs: 1,') }, agentScript: [] });
+    await h.as('alice').rest.issues.createLabel({ ...o, name: 'bug', color: 'd73a4a' });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('baton.yml subscribes to issues opened', () => {
+    const on = batonOn(h) as { issues: { types: string[] } };
+    expect(on.issues.types).toEqual(expect.arrayContaining(['opened', 'labeled']));
+  });
+
+  it("an issue opened by someone without a role is triaged: the repository's label is applied, a made-up one is not created", async () => {
+    const t0 = Date.now();
+    h.rescript([
+      { reply: { summary: 'The widget crashes on click.', labels: ['bug'], questions: [] } },
+      { reply: { labels: ['bug', 'made-up-label'], kind: 'bug', priority: 'high' } },
+    ]);
+    const n = (await h.as('carol').rest.issues.create({ ...o, title: 'Widget crashes', body: 'When I click it.' })).data.number;
+    await h.settle();
+
+    expect(await runIds(h, n)).toEqual([`triage-${n}-1 by carol`]);
+    const [record] = await records(h, n);
+    expect(record).toContain(`run \`triage-${n}-1\` — succeeded`);
+    const issue = (await h.as('alice').rest.issues.get({ ...o, issue_number: n })).data;
+    expect(issue.labels.map((l) => (typeof l === 'string' ? l : l.name))).toEqual(['bug']);
+    const labels = (await h.as('alice').rest.issues.listLabelsForRepo({ ...o, per_page: 100 })).data.map((l) => l.name);
+    expect(labels).not.toContain('made-up-label');
+    expect(workers(h).map((r) => r.displayTitle).sort()).toEqual([`baton triage-${n}-1 classify #1`, `baton triage-${n}-1 read #1`]);
+    expect(batonRuns(h, 'issues').length).toBeGreaterThanOrEqual(1);
+    allClean(h);
+    console.log(`scenario issue opened → triage labels: ${Date.now() - t0} ms`);
+  }, 120_000);
+
+  it('with the day\'s budget reached, a new issue gets one note and no run; the next one neither note nor run', async () => {
+    const t0 = Date.now();
+    const calls = h.agentCalls();
+    const second = (await h.as('carol').rest.issues.create({ ...o, title: 'Another crash', body: 'Also.' })).data.number;
+    await h.settle();
+    const third = (await h.as('carol').rest.issues.create({ ...o, title: 'A third crash', body: 'Again.' })).data.number;
+    await h.settle();
+
+    const said = (await h.as('alice').rest.issues.listComments({ ...o, issue_number: second })).data.map((c) => c.body ?? '');
+    expect(said).toHaveLength(1);
+    expect(said[0]).toContain('`triage` has reached its daily budget: ');
+    expect(said[0]).toContain('No run was started.');
+    expect((await h.as('alice').rest.issues.listComments({ ...o, issue_number: third })).data).toEqual([]);
+    expect(await runIds(h, second)).toEqual([]);
+    expect(h.agentCalls()).toBe(calls);
+    // Both went through baton.yml (an issues run each), which started nothing.
+    const opened = h.runner.triggered.filter((t) => t.path === '.github/workflows/baton.yml' && t.event === 'issues' && t.action === 'opened');
+    expect(opened).toHaveLength(3);
+    allClean(h);
+    console.log(`scenario daily budget reached → one note: ${Date.now() - t0} ms`);
   }, 120_000);
 });
