@@ -5,6 +5,8 @@
 // describe, its scenarios one after another (the set-up is shared; CI time counts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { SCHEDULE_PREFIX, cronKey } from '../../src/app/handlers/schedule.ts';
+import { latestTick, parseCron, tickName } from '../../src/engine/cron.ts';
 import { readStateBlock } from '../../src/record/state-block.ts';
 import { initFiles, startActionsOnly, type ActionsOnly } from './harness.ts';
 
@@ -41,11 +43,11 @@ async function botIssues(h: ActionsOnly): Promise<Array<{ number: number; title:
 const batonRuns = (h: ActionsOnly, event: string) => [...h.runner.store.runs.values()].filter((r) => r.path === '.github/workflows/baton.yml' && r.event === event);
 const workers = (h: ActionsOnly) => [...h.runner.store.runs.values()].filter((r) => r.path === '.github/workflows/baton-worker.yml');
 
-/** Every job of every workflow run ended as GitHub Actions reports a clean end (cancelled runs aside). */
+/** Every run of baton's workflows succeeded (but those `except` names), and the runner had no error of its own. */
 function allClean(h: ActionsOnly, except: (r: { displayTitle: string }) => boolean = () => false): void {
   for (const r of h.runner.store.runs.values()) {
-    if (except(r)) continue;
-    expect(r.conclusion, `${r.path} ${r.displayTitle}\n${h.runner.logs(r.id).slice(-4000)}`).toBe(r.workflowName === 'CI' ? r.conclusion : 'success');
+    if (!r.path.startsWith('.github/workflows/baton') || except(r)) continue;
+    expect(r.conclusion, `${r.path} ${r.displayTitle}\n${h.runner.logs(r.id).slice(-4000)}`).toBe('success');
   }
   expect(h.runner.errors).toEqual([]);
 }
@@ -209,5 +211,128 @@ describe('Actions-only: triage on issues opened, and its daily budget', () => {
     expect(opened).toHaveLength(3);
     allClean(h);
     console.log(`scenario daily budget reached → one note: ${Date.now() - t0} ms`);
+  }, 120_000);
+});
+
+const CI = `name: CI
+on: { workflow_dispatch: {} }
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v5
+      - run: test -f src/fixed.txt
+`;
+const UPKEEP_CRON = '0 6 * * 1';
+const cronOf = (text: string) => {
+  const parsed = parseCron(text);
+  if (!parsed.ok) throw new Error(`bad cron ${text}`);
+  return parsed.cron;
+};
+const DOCTOR_INIT = ['--mode', 'actions', '--workflows', 'ci-doctor,weekly-upkeep'];
+
+/** The schedules' claim refs (`refs/baton/schedule/<workflow>/<cron key>/<tick>`). */
+async function scheduleClaims(h: ActionsOnly): Promise<string[]> {
+  const refs = await h.as('alice').paginate('GET /repos/{owner}/{repo}/git/matching-refs/{ref}', { ...o, ref: 'baton/schedule/', per_page: 100 });
+  return (refs as Array<{ ref: string }>).map((r) => r.ref);
+}
+
+/** GitHub's scheduler firing the manifest's cron (the payload names the cron that fired); waits for what it started. */
+async function cronTick(h: ActionsOnly): Promise<void> {
+  const started = await h.runner.trigger(o.owner, o.repo, 'schedule', { schedule: UPKEEP_CRON });
+  expect(started.map((r) => r.path)).toEqual(['.github/workflows/baton.yml']);
+  await h.settle();
+}
+
+describe('Actions-only: ci-doctor on a red CI run, weekly-upkeep on its cron', () => {
+  let h: ActionsOnly;
+  beforeAll(async () => {
+    const init = await initFiles(DOCTOR_INIT);
+    // As the library's comments and docs/actions-only.md say for Actions-only mode: the checks
+    // step dispatches the CI workflow on the fix (a GITHUB_TOKEN push starts no workflow).
+    const doctor = init['.agents/workflows/ci-doctor.yml']!;
+    expect(doctor).toContain('      names: [test]\n');
+    // More than the library's one run a day: the missed ticks below come the same day.
+    const upkeep = init['.agents/workflows/weekly-upkeep.yml']!;
+    expect(upkeep).toContain('per-day: { max-runs: 1 }');
+    h = await startActionsOnly({
+      init: DOCTOR_INIT,
+      files: {
+        '.github/workflows/ci.yml': CI,
+        '.agents/workflows/ci-doctor.yml': doctor.replace('      names: [test]\n', '      names: [test]\n      workflow: ci.yml\n'),
+        '.agents/workflows/weekly-upkeep.yml': upkeep.replace('per-day: { max-runs: 1 }', 'per-day: { max-runs: 3 }'),
+      },
+      agentScript: [],
+    });
+    h.emu.store.allowActionsToCreatePullRequests('acme', 'widgets');
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it("baton.yml subscribes to the CI workflow's runs and to weekly-upkeep's cron", () => {
+    const on = batonOn(h) as { workflow_run: { workflows: string[]; types: string[] }; schedule: Array<{ cron: string }> };
+    expect(on.workflow_run).toEqual({ workflows: ['CI'], types: ['completed'] });
+    expect(on.schedule.map((s) => s.cron)).toContain(UPKEEP_CRON);
+  });
+
+  it('CI red on main opens an issue describing the failure and a run that ends in a fix PR', async () => {
+    const t0 = Date.now();
+    h.rescript([{ write: { 'src/fixed.txt': 'fixed\n' }, reply: { cause: 'src/fixed.txt was missing', summary: 'Adds src/fixed.txt.' } }]);
+    const main = (await h.as('alice').rest.git.getRef({ ...o, ref: 'heads/main' })).data.object.sha;
+    await h.as('alice').request('POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches', { ...o, workflow_id: 'ci.yml', ref: 'main' });
+    await h.settle();
+
+    const [issue, ...more] = await botIssues(h);
+    expect(more).toEqual([]);
+    expect(issue!.title).toBe('baton: workflow "CI" failed');
+    const red = [...h.runner.store.runs.values()].find((r) => r.workflowName === 'CI' && r.headBranch === 'main')!;
+    expect(red.conclusion).toBe('failure');
+    expect(issue!.body).toContain(`/actions/runs/${red.id}`);
+    expect(issue!.body).toContain('- failed jobs: `test` (`failure`)');
+    expect(issue!.body).toContain(`- commit: \`${main}\``);
+    const runId = `ci-doctor-${issue!.number}-1`;
+    expect(await runIds(h, issue!.number)).toEqual([`${runId} by alice`]);
+    expect((await records(h, issue!.number))[0]).toContain(`run \`${runId}\` — succeeded`);
+
+    // The fix passed CI (dispatched on the run branch) and is a draft PR that closes the issue.
+    const green = [...h.runner.store.runs.values()].filter((r) => r.workflowName === 'CI' && r.headBranch === `baton/${runId}`);
+    expect(green.map((r) => r.conclusion)).toEqual(['success']);
+    const pulls = (await h.as('alice').rest.pulls.list({ ...o, state: 'open' })).data;
+    expect(pulls.map((p) => [p.head.ref, p.title, p.draft])).toEqual([[`baton/${runId}`, 'Fix CI: src/fixed.txt was missing', true]]);
+    expect(pulls[0]!.body).toContain(`Fixes #${issue!.number}.`);
+    expect(batonRuns(h, 'workflow_run').length).toBeGreaterThanOrEqual(2);
+    allClean(h);
+    console.log(`scenario CI red on main → issue and fix PR: ${Date.now() - t0} ms`);
+  }, 120_000);
+
+  it('a cron tick after missed ones starts one run on the tracking issue it opens; the same tick again starts none', async () => {
+    const t0 = Date.now();
+    h.rescript([{ reply: { summary: 'Nothing drifted.', changed: false } }]);
+    // baton last saw this schedule three weeks ago (the claim of that tick is all a schedule
+    // keeps), and GitHub dropped the two ticks since: the one due now is the first to come.
+    const alice = h.as('alice');
+    const main = (await alice.rest.git.getRef({ ...o, ref: 'heads/main' })).data.object.sha;
+    const prefix = `${SCHEDULE_PREFIX}weekly-upkeep/${cronKey(UPKEEP_CRON)}/`;
+    const due = latestTick(cronOf(UPKEEP_CRON), Date.now())!;
+    const seen = `${prefix}${tickName(due - 21 * 24 * 3600_000)}`;
+    await alice.request('POST /repos/{owner}/{repo}/git/refs', { ...o, ref: seen, sha: main });
+    const before = new Set((await botIssues(h)).map((i) => i.number));
+
+    await cronTick(h);
+    const tracking = (await botIssues(h)).filter((i) => !before.has(i.number));
+    expect(tracking.map((i) => i.title)).toEqual(['baton: weekly-upkeep (scheduled)']);
+    const n = tracking[0]!.number;
+    expect(await runIds(h, n)).toEqual([`weekly-upkeep-${n}-1 by schedule`]);
+    expect((await records(h, n))[0]).toContain(`run \`weekly-upkeep-${n}-1\` — succeeded`);
+    expect(await scheduleClaims(h)).toEqual([`${prefix}${tickName(due)}`]);
+
+    // The same tick again (GitHub late and then on time, or two jobs for it at once): nothing more.
+    await Promise.all([cronTick(h), cronTick(h)]);
+    expect(await runIds(h, n)).toHaveLength(1);
+    expect(h.agentCalls()).toBe(1);
+    expect(batonRuns(h, 'schedule')).toHaveLength(3);
+    allClean(h);
+    console.log(`scenario missed ticks, then a cron tick → one run: ${Date.now() - t0} ms`);
   }, 120_000);
 });
