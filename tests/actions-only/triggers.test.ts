@@ -3,6 +3,9 @@
 // goes through the generated baton.yml (whose `on:` `baton init` derived from the manifests) on
 // the emulator's runner, with the bundled Action and the fake agent CLIs. One harness per
 // describe, its scenarios one after another (the set-up is shared; CI time counts).
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { SCHEDULE_PREFIX, cronKey } from '../../src/app/handlers/schedule.ts';
@@ -123,12 +126,24 @@ describe('Actions-only: review-pr on pull request events', () => {
 
   it('a second push cancels the review of the first head (its status comment says so) and the new run reviews the new head', async () => {
     const t0 = Date.now();
-    // The first review is still at work when the push comes.
-    h.rescript([{ hang: true }, { reply: { approved: false, summary: 'Looked at the new head of src/b.txt.', comments: [{ path: 'src/b.txt', line: 1, body: 'Say more.', suggestion: 'b, and more' }] } }]);
+    // The first review is still at work when the push comes; it would finish (and post a review
+    // of the old head) once the file `release` exists, which the test makes only after baton.yml
+    // has handled the push.
+    const release = join(mkdtempSync(join(tmpdir(), 'baton-release-')), 'release');
+    h.rescript([
+      { waitForFile: release, reply: { approved: true, summary: 'Looked at the old head.', comments: [] } },
+      { reply: { approved: false, summary: 'Looked at the new head of src/b.txt.', comments: [{ path: 'src/b.txt', line: 1, body: 'Say more.', suggestion: 'b, and more' }] } },
+    ]);
     const pr = await openPull(h, 'second', { 'src/b.txt': 'b\n' });
     await h.waitFor('the first review at work', () => h.agentCalls() === 1);
     const after = await pushTo(h, 'second', { 'src/c.txt': 'c\n' });
+    await h.waitFor('baton.yml done with the push', () => {
+      const sync = h.runner.triggered.find((t) => t.path === '.github/workflows/baton.yml' && t.event === 'pull_request' && t.action === 'synchronize');
+      return sync !== undefined && h.runner.store.runs.get(sync.runId)?.status === 'completed';
+    });
+    writeFileSync(release, '');
     await h.settle();
+    rmSync(dirname(release), { recursive: true, force: true });
 
     const [first, second] = await records(h, pr.number);
     expect(first).toContain(`run \`review-pr-${pr.number}-1\` — cancelled`);
@@ -279,9 +294,19 @@ describe('Actions-only: ci-doctor on a red CI run, weekly-upkeep on its cron', (
   it('CI red on main opens an issue describing the failure and a run that ends in a fix PR', async () => {
     const t0 = Date.now();
     h.rescript([{ write: { 'src/fixed.txt': 'fixed\n' }, reply: { cause: 'src/fixed.txt was missing', summary: 'Adds src/fixed.txt.' } }]);
-    const main = (await h.as('alice').rest.git.getRef({ ...o, ref: 'heads/main' })).data.object.sha;
-    await h.as('alice').request('POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches', { ...o, workflow_id: 'ci.yml', ref: 'main' });
-    await h.settle();
+    const alice = h.as('alice');
+    const main = (await alice.rest.git.getRef({ ...o, ref: 'heads/main' })).data.object.sha;
+    const dispatchCi = async (ref: string) => {
+      await alice.request('POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches', { ...o, workflow_id: 'ci.yml', ref });
+      await h.settle();
+    };
+    // Red on another branch: not the doctor's (on.workflow_run.branches: [main]).
+    await alice.rest.git.createRef({ ...o, ref: 'refs/heads/topic', sha: main });
+    await dispatchCi('topic');
+    expect([...h.runner.store.runs.values()].filter((r) => r.workflowName === 'CI').map((r) => [r.headBranch, r.conclusion])).toEqual([['topic', 'failure']]);
+    expect(await botIssues(h)).toEqual([]);
+
+    await dispatchCi('main');
 
     const [issue, ...more] = await botIssues(h);
     expect(more).toEqual([]);
