@@ -76,6 +76,8 @@ async function openPull(h: ActionsOnly, branch: string, files: Record<string, st
 
 describe('Actions-only: review-pr on pull request events', () => {
   let h: ActionsOnly;
+  /** The worker run the second push cancelled. */
+  let superseded = '';
   beforeAll(async () => {
     h = await startActionsOnly({ init: ['--mode', 'actions', '--workflows', 'review-pr'], files: {}, agentScript: [] });
   });
@@ -158,8 +160,26 @@ describe('Actions-only: review-pr on pull request events', () => {
       [`baton review-pr-${pr.number}-2 review[review] #1`, 'success'],
     ]);
     expect(h.runner.triggered.filter((t) => t.path === '.github/workflows/baton.yml' && t.event === 'pull_request' && t.action === 'synchronize')).toHaveLength(1);
-    allClean(h, (r) => r.displayTitle === `baton review-pr-${pr.number}-1 review[review] #1`);
+    superseded = `baton review-pr-${pr.number}-1 review[review] #1`;
+    allClean(h, (r) => r.displayTitle === superseded);
     console.log(`scenario second push → supersede: ${Date.now() - t0} ms`);
+  }, 120_000);
+
+  it('a pull request opened with the label `baton:review-pr` (opened, then labeled) gets one run and one review', async () => {
+    const t0 = Date.now();
+    h.rescript([{ reply: { approved: true, summary: 'Looked at src/d.txt: nothing to change.', comments: [] } }]);
+    const pr = await openPull(h, 'labelled', { 'src/d.txt': 'd\n' });
+    await h.as('alice').rest.issues.addLabels({ ...o, issue_number: pr.number, labels: ['baton:review-pr'] });
+    await h.settle();
+
+    expect(await runIds(h, pr.number)).toEqual([`review-pr-${pr.number}-1 by alice`]);
+    expect((await h.as('alice').rest.pulls.listReviews({ ...o, pull_number: pr.number })).data.map((r) => r.commit_id)).toEqual([pr.head]);
+    // Both deliveries went through baton.yml: the label's run job gave way to the opening's run.
+    const mine = new Set(batonRuns(h, 'pull_request').filter((r) => r.displayTitle.includes('Add labelled')).map((r) => r.id));
+    expect(h.runner.triggered.filter((t) => mine.has(t.runId)).map((t) => t.action).sort()).toEqual(['labeled', 'opened']);
+    expect(h.agentCalls()).toBe(1);
+    allClean(h, (r) => r.displayTitle === superseded);
+    console.log(`scenario pull request opened with its label → one run: ${Date.now() - t0} ms`);
   }, 120_000);
 });
 

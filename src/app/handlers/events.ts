@@ -97,6 +97,8 @@ export async function onPullRequestEvent(runs: RunService, gh: RepoContext, ev: 
         // The run branch starts from the pull request's head (a same-repository branch: forks stop above).
         base: { branch: ev.headRef, sha: ev.headSha },
         trigger: 'pull_request',
+        // Opened with the workflow's label: the label's delivery may have started it already.
+        ...(ev.action === 'opened' && { giveWay: 'any' as const }),
       },
       log,
     );
@@ -118,7 +120,7 @@ export async function onIssueEvent(runs: RunService, gh: RepoContext, ev: IssueE
     await startRun(
       runs,
       gh,
-      { ...found, manifestCommit: sha, thread: ev.thread, actor: ev.sender, actorIsBot: ev.senderIsBot, inputs: {}, key: `${ev.key}/${found.workflow.name}`, trigger: 'issues' },
+      { ...found, manifestCommit: sha, thread: ev.thread, actor: ev.sender, actorIsBot: ev.senderIsBot, inputs: {}, key: `${ev.key}/${found.workflow.name}`, trigger: 'issues', ...(ev.action === 'opened' && { giveWay: 'any' as const }) },
       log,
     );
   }
