@@ -91,7 +91,6 @@ describe('Actions-only: review-pr on pull request events', () => {
   });
 
   it('a pull request opened gets one review with inline comments and a suggestion block', async () => {
-    const t0 = Date.now();
     h.rescript([
       {
         reply: {
@@ -123,11 +122,9 @@ describe('Actions-only: review-pr on pull request events', () => {
     // Nothing was pushed to the pull request.
     expect((await h.as('alice').rest.pulls.get({ ...o, pull_number: pr.number })).data.head.sha).toBe(pr.head);
     allClean(h);
-    console.log(`scenario pull request opened → review: ${Date.now() - t0} ms`);
   }, 120_000);
 
   it('a second push cancels the review of the first head (its status comment says so) and the new run reviews the new head', async () => {
-    const t0 = Date.now();
     // The first review is still at work when the push comes; it would finish (and post a review
     // of the old head) once the file `release` exists, which the test makes only after baton.yml
     // has handled the push.
@@ -162,11 +159,9 @@ describe('Actions-only: review-pr on pull request events', () => {
     expect(h.runner.triggered.filter((t) => t.path === '.github/workflows/baton.yml' && t.event === 'pull_request' && t.action === 'synchronize')).toHaveLength(1);
     superseded = `baton review-pr-${pr.number}-1 review[review] #1`;
     allClean(h, (r) => r.displayTitle === superseded);
-    console.log(`scenario second push → supersede: ${Date.now() - t0} ms`);
   }, 120_000);
 
   it('a pull request opened with the label `baton:review-pr` (opened, then labeled) gets one run and one review', async () => {
-    const t0 = Date.now();
     h.rescript([{ reply: { approved: true, summary: 'Looked at src/d.txt: nothing to change.', comments: [] } }]);
     const pr = await openPull(h, 'labelled', { 'src/d.txt': 'd\n' });
     await h.as('alice').rest.issues.addLabels({ ...o, issue_number: pr.number, labels: ['baton:review-pr'] });
@@ -179,7 +174,6 @@ describe('Actions-only: review-pr on pull request events', () => {
     expect(h.runner.triggered.filter((t) => mine.has(t.runId)).map((t) => t.action).sort()).toEqual(['labeled', 'opened']);
     expect(h.agentCalls()).toBe(1);
     allClean(h, (r) => r.displayTitle === superseded);
-    console.log(`scenario pull request opened with its label → one run: ${Date.now() - t0} ms`);
   }, 120_000);
 });
 
@@ -205,7 +199,6 @@ describe('Actions-only: triage on issues opened, and its daily budget', () => {
   });
 
   it("an issue opened by someone without a role is triaged: the repository's label is applied, a made-up one is not created", async () => {
-    const t0 = Date.now();
     h.rescript([
       { reply: { summary: 'The widget crashes on click.', labels: ['bug'], questions: [] } },
       { reply: { labels: ['bug', 'made-up-label'], kind: 'bug', priority: 'high' } },
@@ -223,11 +216,9 @@ describe('Actions-only: triage on issues opened, and its daily budget', () => {
     expect(workers(h).map((r) => r.displayTitle).sort()).toEqual([`baton triage-${n}-1 classify #1`, `baton triage-${n}-1 read #1`]);
     expect(batonRuns(h, 'issues').length).toBeGreaterThanOrEqual(1);
     allClean(h);
-    console.log(`scenario issue opened → triage labels: ${Date.now() - t0} ms`);
   }, 120_000);
 
   it('with the day\'s budget reached, a new issue gets one note and no run; the next one neither note nor run', async () => {
-    const t0 = Date.now();
     const calls = h.agentCalls();
     const second = (await h.as('carol').rest.issues.create({ ...o, title: 'Another crash', body: 'Also.' })).data.number;
     await h.settle();
@@ -245,7 +236,6 @@ describe('Actions-only: triage on issues opened, and its daily budget', () => {
     const opened = h.runner.triggered.filter((t) => t.path === '.github/workflows/baton.yml' && t.event === 'issues' && t.action === 'opened');
     expect(opened).toHaveLength(3);
     allClean(h);
-    console.log(`scenario daily budget reached → one note: ${Date.now() - t0} ms`);
   }, 120_000);
 });
 
@@ -312,7 +302,6 @@ describe('Actions-only: ci-doctor on a red CI run, weekly-upkeep on its cron', (
   });
 
   it('CI red on main opens an issue describing the failure and a run that ends in a fix PR', async () => {
-    const t0 = Date.now();
     h.rescript([{ write: { 'src/fixed.txt': 'fixed\n' }, reply: { cause: 'src/fixed.txt was missing', summary: 'Adds src/fixed.txt.' } }]);
     const alice = h.as('alice');
     const main = (await alice.rest.git.getRef({ ...o, ref: 'heads/main' })).data.object.sha;
@@ -348,11 +337,9 @@ describe('Actions-only: ci-doctor on a red CI run, weekly-upkeep on its cron', (
     expect(pulls[0]!.body).toContain(`Fixes #${issue!.number}.`);
     expect(batonRuns(h, 'workflow_run').length).toBeGreaterThanOrEqual(2);
     allClean(h);
-    console.log(`scenario CI red on main → issue and fix PR: ${Date.now() - t0} ms`);
   }, 120_000);
 
   it('a cron tick after missed ones starts one run on the tracking issue it opens; the same tick again starts none', async () => {
-    const t0 = Date.now();
     h.rescript([{ reply: { summary: 'Nothing drifted.', changed: false } }]);
     // baton last saw this schedule three weeks ago (the claim of that tick is all a schedule
     // keeps), and GitHub dropped the two ticks since: the one due now is the first to come.
@@ -378,6 +365,5 @@ describe('Actions-only: ci-doctor on a red CI run, weekly-upkeep on its cron', (
     expect(h.agentCalls()).toBe(1);
     expect(batonRuns(h, 'schedule')).toHaveLength(3);
     allClean(h);
-    console.log(`scenario missed ticks, then a cron tick → one run: ${Date.now() - t0} ms`);
   }, 120_000);
 });
