@@ -7,6 +7,7 @@
 // over GitHub.
 import { drive } from '../hosts/driver.ts';
 import { emptyState, isTerminal, type RunEvent, type RunRequested, type RunState } from '../engine/index.ts';
+import { runGivenWayTo, type GiveWay } from './opened-with-label.ts';
 import type { Workflow } from '../manifest/types.ts';
 import { collectWorkerResult, workerRunGone } from '../hosts/github/apply.ts';
 import type { RepoContext } from '../hosts/github/client.ts';
@@ -255,13 +256,18 @@ export class RunService {
    * is counted once; a redelivered start (its key is in a record already) only
    * reconciles the run it started.
    */
-  start(gh: RepoContext, workflow: Workflow, request: Omit<RunRequested, 'runId'>, log: Log, skipTo = 0, round = 0): Promise<RunState | undefined> {
+  start(gh: RepoContext, workflow: Workflow, request: Omit<RunRequested, 'runId'>, log: Log, giveWay?: GiveWay, skipTo = 0, round = 0): Promise<RunState | undefined> {
     const number = request.thread!.number;
     return this.queue.run(`start:${this.threadKey(gh, number)}`, async () => {
       const readAt = this.lease.clock();
       const read = await readThread(gh, number);
       const again = read.records.find((r) => r.state.appliedKeys.includes(request.key));
       if (again) return this.onRun(gh, again.state.runId, () => [], log);
+      const first = runGivenWayTo(read.records.map((r) => r.state), request.workflow, giveWay);
+      if (first) {
+        log.info(`\`${request.workflow}\` not started again on #${number}: run ${first.runId} is its start for the thread's opening (opened with its label)`);
+        return undefined;
+      }
       const n = read.records.filter((r) => r.state.workflow === request.workflow).length + 1;
       const runId = makeRunId(request.workflow, number, n);
       const key = this.threadKey(gh, number);
@@ -284,7 +290,7 @@ export class RunService {
       // its record is written, this start is a redelivery of its key, or it becomes the next run.
       const { outcome } = await this.waitForRecord(gh, runId, started.taken.gen, null, log);
       return { again: true, skip: outcome === 'taken-over' ? started.taken.gen : 0 };
-    }).then((r) => (r && 'again' in r ? this.start(gh, workflow, request, log, r.skip, round + 1) : r));
+    }).then((r) => (r && 'again' in r ? this.start(gh, workflow, request, log, giveWay, r.skip, round + 1) : r));
   }
 
   /** `known`: the thread as just read (after a wait on another process), so it is not read again. */

@@ -4,7 +4,7 @@
 // Action (dist/action.js) mapped from `uses: baton-dev/baton@v1`, with the fake agent CLIs
 // on PATH.
 import { generateKeyPairSync } from 'node:crypto';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,6 +32,10 @@ export interface ActionsOnly {
   initFiles: Record<string, string>;
   /** Every read-only GITHUB_TOKEN minted for a job, probed with a write. */
   probes: TokenProbe[];
+  /** How many times the fake agents have been started since the script was last set. */
+  agentCalls(): number;
+  /** A new script for the fake agents, from its first behaviour on (scenarios one after another). */
+  rescript(agentScript: unknown[]): void;
   as(login: string): Octokit;
   settle(): Promise<void>;
   waitFor(what: string, ready: () => boolean | Promise<boolean>): Promise<void>;
@@ -150,6 +154,11 @@ export async function startActionsOnly(o: ActionsOnlyOptions): Promise<ActionsOn
     runner,
     initFiles: init,
     probes,
+    agentCalls: () => (existsSync(`${script}.count`) ? Number(readFileSync(`${script}.count`, 'utf8')) : 0),
+    rescript(agentScript) {
+      writeFileSync(script, JSON.stringify(agentScript));
+      rmSync(`${script}.count`, { force: true });
+    },
     as: (login) => new Octokit({ baseUrl: emu.url, auth: emu.auth.userToken(login) }),
     settle,
     async waitFor(what, ready) {

@@ -57,3 +57,35 @@ describe('app: an issue opened with a label', () => {
     await expectOneRun(h, number);
   }, 40_000);
 });
+
+// A workflow that starts on its label and on `issues.opened` (the library's triage): an issue
+// opened with that label (an issue template's) is one act, two deliveries, one run.
+const BOTH = HELLO.replace('on: { labels: ["baton:hello"], commands: [hello] }', 'on: { labels: ["baton:hello"], commands: [hello], issues: { types: [opened] } }');
+
+describe('app: an issue opened with the label of a workflow that also starts on issues opened', () => {
+  it.each([
+    ['in order', undefined],
+    ['labeled first', 'reorder'],
+    ['overlapping, each twice', 'overlap'],
+  ] as const)('starts exactly one run (%s)', async (_, how) => {
+    h = await startHarness({ files: { '.agents/workflows/hello.yml': BOTH } });
+    if (how === 'reorder') h.emu.faults.addWebhook({ kind: 'reorder', event: 'issues.opened' });
+    if (how === 'overlap') {
+      h.emu.webhooks.configure({ overlap: true });
+      h.emu.faults.addWebhook({ kind: 'duplicate', event: 'issues', times: Infinity });
+    }
+    const number = await openWithLabel(h);
+    expect(h.emu.webhooks.deliveries.filter((d) => d.event === 'issues').map((d) => d.action)).toEqual(expect.arrayContaining(['opened', 'labeled']));
+    await expectOneRun(h, number);
+  }, 40_000);
+
+  it('a label added once the run from the opening has ended starts a new run', async () => {
+    h = await startHarness({ files: { '.agents/workflows/hello.yml': BOTH } });
+    const number = (await h.as('alice').rest.issues.create({ ...o, title: 'Hi', body: '' })).data.number;
+    await h.settle();
+    await h.as('alice').rest.issues.addLabels({ ...o, issue_number: number, labels: ['baton:hello'] });
+    await h.settle();
+    const records = (await h.comments(number)).filter((b) => b.includes('baton:record'));
+    expect(records.map((b) => b.match(/run `([^`]+)` — (\w+)/)?.slice(1).join(' '))).toEqual([`hello-${number}-1 succeeded`, `hello-${number}-2 succeeded`]);
+  }, 40_000);
+});

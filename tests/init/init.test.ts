@@ -200,6 +200,18 @@ describe('baton init', () => {
     expect(command.out).toContain('To start upgrade-dependency, comment `/baton upgrade-dependency` on an issue.');
   });
 
+  it('says which written workflows start by themselves, and that a pull request reviewer is labelled on a pull request', async () => {
+    const r = await init(repo(), ['--mode', 'actions', '--workflows', 'review-pr,ci-doctor,weekly-upkeep']);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('To start review-pr, label a pull request `baton:review-pr` (or comment `/baton review-pr` on it).');
+    expect(r.out).not.toContain('label an issue');
+    expect(r.out).toContain('review-pr also starts by itself on pull requests (opened, synchronize, reopened, ready_for_review).');
+    expect(r.out).toContain('ci-doctor also starts by itself when a run of `CI` on main ends in failure.');
+    expect(r.out).toContain('weekly-upkeep also starts by itself on its schedule (`0 6 * * 1`, UTC).');
+    const triage = await init(repo(), ['--mode', 'app', '--workflows', 'triage']);
+    expect(triage.out).toContain('triage also starts by itself on issues (opened).');
+  });
+
   it('app mode prints no label commands: the App creates the labels', async () => {
     const r = await init(repo(), ['--mode', 'app']);
     expect(r.out).not.toContain('gh label create');

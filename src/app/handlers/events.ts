@@ -105,6 +105,8 @@ export async function onPullRequestEvent(runs: RunService, gh: RepoContext, ev: 
         base: fork ? { branch: ev.baseRef, sha: ev.headSha } : { branch: ev.headRef, sha: ev.headSha },
         trigger: 'pull_request',
         ...(fork && { fork: true as const }),
+        // Opened with the workflow's label: the label's delivery may have started it already.
+        ...(ev.action === 'opened' && { giveWay: 'any' as const }),
       },
       log,
     );
@@ -126,7 +128,7 @@ export async function onIssueEvent(runs: RunService, gh: RepoContext, ev: IssueE
     await startRun(
       runs,
       gh,
-      { ...found, manifestCommit: sha, thread: ev.thread, actor: ev.sender, actorIsBot: ev.senderIsBot, inputs: {}, key: `${ev.key}/${found.workflow.name}`, trigger: 'issues' },
+      { ...found, manifestCommit: sha, thread: ev.thread, actor: ev.sender, actorIsBot: ev.senderIsBot, inputs: {}, key: `${ev.key}/${found.workflow.name}`, trigger: 'issues', ...(ev.action === 'opened' && { giveWay: 'any' as const }) },
       log,
     );
   }

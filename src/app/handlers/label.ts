@@ -7,6 +7,8 @@ import { replyOnce, reportBrokenManifest } from '../replies.ts';
 import { acknowledge, standingOf } from '../../hosts/github/stranger-door.ts';
 import type { Log, RunService } from '../runs.ts';
 import { startRun, type Thread } from './start.ts';
+import { labelGivesWay, runGivenWayTo } from '../opened-with-label.ts';
+import { readThread } from '../../hosts/github/thread.ts';
 
 export interface Labeled {
   label: string;
@@ -29,7 +31,19 @@ export async function onLabeled(runs: RunService, gh: RepoContext, ev: Labeled, 
     const labels = validWorkflows(set).flatMap((w) => w.on.labels);
     return replyOnce(gh, ev.thread.number, ev.key, `No workflow in \`.agents/workflows\` starts on the label ${q(ev.label)}${didYouMean(ev.label, labels)}\n\nLabels that start a workflow: ${labels.map(q).join(', ') || '(none)'}.`);
   }
+  // A workflow that starts on the thread's `opened` too gives way to the run that started
+  // (opened-with-label.ts): looked at here first, so that the label an author without the
+  // workflow's role opened the thread with (an issue template's) costs no refusal and no budget
+  // note; and again where the run would start, where two deliveries cannot both pass.
+  const giveWay = labelGivesWay(found.workflow, ev.thread.isPull);
+  if (giveWay) {
+    const first = runGivenWayTo((await readThread(gh, ev.thread.number)).records.map((r) => r.state), found.workflow.name, giveWay);
+    if (first) {
+      log.info(`\`${found.workflow.name}\` not started on #${ev.thread.number} by ${q(ev.label)}: its run ${first.runId} is still going there (it starts on the thread's opening too, so a label it was opened with starts it once)`);
+      return;
+    }
+  }
   // Labelling takes triage on GitHub: the labeller is no stranger to the 👀 (startRun decides the start).
   await acknowledge(gh, standingOf(ev.sender, 'triage', ['triage']), { issue: ev.thread.number });
-  await startRun(runs, gh, { workflow: found.workflow, hash: found.hash, manifestCommit: sha, thread: ev.thread, actor: ev.sender, actorIsBot: ev.senderIsBot, inputs: {}, key: ev.key }, log);
+  await startRun(runs, gh, { workflow: found.workflow, hash: found.hash, manifestCommit: sha, thread: ev.thread, actor: ev.sender, actorIsBot: ev.senderIsBot, inputs: {}, key: ev.key, ...(giveWay && { giveWay }) }, log);
 }

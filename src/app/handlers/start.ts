@@ -12,6 +12,7 @@ import { withinDailyBudget } from '../daily-budget.ts';
 import { standingOf } from '../../hosts/github/stranger-door.ts';
 import type { Log, RunService } from '../runs.ts';
 import { keptLength, MAX_THREAD_TEXT_CHARS, threadTooLong } from '../too-long.ts';
+import type { GiveWay } from '../opened-with-label.ts';
 
 export interface Thread {
   number: number;
@@ -38,6 +39,8 @@ export interface StartRequest {
   trigger?: TriggerKind;
   /** A fork's pull request (`forks: review`): the run is a fork run (RunRequested.fork). */
   fork?: true;
+  /** The start gives way to a run of the workflow already on the thread (a thread opened with its label: opened-with-label.ts). */
+  giveWay?: GiveWay;
 }
 
 export async function startRun(runs: RunService, gh: RepoContext, req: StartRequest, log: Log): Promise<void> {
@@ -113,6 +116,7 @@ async function request(runs: RunService, gh: RepoContext, req: StartRequest, per
       ...(req.fork && { fork: true as const }),
     },
     log,
+    req.giveWay,
     );
     // A newer run of the workflow on the thread supersedes the older ones (concurrency.cancel-in-progress).
     if (run && cancelsInProgress(req.workflow, req.trigger)) {
