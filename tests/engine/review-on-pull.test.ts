@@ -49,11 +49,20 @@ describe('a review step on a pull request the run did not open', () => {
   });
 
   it('posts nowhere from a run on an issue before its PR exists, and passes on the verdict', () => {
-    const r = new Run(workflow([review('review', { verdicts: ['approve'] })]));
+    const r = new Run(workflow([review('review', { verdicts: ['approve'] }), pullRequest('pr')]));
     r.start();
     r.finish('review', approved);
     expect(posted(r)).toEqual([]);
     expect(r.status('review')).toBe('succeeded');
+  });
+
+  it('never silently green: a review-only workflow on an issue fails before its reviewer runs, saying where to start it', () => {
+    const r = new Run(workflow([review('review')]));
+    r.start();
+    expect(r.status('review')).toBe('failed');
+    expect(r.state.status).toBe('failed');
+    expect(r.step('review').reason).toMatch(/nowhere to post the review: the run is on issue #\d+ and opens no pull request; start `wf` on a pull request/);
+    expect(r.of('dispatch-worker', r.all)).toEqual([]);
   });
 
   it.each([

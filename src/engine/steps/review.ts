@@ -52,6 +52,15 @@ export function reviewEvent(step: ReviewStep, approved: boolean, own: boolean): 
 }
 
 function start(d: Draft, step: ReviewStep): void {
+  // A review that is the run's whole deliverable (no step writes anything, no `fix` round uses it)
+  // with no pull request to post on, now or later (the run is on an issue and opens none), would
+  // end green having shown nobody anything: it fails before the reviewer costs anything, saying
+  // where to start it. A review gating work the run wrote is a gate, and stays one.
+  const delivers = d.workflow.steps.some((s) => s.kind === 'pull-request' || ((s.kind === 'agent' || s.kind === 'run') && s.writes));
+  if (!reviewTarget(d) && step.fix === undefined && !delivers) {
+    const where = d.state.thread ? `issue #${d.state.thread.number}` : 'no issue or pull request';
+    return failStep(d, step.id, `nowhere to post the review: the run is on ${where} and opens no pull request; start \`${d.workflow.name}\` on a pull request (locally: \`--input pr=<branch>\`)`);
+  }
   d.setStep(step.id, { gate: { phase: 'reviewing', round: 0, deadline: null, pendingFeedback: null } });
   openStepCheck(d, step.id, d.step(step.id).opening, 'reviewing');
   startReviewer(d, step);
