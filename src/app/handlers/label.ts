@@ -29,7 +29,11 @@ export async function onLabeled(runs: RunService, gh: RepoContext, ev: Labeled, 
     const labels = validWorkflows(set).flatMap((w) => w.on.labels);
     return replyOnce(gh, ev.thread.number, ev.key, `No workflow in \`.agents/workflows\` starts on the label ${q(ev.label)}${didYouMean(ev.label, labels)}\n\nLabels that start a workflow: ${labels.map(q).join(', ') || '(none)'}.`);
   }
-  // Labelling takes triage on GitHub: the labeller is no stranger to the 👀 (startRun decides the start).
-  await acknowledge(gh, standingOf(ev.sender, 'triage', ['triage']), { issue: ev.thread.number });
   await startRun(runs, gh, { workflow: found.workflow, hash: found.hash, manifestCommit: sha, thread: ev.thread, actor: ev.sender, actorIsBot: ev.senderIsBot, inputs: {}, key: ev.key }, log);
+  // The 👀 follows the start, not precedes it: under the write budget a run's writes up to its
+  // first dispatch are served first (write-lanes.ts), and this one would stand in front of it
+  // telling nothing the worker starting does not; after the dispatch it is bookkeeping, served in
+  // turn. A start that fails before it is redone (a deferred event, a redelivery) and reacts then.
+  // Labelling takes triage on GitHub: the labeller is no stranger to the 👀 (startRun decided the start).
+  await acknowledge(gh, standingOf(ev.sender, 'triage', ['triage']), { issue: ev.thread.number });
 }
