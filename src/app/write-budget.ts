@@ -64,6 +64,12 @@ interface Waiter {
   grant: () => void;
 }
 
+/** A write let through: `release` frees its place once it went out; `done` once it was answered. */
+export interface Granted {
+  release: () => void;
+  done: () => void;
+}
+
 /** What the door reports (metrics): each write's wait for its turn, and deferral notices. */
 export interface DoorReport {
   waitMs: number;
@@ -83,6 +89,8 @@ export class InstallationDoor {
   private timerDue = Infinity;
   /** Events already told they wait (once per event's lane, not per write). */
   private readonly noticed = new WeakSet<LaneContext>();
+  /** Starts' writes let through and not answered yet: their events' next writes are coming. */
+  private startsOut = 0;
 
   constructor(
     private readonly key: string,
@@ -103,8 +111,8 @@ export class InstallationDoor {
     return { perMinute: Math.max(1, Math.floor(perMinute * keep)), perHour: Math.max(1, Math.floor(perHour * keep)) };
   }
 
-  /** Waits for the write's turn; resolves with the function that frees its place once it went out. */
-  enter(ctx: LaneContext | undefined): Promise<() => void> {
+  /** Waits for the write's turn; resolves with what frees its place once it went out, and once it was answered. */
+  enter(ctx: LaneContext | undefined): Promise<Granted> {
     return new Promise((resolve) => {
       const enqueuedAt = performance.now();
       const waiter: Waiter = {
@@ -113,13 +121,28 @@ export class InstallationDoor {
         enqueuedAt,
         grant: () => {
           clearTimeout(notice);
-          this.report?.({ waitMs: performance.now() - enqueuedAt, cls: classOf(ctx) });
-          let done = false;
-          resolve(() => {
-            if (done) return;
-            done = true;
-            this.inFlight--;
-            this.pump();
+          const cls = classOf(ctx);
+          this.report?.({ waitMs: performance.now() - enqueuedAt, cls });
+          const start = cls === 'start';
+          if (start) this.startsOut++;
+          let released = false;
+          let answered = false;
+          resolve({
+            release: () => {
+              if (released) return;
+              released = true;
+              this.inFlight--;
+              this.pump();
+            },
+            done: () => {
+              if (answered || !start) return;
+              answered = true;
+              // The event's next write reaches the door within the same turn of the event loop.
+              setImmediate(() => {
+                this.startsOut--;
+                this.pump();
+              });
+            },
           });
         },
       };
@@ -172,6 +195,11 @@ export class InstallationDoor {
       while (this.inFlight < WRITES_IN_FLIGHT && this.waiters.length) {
         const next = this.pick();
         if (!next) break;
+        // A start's writes follow each other (claim, run branch, dispatch), each sent once the
+        // previous one is answered: while one is out, a write of lower priority waits for the next
+        // rather than take its place — else each start lets another run's bookkeeping in before
+        // its dispatch, several times over in a burst. The wait lasts one answer (and a turn of the event loop) at most.
+        if (this.startsOut > 0 && CLASS_RANK[classOf(next.ctx)] < CLASS_RANK.start) break;
         let wait: number;
         try {
           wait = await this.ledger.take(this.key, this.limits(classOf(next.ctx)));
@@ -266,7 +294,7 @@ export function writeBudgetPlugin(doors: DoorRegistry, ledgerOf: (options: { thr
       if (!isWrite(options.method, options.url)) return request(options);
       const ctx = currentLane();
       const d = door();
-      const release = await d.enter(ctx);
+      const { release, done } = await d.enter(ctx);
       if (ctx?.cls === 'start' && DISPATCH.test(String(options.url).split('?')[0]!)) ctx.dispatched = true;
       let sent = false;
       const inner: typeof fetch = options.request?.fetch ?? globalThis.fetch;
@@ -286,6 +314,7 @@ export function writeBudgetPlugin(doors: DoorRegistry, ledgerOf: (options: { thr
         return await request(options);
       } finally {
         if (!sent) release();
+        done();
       }
     });
   };

@@ -22,7 +22,7 @@ import type { RunEvent } from './events.ts';
 import { onMergeCompleted, onMergeFailed, onWorkerDispatched, onWorkerFailed, onWorkerFinished, pumpMerges } from './jobs.ts';
 import { endRun } from './lifecycle.ts';
 import { advance } from './schedule.ts';
-import { startRun } from './start.ts';
+import { showStarted, startRun } from './start.ts';
 import { APPLIED_KEYS_LIMIT, type RunState } from './types.ts';
 
 export interface Decision {
@@ -36,6 +36,7 @@ export function decide(state: RunState, event: RunEvent, workflow: Workflow): De
   apply(d, event);
   advance(d);
   pumpMerges(d);
+  if (event.type === 'run.requested') showStarted(d, state);
   const keys = state.appliedKeys.length >= APPLIED_KEYS_LIMIT ? state.appliedKeys.slice(1 - APPLIED_KEYS_LIMIT) : state.appliedKeys.slice();
   keys.push(event.key);
   d.state.appliedKeys = keys;

@@ -7,7 +7,7 @@ import { describeInputs, resolveInputs } from './inputs.ts';
 import { runBranch } from './naming.ts';
 import { admitsAuthor, describeRoles, isAllowed, listsBot } from './roles.ts';
 import { newStepState } from './state.ts';
-import type { StepState } from './types.ts';
+import type { RunState, StepState } from './types.ts';
 
 export function startRun(d: Draft, ev: RunRequested): void {
   // One state holds one run: a second request (label and comment both) changes nothing.
@@ -48,5 +48,19 @@ export function startRun(d: Draft, ev: RunRequested): void {
   d.visible = true;
   d.statusChanges++; // every step is new: let the scheduler look at all of them
   d.emit({ type: 'create-run-branch', runId: ev.runId, key: `${ev.runId}/branch`, branch: s.runBranch, sha: ev.baseSha });
-  aggregateCheck(d);
+  // The aggregate check is shown by showStarted, once the first steps have started.
+}
+
+/**
+ * Shows a run this event started as in progress (its aggregate check), after the commands that
+ * start its first steps (decide.ts): a worker dispatched is what a run waits for, and where
+ * writes are paced (the App's write budget serves a run's writes up to its first dispatch first)
+ * a check that tells nothing new yet must not stand in front of it. Every host writes the record
+ * after all of an event's commands, so a record never says a check is shown that is not; a start
+ * that dies between the dispatch and the check leaves no record, and its redelivery looks the
+ * check up by external id and creates it (hosts/github/checks.ts). A run that already ended
+ * (its budget, a step failing at once) showed its aggregate completed: nothing more here.
+ */
+export function showStarted(d: Draft, previous: RunState): void {
+  if (previous.status === 'idle' && d.state.status === 'running') aggregateCheck(d);
 }

@@ -71,6 +71,40 @@ describe('app: the write budget per installation', () => {
     for (const n of numbers) expect(await h.record(n)).toContain('Which colour?');
   }, 120_000);
 
+  it("in a burst of 20 runs labelled at once, each run's first dispatch comes within three writes a run: the 👀 and the run's check follow it", async () => {
+    const small = ['name: small', 'on: { labels: ["baton:small"] }', 'steps:', '  - { id: a, run: "echo a > a.txt" }', ''].join('\n');
+    h = await startHarness({ files: { '.agents/workflows/small.yml': small } });
+    const alice = h.as('alice');
+    const numbers: number[] = [];
+    for (let i = 0; i < 20; i++) numbers.push((await alice.rest.issues.create({ ...o, title: `Small ${i}`, body: '' })).data.number);
+    const burstFrom = h.emu.requestLog.length;
+    await Promise.all(numbers.map((n) => alice.rest.issues.addLabels({ ...o, issue_number: n, labels: ['baton:small'] })));
+    await h.settle();
+
+    const log = h.emu.requestLog.slice(burstFrom);
+    const dispatches = log.flatMap((r, i) => (isWrite(r) && r.route.endsWith('/dispatches') && r.status < 300 ? [i] : []));
+    expect(dispatches).toHaveLength(20);
+    const lastStarted = dispatches.at(-1)!;
+    // Up to the last run's first dispatch: its claim, run branch and dispatch for each run (the
+    // claims' anchor commit once) — give or take a write let through while the starts read.
+    expect(log.slice(0, lastStarted).filter(isWrite).length).toBeLessThanOrEqual(3 * 20 + 2);
+    // Nothing users see was dropped for it: every run has its 👀, its status comment, and its
+    // aggregate check — shown in progress on the commit it started from (completed "moved on" once
+    // the step's commit became the run's head) and completed there at its end.
+    for (const n of numbers) {
+      expect(await h.record(n)).toContain('— succeeded');
+      const reactions = (await alice.rest.reactions.listForIssue({ ...o, issue_number: n })).data;
+      expect(reactions.map((r) => r.content)).toEqual(['eyes']);
+    }
+    const aggregates = [...h.emu.store.checkRuns.values()].filter((c) => c.name === 'baton / small');
+    for (const n of numbers) {
+      const mine = aggregates.filter((c) => c.externalId === `small-${n}-1`).map((c) => [c.status, c.conclusion]);
+      expect(mine.sort(), `#${n}`).toEqual([['completed', 'neutral'], ['completed', 'success']]);
+    }
+    // Each once: the aggregate on both commits and the step's, per run.
+    expect(log.filter((r) => isWrite(r) && r.route === 'POST /repos/{owner}/{repo}/check-runs')).toHaveLength(3 * 20);
+  }, 120_000);
+
   it('a spent budget defers writes: runs say so in their status comments, a command still goes through, and all finish with nothing lost', async () => {
     // A compressed hour of 10.8 s with 40 writes in it, half kept for people: the three runs' starts
     // spend the rest, so their workers' results (seconds later: a worker's own time is not
@@ -130,9 +164,12 @@ describe('app: the write budget per installation', () => {
     h.emu.faults.add({ kind: 'secondary-rate-limit', route, status: 403, retryAfter: 1, times: 1 + SECONDARY_LIMIT_RETRIES });
     const n = await openLabelled(h, 'baton:echo');
     await h.settle();
-    // Every try was refused: the label's work stopped before its first dispatch, and is kept.
+    // Every try was refused: the label's work stopped after its first dispatch (a run's check is
+    // shown after it) and before its check and record — as a process dying there would — and is kept.
     expect(h.emu.faults.injected.filter((f) => f.target === route)).toHaveLength(1 + SECONDARY_LIMIT_RETRIES);
-    expect(appRequests(h.emu).some((r) => r.route.endsWith('/dispatches'))).toBe(false);
+    const dispatched = () => appRequests(h!.emu).filter((r) => r.route.endsWith('/dispatches') && r.status < 300);
+    expect(dispatched()).toHaveLength(1);
+    expect([...h.emu.store.checkRuns.values()].filter((c) => c.name.startsWith('baton /'))).toEqual([]);
     // Not done yet, not lost: the label's delivery is the one outstanding.
     expect(h.deliveryFailures()).toEqual([expect.stringMatching(/^issues\.labeled .*work failed$/)]);
 
@@ -140,5 +177,10 @@ describe('app: the write budget per installation', () => {
     await h.settle();
     expect(await h.record(n)).toContain('— succeeded');
     expect(h.deliveryFailures()).toEqual([]);
+    // Applied again, the start looked up what it had done: its worker was not dispatched twice, and
+    // its check, missing on GitHub, was created then (once, on the commit the run started from).
+    expect(dispatched()).toHaveLength(1);
+    const aggregate = [...h.emu.store.checkRuns.values()].filter((c) => c.name === 'baton / echo');
+    expect(aggregate.map((c) => c.conclusion).sort()).toEqual(['neutral', 'success']);
   }, 60_000);
 });

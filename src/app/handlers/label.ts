@@ -43,7 +43,11 @@ export async function onLabeled(runs: RunService, gh: RepoContext, ev: Labeled, 
       return;
     }
   }
-  // Labelling takes triage on GitHub: the labeller is no stranger to the 👀 (startRun decides the start).
-  await acknowledge(gh, standingOf(ev.sender, 'triage', ['triage']), { issue: ev.thread.number });
   await startRun(runs, gh, { workflow: found.workflow, hash: found.hash, manifestCommit: sha, thread: ev.thread, actor: ev.sender, actorIsBot: ev.senderIsBot, inputs: {}, key: ev.key, ...(giveWay && { giveWay }) }, log);
+  // The 👀 follows the start, not precedes it: under the write budget a run's writes up to its
+  // first dispatch are served first (write-lanes.ts), and this one would stand in front of it
+  // telling nothing the worker starting does not; after the dispatch it is bookkeeping, served in
+  // turn. A start that fails before it is redone (a deferred event, a redelivery) and reacts then.
+  // Labelling takes triage on GitHub: the labeller is no stranger to the 👀 (startRun decided the start).
+  await acknowledge(gh, standingOf(ev.sender, 'triage', ['triage']), { issue: ev.thread.number });
 }
