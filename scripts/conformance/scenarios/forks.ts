@@ -4,7 +4,7 @@
  * pull request; the run it starts here has a check suite whose `head_branch` is the fork's branch
  * (`fork-branch`) or null (`null`, as the REST reference's note on forks says).
  */
-import { attempt, must, show } from '../observe.ts';
+import { attempt, show } from '../observe.ts';
 import { Skip, type Scenario } from '../types.ts';
 import { addDefaultWorkflows, PREFIX, scratchCommit } from './support.ts';
 import { deleteRunsLater, RUN_ROUTES, runOf, RUN_SECONDS } from './runs.ts';

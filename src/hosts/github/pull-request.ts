@@ -4,7 +4,6 @@ import type { EnsurePullRequest, RunEvent } from '../../engine/index.ts';
 import { inert } from '../../record/inert.ts';
 import { ACTIONS_PR_ADVICE, isActionsPrRefusal } from './actions-settings.ts';
 import { messageOf, statusOf, type RepoContext } from './client.ts';
-import { fitComment } from './limits.ts';
 
 /**
  * GitHub refuses draft PRs in private repositories on plans without them (Free, Pro):

@@ -1,4 +1,4 @@
-/* global process, console */
+/* global process, console, URL */
 // The stand-in agent of the worker's sandbox scenario (worker-scenario.ts), started by
 // runWorker as a `command` agent: it tries what the sandbox must refuse and what it must let
 // through, leaves a process behind, writes files with modes that keep others out, and writes

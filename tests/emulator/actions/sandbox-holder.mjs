@@ -1,3 +1,4 @@
+/* global process */
 // The process that holds a sandboxed job's namespaces (sandbox.ts): started as root by
 // `unshare --net --mount --fork`, it brings loopback up, puts the job's own /etc and /home
 // over the machine's (in this mount namespace only: unshare makes its mounts private),
