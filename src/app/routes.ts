@@ -8,7 +8,7 @@ import { fromFork } from '../action/route-key.ts';
 import { factsOfRun } from '../hosts/github/worker-provenance.ts';
 import { onCheckRun, onCheckSuite, onStatus } from './handlers/checks.ts';
 import { onWorkflowRunEnded } from './handlers/doctor.ts';
-import { originOfRun } from './handlers/suite-owner.ts';
+import { originOfRun } from '../hosts/github/suite-owner.ts';
 import { onComment } from './handlers/comment.ts';
 import { onIssueEvent, onPullRequestEvent } from './handlers/events.ts';
 import { onLabeled } from './handlers/label.ts';

@@ -335,10 +335,11 @@ export class RunService {
       const claim = this.lease.claims ? new EventClaim(gh, memory, clock, ttlMs, (ms) => (claimMs.total += ms), graceMs, this.anchors, (attempt) => sleep(pollMs * attempt)) : null;
       const host = new GitHubHost(gh, memory, this.memories.commits, this.now, this.memories.outputs, claim);
       const events = await source(memory, workflow);
-      if (events.length) await drive(host, workflow, memory.state, events);
-      // Nothing to do on this view: with several processes the view may be stale (kept in memory, or
-      // read before another's record), so the event is dropped only when nobody claimed past it.
-      else if (claim && !looksOnly && memory.state.runId) await claim.ensureCurrent(memory.state.runId);
+      const applied = events.length ? (await drive(host, workflow, memory.state, events)).applied.length : 0;
+      // Nothing to do on this view (no event, or none that changes the run: CI on a commit no gate
+      // waits on): with several processes the view may be stale (kept in memory, or read before
+      // another's record), so the event is dropped only when nobody claimed past it.
+      if (!applied && claim && !looksOnly && memory.state.runId) await claim.ensureCurrent(memory.state.runId);
       // A worker that never reports (its webhook lost, its job stuck) must not hang the run:
       // on any later event, attempts past their deadline are looked up on Actions, and what
       // still runs is then timed out by the time that passed.

@@ -15,7 +15,7 @@ import type { RepoContext } from '../hosts/github/client.ts';
 import { isRunBranch, runIdOfBranch } from '../hosts/github/run-id.ts';
 import { branchesNeeded, holdsNothingOfItsOwn, pullClosed, removeRunBranches } from '../hosts/github/run-branches.ts';
 import { pruneClaims } from './prune.ts';
-import { checkRunsAt } from './handlers/checks.ts';
+import { ciAt } from '../hosts/github/ci-at.ts';
 import type { Log, RunService } from './runs.ts';
 
 /** What one sweep of one repository found and did. */
@@ -99,7 +99,7 @@ export async function sweepRun(runs: RunService, gh: RepoContext, runId: string,
       // CI that finished unheard: whether GitHub sends `workflow_run` for a run that a job's
       // GITHUB_TOKEN dispatched is not documented, and a delivery can be lost.
       if (waitingOnChecks(memory.state)) {
-        const { checks, complete } = await checkRunsAt(gh, memory.state.head, memory.state.runBranch);
+        const { checks, complete } = await ciAt(gh, memory.state.head, memory.state.runBranch);
         if (newToRun(memory.state, checks, complete)) events.push({ type: 'checks.reported', key: `sweep-checks:${memory.state.head}:${t}`, at: t, sha: memory.state.head, checks, ...(complete ? { complete } : {}) });
       }
       const due = nextDeadline(memory.state, workflow);

@@ -194,6 +194,20 @@ export interface DispatchChecksWorkflow extends CommandBase {
   sha: string;
 }
 
+/**
+ * Read the CI already reported on the commit a `checks` gate starts waiting for (the run's own
+ * suites' check runs and the commit's statuses). Reports that arrive while no gate waits on their
+ * commit change nothing and cost no write (decide.ts); this read is how a gate learns what came
+ * before it. Follow-up: checks.reported for `sha`, when anything was reported.
+ */
+export interface ReadChecks extends CommandBase {
+  type: 'read-checks';
+  step: string;
+  sha: string;
+  /** The run branch: only CI of the run's own suites counts (suite-owner.ts). */
+  branch: string;
+}
+
 /** Answer in the run's thread: a refusal, a usage hint, an approval request. */
 export interface Reply extends CommandBase {
   type: 'reply';
@@ -225,6 +239,7 @@ export type Command =
   | EnsurePullRequest
   | ApplyLabels
   | DispatchChecksWorkflow
+  | ReadChecks
   | Reply
   | FinishRun;
 

@@ -131,9 +131,6 @@ function stale(next: CheckResult, kept: CheckResult | undefined): boolean {
   return next.conclusion === null && kept.conclusion !== null;
 }
 
-/** Results are kept per commit (a few recent ones) so that reports arriving early are not lost. */
-const CHECK_SHAS_KEPT = 8;
-
 /**
  * A suite's new state. A running report (conclusion null, from one of its check runs) only
  * matters to a suite held for approval, now approved; it must not undo a conclusion that
@@ -150,19 +147,16 @@ function mergeSuites(prev: ChecksSeen['suites'], reported: SuiteResult[] | undef
   return out;
 }
 
+/**
+ * A report on the commit a gate waits on (decide.ts lets no other through). Only that commit's
+ * results are kept: a fix round that moves the head starts from what the new head reports.
+ */
 export function onChecks(d: Draft, ev: ChecksReported): void {
   const prev: ChecksSeen = d.state.checks[ev.sha] ?? { results: {}, complete: false };
   const results: Record<string, CheckResult> = { ...prev.results };
   for (const c of ev.checks) if (!stale(c, results[c.name])) results[c.name] = c;
-  const checks = { ...d.state.checks };
-  delete checks[ev.sha];
   const suites = mergeSuites(prev.suites, ev.suites);
-  checks[ev.sha] = { results, complete: prev.complete || ev.complete === true, ...(suites ? { suites } : {}) };
-  const shas = Object.keys(checks);
-  for (const sha of shas.slice(0, Math.max(0, shas.length - CHECK_SHAS_KEPT))) {
-    if (sha !== d.state.head) delete checks[sha];
-  }
-  d.state.checks = checks;
+  d.state.checks = { [ev.sha]: { results, complete: prev.complete || ev.complete === true, ...(suites ? { suites } : {}) } };
 }
 
 export function onPullRequestEnsured(d: Draft, ev: PullRequestEnsured): void {

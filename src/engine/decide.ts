@@ -23,6 +23,7 @@ import { onMergeCompleted, onMergeFailed, onWorkerDispatched, onWorkerFailed, on
 import { endRun } from './lifecycle.ts';
 import { advance } from './schedule.ts';
 import { showStarted, startRun } from './start.ts';
+import { awaitsChecksOn } from './steps/checks.ts';
 import { APPLIED_KEYS_LIMIT, type RunState } from './types.ts';
 
 export interface Decision {
@@ -32,6 +33,8 @@ export interface Decision {
 
 export function decide(state: RunState, event: RunEvent, workflow: Workflow): Decision {
   if (state.appliedKeys.includes(event.key)) return { state, commands: [] };
+  // CI on a commit no gate waits on: nothing to record (a gate reads what came before it).
+  if (event.type === 'checks.reported' && !awaitsChecksOn(state, event.sha)) return { state, commands: [] };
   const d = new Draft(state, workflow, event);
   apply(d, event);
   advance(d);

@@ -116,6 +116,49 @@ describe('app: the checks gate with CI as GitHub runs it', () => {
     h.emu.assertNoViolations();
   }, 90_000);
 
+  // Most CI events of a run come while no gate waits (the run branch's CI after each merge): they
+  // change nothing, so they cost no claim and no record edit; the gate reads what came before it.
+  it('costs no write for CI that reports while no gate waits, and the gate reads it (a status, an Actions job) when it starts', async () => {
+    const green = CI.replace('test -f src/fix.txt && test -f ci-fixed.txt', 'test -f src/fix.txt');
+    const held = `name: quick
+on: { labels: ["baton:quick"] }
+agents: { coder: { uses: claude-code } }
+steps:
+  - id: implement
+    agent: coder
+    prompt: "Fix #\${{ issue.number }}"
+  - id: hold
+    approve: { message: "Go on?" }
+  - id: ci
+    checks: { names: [test, external] }
+`;
+    const { h, issue, runId } = await start({ '.agents/workflows/quick.yml': held, '.github/workflows/ci.yml': green }, { implement: [{ write: { 'src/fix.txt': 'fixed\n' } }] });
+    expect(await h.record(issue)).toMatch(/\| 🔄 \| hold \| Go on\? \|/);
+    const head = (await h.as('alice').rest.git.getRef({ ...o, ref: `heads/baton/${runId}` })).data.object.sha;
+    const appWrites = () => h.emu.requestLog.filter((r) => r.identity.startsWith('installation:') && r.method !== 'GET').length;
+    const before = appWrites();
+    const sent = h.emu.webhooks.deliveries.length;
+    await h.as('alice').rest.repos.createCommitStatus({ ...o, sha: head, state: 'success', context: 'external' });
+    await h.settle();
+    // The Actions CI of the head and the status were delivered to the App, and it wrote nothing for them.
+    const ci = [...h.runner.store.runs.values()].filter((r) => r.workflowName === 'CI' && r.headSha === head);
+    expect(ci.map((r) => r.conclusion)).toEqual(['success']);
+    expect(h.emu.webhooks.deliveries.slice(sent).map((d) => d.event)).toContain('status');
+    expect(h.emu.webhooks.deliveries.some((d) => d.event === 'check_run' && (d.payload.check_run as { name: string }).name === 'test')).toBe(true);
+    expect(appWrites() - before).toBe(0);
+    // Once approved, the gate starts on that head, reads both, and passes with no CI event after it.
+    const quiet = h.emu.webhooks.deliveries.length;
+    await h.as('alice').rest.issues.createComment({ ...o, issue_number: issue, body: '/baton approve' });
+    await h.settle();
+    const record = await h.record(issue);
+    expect(record, record).toContain(`run \`${runId}\` — succeeded`);
+    expect(record).toMatch(/\| ✅ \| ci \| done \|/);
+    const after = h.emu.webhooks.deliveries.slice(quiet);
+    expect(after.filter((d) => d.event === 'status' || (d.event === 'check_run' && (d.payload.check_run as { name: string }).name === 'test'))).toEqual([]);
+    expect(h.runner.errors).toEqual([]);
+    h.emu.assertNoViolations();
+  }, 90_000);
+
   it('takes a status on the run branch head when the status lists 10 other branches that contain it', async () => {
     const { h, issue, runId } = await start({ '.agents/workflows/quick.yml': quick('{ names: [external] }') }, { implement: [{ write: { 'src/fix.txt': 'fixed\n' } }] });
     const head = (await h.as('alice').rest.git.getRef({ ...o, ref: `heads/baton/${runId}` })).data.object.sha;

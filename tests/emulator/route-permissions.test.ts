@@ -36,6 +36,7 @@ const GITHUB: Record<string, [scope: string, level: 'read' | 'write'] | 'app-jwt
   'POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches': ['actions', 'write'],
   'GET /repos/{owner}/{repo}/check-runs/{check_run_id}': ['checks', 'read'],
   'GET /repos/{owner}/{repo}/commits/{ref}/check-runs': ['checks', 'read'],
+  'GET /repos/{owner}/{repo}/commits/{ref}/status': ['statuses', 'read'],
   'GET /repos/{owner}/{repo}/commits/{ref}': ['contents', 'read'],
   'PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}': ['checks', 'write'],
   'POST /repos/{owner}/{repo}/check-runs': ['checks', 'write'],

@@ -138,13 +138,33 @@ describe('checks', () => {
     });
   });
 
-  it('uses results that arrived before the gate started', () => {
+  it('keeps nothing of CI reported before the gate waits (no record write), and reads the head when it starts', () => {
     const r = new Run(wf);
     r.start();
     r.finish('impl');
-    r.send({ type: 'checks.reported', sha: 'head1', checks: [{ name: 'test', conclusion: 'success' }, { name: 'lint', conclusion: 'success' }] });
+    const before = r.state;
+    const early = r.send({ type: 'checks.reported', sha: 'head1', checks: [{ name: 'test', conclusion: 'success' }, { name: 'lint', conclusion: 'success' }] });
+    // The very same state: a host has nothing to claim or write for it.
+    expect(r.state).toBe(before);
+    expect(early).toEqual([]);
     r.merge();
+    expect(r.status('ci')).toBe('running');
+    const [read] = r.of('read-checks');
+    expect(read).toMatchObject({ step: 'ci', sha: 'head1', branch: 'baton/r1' });
+    // The host answers the read with what GitHub has: the gate decides on it.
+    r.send({ type: 'checks.reported', key: read!.key, sha: 'head1', checks: [{ name: 'test', conclusion: 'success' }, { name: 'lint', conclusion: 'success' }] });
     expect(r.status('ci')).toBe('succeeded');
+  });
+
+  it('reads the new head when a fix round moves it, and ignores reports on the old one', () => {
+    const r = atChecks();
+    r.send({ type: 'checks.reported', sha: 'head1', checks: [{ name: 'test', conclusion: 'failure' }, { name: 'lint', conclusion: 'success' }] });
+    r.complete('ci', null, { slot: 'fix-1' });
+    expect(r.of('read-checks', r.all).map((c) => c.sha)).toEqual(['head1', 'head2']);
+    const state = r.state;
+    r.send({ type: 'checks.reported', sha: 'head1', checks: [{ name: 'test', conclusion: 'success' }] });
+    expect(r.state).toBe(state);
+    expect(r.status('ci')).toBe('running');
   });
 
   it('keeps the newest result GitHub recorded, whatever order they arrive in', () => {

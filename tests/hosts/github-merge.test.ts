@@ -101,6 +101,14 @@ describe('merging a step\'s commit', () => {
     expect(routes).toEqual([PATCH, MERGES]); // no POST git/refs: `client` throws on any route it was not given
   });
 
+  it('asks for no fast-forward that cannot be one (a parallel slot whose parent is not the head): one write, the merge', async () => {
+    const routes: string[] = [];
+    const merged = { status: 201, data: { sha: 'm'.repeat(40), commit: { tree: { sha: 't'.repeat(40) } } } };
+    const parallel = client({ [PATCH]: () => { routes.push(PATCH); throw httpError(422, 'Update is not a fast forward'); }, [MERGES]: () => (routes.push(MERGES), merged) });
+    expect(await mergeStepBranch(parallel, new CommitCache(), cmd, 'h'.repeat(40), 1, { onHead: false })).toMatchObject([{ type: 'merge.completed', head: 'm'.repeat(40) }]);
+    expect(routes).toEqual([MERGES]);
+  });
+
   it('throws what waiting may cure (5xx, secondary rate limits), so the delivery is retried', async () => {
     const down = client({ [PATCH]: () => { throw httpError(502, 'Bad Gateway'); } });
     await expect(mergeStepBranch(down, new CommitCache(), cmd, 'h'.repeat(40), 1)).rejects.toMatchObject({ status: 502 });

@@ -3,7 +3,7 @@
 // `baton/<run>` — and the repository's `pull_request` workflow runs for it here, reporting check
 // runs on the run head's commit under the names the gate waits for. A writer's workflow run on
 // another branch at the same commit does the same. Only the run's own suites count
-// (src/app/handlers/suite-owner.ts): the gate waits for the run's own CI, whichever branch name a
+// (src/hosts/github/suite-owner.ts): the gate waits for the run's own CI, whichever branch name a
 // fork's suite carries (readings.ts, `forkSuiteHeadBranch`), events and sweeps alike.
 import { afterEach, describe, expect, it } from 'vitest';
 import { openForkPullRequest } from '../emulator/forks.ts';

@@ -7,11 +7,10 @@ import { checkRunResult, statusResult } from '../../hosts/github/translate.ts';
 import type { CheckResult, SuiteResult } from '../../engine/index.ts';
 import type { Log, RunService } from '../runs.ts';
 import { runIdsAt, STATUS_BRANCHES_LISTED, type NamedBranch } from './run-branches.ts';
-import { actionsRunsAt, isActionsApp, suiteOfRun, type WorkflowRunOrigin } from './suite-owner.ts';
+import { actionsRunsAt, isActionsApp, suiteOfRun, type WorkflowRunOrigin } from '../../hosts/github/suite-owner.ts';
+import { checkRunsAt, ours } from '../../hosts/github/ci-at.ts';
 import { isRunBranch, runIdOfBranch } from '../../hosts/github/run-id.ts';
 import { runBranch } from '../../engine/naming.ts';
-
-const ours = (name: string): boolean => name.startsWith('baton / ');
 
 function report(runs: RunService, gh: RepoContext, runId: string, key: string, sha: string, checks: CheckResult[], complete: boolean, log: Log, suites: SuiteResult[] = []) {
   return runs.onRun(gh, runId, () => [{ type: 'checks.reported', key, at: Date.now(), sha, checks, ...(complete ? { complete } : {}), ...(suites.length ? { suites } : {}) }], log);
@@ -94,21 +93,4 @@ export async function onCheckSuite(
 function suiteReport(suite: SuiteResult | null, suitesWithRuns: Set<string>): SuiteResult[] {
   if (!suite) return [];
   return [suitesWithRuns.has(suite.id) && suite.conclusion === 'action_required' ? { ...suite, conclusion: null } : suite];
-}
-
-/**
- * The run's CI on a commit: every check run of a suite that is the run's (suite-owner.ts; baton's
- * own left out), whether all of them completed, and the suites that have check runs. Check runs
- * of a fork's pull request or of another branch at the same commit are not the run's CI.
- */
-export async function checkRunsAt(gh: RepoContext, sha: string, branch: string): Promise<{ checks: CheckResult[]; complete: boolean; suites: Set<string> }> {
-  // `filter: all`: the default (`latest`) keeps one check run per name, and a foreign one newer
-  // than the run's own would hide it. Of the run's own, the engine keeps the newest per name.
-  const all = await gh.octokit.paginate('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', { owner: gh.owner, repo: gh.repo, ref: sha, filter: 'all', per_page: 100 });
-  // Actions suites are known by their workflow runs: read only when there are some.
-  const origins = all.some((c) => isActionsApp(c.app?.slug)) ? await actionsRunsAt(gh, sha) : new Map<string, WorkflowRunOrigin>();
-  const runOf = (c: (typeof all)[number]) => origins.get(String(c.check_suite?.id));
-  const theirs = all.filter((c) => !ours(c.name) && suiteOfRun({ app: c.app?.slug, run: runOf(c) }, branch));
-  const suites = new Set(theirs.map((c) => String(c.check_suite?.id)));
-  return { checks: theirs.map((c) => checkRunResult(c.name, c.status, c.conclusion, c.output?.summary, c.html_url, c.completed_at ?? c.started_at)), complete: theirs.every((c) => c.status === 'completed'), suites };
 }

@@ -6,7 +6,7 @@ import type { ChecksStep } from '../../manifest/types.ts';
 import { openStepCheck, retitleStepCheck } from '../checks-runs.ts';
 import type { Draft } from '../draft.ts';
 import { failStep, succeedStep } from '../lifecycle.ts';
-import type { CheckResult, JobState } from '../types.ts';
+import type { CheckResult, JobState, RunState } from '../types.ts';
 import { AWAITING_APPROVAL, APPROVAL_HELP, approvalNote, AVOID_APPROVAL } from './checks-approval.ts';
 import { fixOrFail } from './fix-round.ts';
 import type { StepKindHandler } from './kind.ts';
@@ -24,11 +24,31 @@ function waitingTitle(step: ChecksStep): string {
   return `waiting for ${step.names.join(', ')}`;
 }
 
+/**
+ * Whether a report of CI on `sha` can matter to the run: a `checks` gate waits on it (the head).
+ * Any other report changes nothing (decide.ts), so it costs no claim and no record write — most
+ * CI events of a run come while no gate waits (the run branch's CI after every merge) — and a
+ * gate reads what came before it when it starts waiting (`read-checks`).
+ */
+export function awaitsChecksOn(state: RunState, sha: string): boolean {
+  return state.status === 'running' && sha === state.head && state.steps.some((s) => s.status === 'running' && s.gate?.phase === 'waiting-checks');
+}
+
 /** Starts waiting for the checks of the current head (dispatching the CI workflow if asked). */
 function wait(d: Draft, step: ChecksStep): void {
   const g = d.step(step.id).gate!;
   const deadline = step.timeoutMinutes === undefined ? null : d.now + step.timeoutMinutes * 60_000;
   d.setStep(step.id, { gate: { ...g, phase: 'waiting-checks', deadline } });
+  // CI that finished before the gate waited was not kept: read it now (the answer is applied
+  // before anything else of this run, so no report in between is lost).
+  d.emit({
+    type: 'read-checks',
+    runId: d.state.runId,
+    key: `${d.state.runId}/${step.id}/read-checks/${d.step(step.id).opening}/${g.round}`,
+    step: step.id,
+    sha: d.state.head,
+    branch: d.state.runBranch,
+  });
   if (step.workflow) {
     d.emit({
       type: 'dispatch-checks-workflow',

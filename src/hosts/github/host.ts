@@ -15,6 +15,7 @@ import { setBranch } from './apply.ts';
 import { refusedForGood, type RepoContext } from './client.ts';
 import { cancelWorker, dispatchWorker } from './dispatch.ts';
 import { upsertCheckRun } from './checks.ts';
+import { ciAt } from './ci-at.ts';
 import type { CommitCache, RunMemory } from './memory.ts';
 import { mergeStepBranch, notFastForward } from './merge.ts';
 import { OutputStore, storeOutputs } from './outputs.ts';
@@ -174,12 +175,13 @@ export class GitHubHost implements HostPort {
         // A commit on the head fast-forwards the branch from wherever it lags; one that is not
         // (a parallel slot) goes through the merges API, which merges into the branch as it is.
         let head = state.head;
-        const synced = onHead(state, command) ? [] : await this.syncBranch(state, at);
+        const fastForward = onHead(state, command);
+        const synced = fastForward ? [] : await this.syncBranch(state, at);
         for (const ev of synced) {
           if (ev.type === 'run-branch.updated') head = ev.head;
           if (ev.type === 'run-branch.refused') return [{ type: 'merge.refused', key: `${command.key}/refused`, at, step: command.step, slot: command.slot, attempt: command.attempt, error: ev.error }, ev];
         }
-        const events = await mergeStepBranch(gh, this.commits, command, head, at);
+        const events = await mergeStepBranch(gh, this.commits, command, head, at, { onHead: fastForward });
         const merged = events.find((e) => e.type === 'merge.completed');
         this.memory.branchAt = merged && 'head' in merged ? merged.head : undefined;
         return [...synced, ...events];
@@ -216,6 +218,10 @@ export class GitHubHost implements HostPort {
           ref: command.ref,
         });
         return synced;
+      }
+      case 'read-checks': {
+        const { checks, complete } = await ciAt(gh, command.sha, command.branch);
+        return checks.length ? [{ type: 'checks.reported', key: command.key, at, sha: command.sha, checks, ...(complete ? { complete } : {}) }] : [];
       }
       case 'reply': {
         const thread = command.thread ?? state.thread;

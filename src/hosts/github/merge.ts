@@ -18,7 +18,12 @@ export function notFastForward(err: unknown): boolean {
   return statusOf(err) === 422 && /fast forward/i.test(messageOf(err));
 }
 
-export async function mergeStepBranch(gh: RepoContext, commits: CommitCache, cmd: MergeStepBranch, head: string, at: number): Promise<RunEvent[]> {
+/**
+ * `onHead` false: the commit's parent is not the branch head (a parallel slot that started before
+ * another merged): no fast-forward can succeed, so none is asked for — a refused write is still a
+ * paced write of the installation's budget. The merges API takes it directly.
+ */
+export async function mergeStepBranch(gh: RepoContext, commits: CommitCache, cmd: MergeStepBranch, head: string, at: number, { onHead = true }: { onHead?: boolean } = {}): Promise<RunEvent[]> {
   const o = { owner: gh.owner, repo: gh.repo };
   const ref = { step: cmd.step, slot: cmd.slot, attempt: cmd.attempt };
   const done = (sha: string): RunEvent[] => [{ type: 'merge.completed', key: `${cmd.key}/merged`, at, ...ref, head: sha }];
@@ -43,13 +48,15 @@ export async function mergeStepBranch(gh: RepoContext, commits: CommitCache, cmd
       return [{ type: 'merge.refused', key: `${cmd.key}/refused`, at, ...ref, error: err.message }];
     }
   };
-  try {
-    // Not forced: GitHub refuses unless it is a fast-forward, which is exactly the question.
-    await gh.octokit.request('PATCH /repos/{owner}/{repo}/git/refs/{ref}', { ...o, ref: `heads/${cmd.into}`, sha: cmd.commit, force: false });
-    return done(cmd.commit);
-  } catch (err) {
-    if (workflowRuleRefusal(err)) return catchUp(err);
-    if (!notFastForward(err)) return refused(err);
+  if (onHead) {
+    try {
+      // Not forced: GitHub refuses unless it is a fast-forward, which is exactly the question.
+      await gh.octokit.request('PATCH /repos/{owner}/{repo}/git/refs/{ref}', { ...o, ref: `heads/${cmd.into}`, sha: cmd.commit, force: false });
+      return done(cmd.commit);
+    } catch (err) {
+      if (workflowRuleRefusal(err)) return catchUp(err);
+      if (!notFastForward(err)) return refused(err);
+    }
   }
   try {
     const res = await gh.octokit.request('POST /repos/{owner}/{repo}/merges', { ...o, base: cmd.into, head: cmd.commit, commit_message: cmd.message });

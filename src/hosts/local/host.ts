@@ -80,6 +80,8 @@ export class LocalHost implements HostPort {
       case 'check-run':
       case 'post-questions':
       case 'dispatch-checks-workflow':
+      // The local checks run when a gate waits (run.ts, checks.ts): nothing came before to read.
+      case 'read-checks':
       case 'render-record':
         return [];
     }

@@ -14,7 +14,7 @@
 // - Another app keeps one suite per commit, whatever branches hold it (readings.ts,
 //   `checkSuiteHeadBranch`): no branch owns it, so the commit decides (the caller matches it
 //   with the run's head) and the app is trusted as installed (docs/security.md).
-import type { RepoContext } from '../../hosts/github/client.ts';
+import type { RepoContext } from './client.ts';
 
 /** The app slug of GitHub Actions' suites (one per workflow run). */
 export const isActionsApp = (slug: string | null | undefined): boolean => slug === 'github-actions';
