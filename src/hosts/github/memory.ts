@@ -64,7 +64,7 @@ export interface Retained {
   bytes: number;
 }
 
-/** Runs kept at most (the oldest goes first): a bound on memory however many runs are open at once. */
+/** Runs kept at most (the one whose last event is oldest goes first): a bound on memory however many runs are open at once. */
 export const MAX_RUN_MEMORIES = 2000;
 
 export class RunMemories {
