@@ -15,7 +15,7 @@ import { findWorkerRun } from '../hosts/github/dispatch.ts';
 import { GitHubHost } from '../hosts/github/host.ts';
 import { byName, loadManifests } from '../hosts/github/manifests.ts';
 import { loadOutputs } from '../hosts/github/outputs.ts';
-import { RunMemories, type RunMemory } from '../hosts/github/memory.ts';
+import { MAX_RUN_MEMORIES, RunMemories, type Retained, type RunMemory } from '../hosts/github/memory.ts';
 import { makeRunId, parseRunId } from '../hosts/github/run-id.ts';
 import { postOnce, readThread, type ThreadRead } from '../hosts/github/thread.ts';
 import { refusedStanding, replyFor, written } from '../hosts/github/stranger-door.ts';
@@ -85,7 +85,10 @@ export class RunService {
   /** The commits this process's claims point at (lease.ts). */
   readonly anchors = new ClaimAnchors(this.memories.commits.maker);
   private readonly queue = new KeyedQueue();
-  /** Run ids per thread (newest last), as far as this process knows. */
+  /**
+   * Run ids per thread (newest last), as far as this process knows: kept only when it is the
+   * only writer (no claims), since otherwise every look reads the thread (runsOfThread).
+   */
   private readonly threads = new Map<string, string[]>();
   /** Work accepted and not finished (deliveries acknowledged before their work: app.ts). */
   private readonly background = new Set<Promise<unknown>>();
@@ -133,6 +136,19 @@ export class RunService {
     return `${gh.owner}/${gh.repo}#${number}`.toLowerCase();
   }
 
+  /** Nothing is kept when other processes may start runs (it would never be read); bounded like the runs kept. */
+  private rememberThread(key: string, ids: string[]): void {
+    if (this.lease.claims) return;
+    this.threads.delete(key);
+    if (this.threads.size >= MAX_RUN_MEMORIES) this.threads.delete(this.threads.keys().next().value!);
+    this.threads.set(key, ids);
+  }
+
+  /** What this process keeps in memory for runs (RunMemories.retained): a finished run holds nothing. */
+  retained(): Retained {
+    return this.memories.retained();
+  }
+
   /**
    * The runs of a thread, newest last. Read from the thread each time when other processes may
    * start runs (claims on): a list kept in memory would miss theirs, and send a command to an older
@@ -145,7 +161,7 @@ export class RunService {
       const read = await readThread(gh, number);
       await reportIgnored(gh, number, read, log);
       ids = read.records.map((r) => r.state.runId);
-      this.threads.set(key, ids);
+      this.rememberThread(key, ids);
     }
     return ids;
   }
@@ -271,14 +287,14 @@ export class RunService {
       const n = read.records.filter((r) => r.state.workflow === request.workflow).length + 1;
       const runId = makeRunId(request.workflow, number, n);
       const key = this.threadKey(gh, number);
-      this.threads.set(key, read.records.map((r) => r.state.runId));
+      this.rememberThread(key, read.records.map((r) => r.state.runId));
       const started = await this.queue.run(this.memories.key(gh.owner, gh.repo, runId), async () => {
         // After a start whose process died, its claim is skipped and what it did is looked up (warm: false).
         const memory: RunMemory = { state: emptyState(), commentId: null, body: '', warm: skipTo === 0, checksKnown: skipTo === 0, checkRuns: new Map(), markers: read.markers, gen: skipTo, confirmedAt: readAt };
         try {
           const state = await this.process(gh, memory, () => [{ ...request, runId }], workflow);
           // A refused start makes no run: the thread's commands and answers stay with its last real one.
-          if (state.status !== 'idle') this.threads.set(key, [...(this.threads.get(key) ?? []), runId]);
+          if (state.status !== 'idle') this.rememberThread(key, [...(this.threads.get(key) ?? []), runId]);
           return { state };
         } catch (err) {
           if (!(err instanceof LeaseTaken) || round >= MAX_CLAIM_ROUNDS) throw err;
@@ -349,6 +365,7 @@ export class RunService {
       await host.flush(workflow);
       if (claim?.claimed) this.onLease?.({ claimMs: claimMs.total, waitMs: 0, lost: 0, takenOver: 0 });
       memory.warm = true;
+      // Kept for the run's next event while it goes on; a finished run is released (memory.ts).
       if (memory.state.status !== 'idle') this.memories.set(gh.owner, gh.repo, memory);
       return memory.state;
     } catch (err) {

@@ -4,7 +4,8 @@
 // Requests per sweep: 1 (installations) + per installation 1 (its repositories; the
 // installation token is cached by Probot's auth) + per repository 1 (its run branches) +
 // per unfinished run 1 per running worker attempt (its Actions run); a run loaded for the
-// first time by this process also reads its thread and manifest once. Then per repository 1
+// first time by this process (or again after it finished: finished runs are not kept in
+// memory) also reads its thread and manifest once. Then per repository 1
 // (its claims) + 1 per thread holding claims, and a DELETE per claim or branch that can go.
 // Schedules (handlers/schedule.ts): per repository 1 (the default branch's head; its manifests
 // are read once per commit), and where a workflow has `on.schedule` 1 (the schedules' claims);

@@ -31,7 +31,7 @@ describe('app: fallback agent', () => {
     await alice.rest.issues.addLabels({ ...o, issue_number: issue.number, labels: ['baton:build'] });
     await h.settle();
 
-    const state = h.app.runs.memories.get(o.owner, o.repo, `build-${issue.number}-1`)!.state;
+    const state = await h.runState(`build-${issue.number}-1`);
     expect(state.status).toBe('succeeded');
     expect(state.steps[0]!.jobs[0]).toMatchObject({ attempt: 3, failures: 0, fallback: 'backup' });
     expect(state.breakers?.coder).toMatchObject({ status: 'open', failures: 2, cause: 'authentication' });

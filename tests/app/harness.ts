@@ -34,6 +34,9 @@ import { withActions } from '../emulator/actions/index.ts';
 import type { ActionsRunner } from '../emulator/actions/index.ts';
 import { batonActionMap } from '../emulator/actions/baton-action.ts';
 import { initFiles } from '../actions-only/harness.ts';
+import type { RunState } from '../../src/engine/index.ts';
+import { parseRunId } from '../../src/hosts/github/run-id.ts';
+import { readStateBlock } from '../../src/record/state-block.ts';
 
 /** The worker workflow `baton init --mode app` writes for the library's fix-issue (claude-code and codex). */
 export async function initWorkerWorkflow(): Promise<string> {
@@ -123,6 +126,11 @@ export interface Harness {
   record(number: number): Promise<string>;
   /** Every comment body on thread `number`, oldest first. */
   comments(number: number): Promise<string[]>;
+  /**
+   * The state of run `runId` as its status comment on GitHub carries it (outputs kept in check
+   * runs stay references): the App keeps no finished run in memory (src/hosts/github/memory.ts).
+   */
+  runState(runId: string): Promise<RunState>;
   /** Per webhook the app took: when it arrived, was answered, and each API call made for it (ms). */
   timings: DeliveryTiming[];
   /** Per event the app routed (and per sweep): its wall time split into the App's own and GitHub's, as the metrics observe it. */
@@ -439,6 +447,16 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
     async comments(number) {
       const all = await h.as('alice').paginate('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', { owner: 'acme', repo: 'widgets', issue_number: number, per_page: 100 });
       return all.map((c) => c.body ?? '');
+    },
+    async runState(runId) {
+      const thread = parseRunId(runId)?.thread;
+      if (thread === undefined) throw new Error(`${runId} is no run id`);
+      for (const body of await h.comments(thread)) {
+        if (!body.includes('baton:record')) continue;
+        const read = readStateBlock(body, undefined, { unsignedRead: true });
+        if (read.ok && read.state.runId === runId) return read.state;
+      }
+      throw new Error(`no status comment of run ${runId} on #${thread}`);
     },
     async record(number) {
       const all = await h.as('alice').paginate('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', { owner: 'acme', repo: 'widgets', issue_number: number, per_page: 100 });

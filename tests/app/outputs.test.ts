@@ -63,6 +63,9 @@ describe('app: large step outputs', () => {
     expect(checks.map((c) => c.name).sort()).toEqual(moved.map((s) => `baton / big / ${s} outputs`).sort());
     expect(checks.every((c) => c.external_id?.startsWith(`${runId}/`) && (c.output.text ?? '').length <= 65_535)).toBe(true);
 
+    // The run waiting at its gate is kept in memory, its outputs whole.
+    expect(h.app.runs.retained()).toMatchObject({ runs: 1, bytes: expect.any(Number) });
+    expect(h.app.runs.retained().bytes).toBeGreaterThan(3 * 30_000);
     // A fresh app knows nothing: it loads the run from the comment and the check runs.
     await h.restart();
     await h.as('alice').rest.issues.createComment({ ...o, issue_number: n, body: '/baton approve' });
@@ -75,6 +78,8 @@ describe('app: large step outputs', () => {
     expect(last?.prompt).toContain(noise(2, 30_000).slice(0, 2000));
     const reads = appRequests(h.emu).filter((r) => r.route === 'GET /repos/{owner}/{repo}/check-runs/{check_run_id}');
     expect(reads).toHaveLength(moved.length); // once each, then from memory
+    // Finished, the run's outputs are not kept in memory any more (nor its state and body).
+    expect(h.app.runs.retained()).toEqual({ runs: 0, bytes: 0 });
     h.emu.assertNoViolations();
   }, 90_000);
 

@@ -54,7 +54,7 @@ async function labelPull(h: Harness, pull: number): Promise<void> {
   await h.settle();
 }
 
-const stateOf = (h: Harness, runId: string) => h.app.runs.memories.get(o.owner, o.repo, runId)!.state;
+const stateOf = (h: Harness, runId: string) => h.runState(runId);
 
 describe('app: a review step on a pull request the run did not open', () => {
   it("posts one review on bob's PR, requesting changes, with inline comments and a suggested change; the step is green once GitHub has it", async () => {
@@ -83,7 +83,7 @@ describe('app: a review step on a pull request the run did not open', () => {
     // The suggestion's fence is longer than any run of backticks in it: nothing of it escapes the block.
     expect(comments[0]!.body).toBe(`Use constants here, @\u200Bcarol.\n\n\`\`\`\`\`suggestion\n${HOSTILE}\n\`\`\`\`\``);
 
-    const state = stateOf(h, runId);
+    const state = await stateOf(h, runId);
     expect(state.status).toBe('succeeded');
     expect(state.steps[0]!.outputs).toMatchObject({ approved: false, event: 'REQUEST_CHANGES', url: review.html_url, summary: 'Two things to change. cc @acme/security-team' });
     expect(await h.record(pull)).toMatch(/\| ✅ \| review \|/);
@@ -99,7 +99,7 @@ describe('app: a review step on a pull request the run did not open', () => {
     const runId = `review-${pull}-1`;
 
     expect((await h.as('alice').rest.pulls.listReviews({ ...o, pull_number: pull })).data).toEqual([]);
-    const state = stateOf(h, runId);
+    const state = await stateOf(h, runId);
     expect(state.status).toBe('failed');
     expect(state.steps[0]).toMatchObject({ status: 'failed', reason: expect.stringContaining('Can not approve your own pull request') });
     const record = await h.record(pull);
@@ -134,6 +134,6 @@ describe('app: a review step on a pull request the run did not open', () => {
     expect(reviews[0]!.body).toContain('```text\n  TWO\n  ```');
     expect(reviews[0]!.body).toContain('- `README.md:1`: Mention the app here.');
     expect((await h.as('alice').rest.pulls.listReviewComments({ ...o, pull_number: pull })).data).toEqual([]);
-    expect(stateOf(h, `review-${pull}-1`).status).toBe('succeeded');
+    expect((await stateOf(h, `review-${pull}-1`)).status).toBe('succeeded');
   }, 60_000);
 });

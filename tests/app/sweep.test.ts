@@ -65,7 +65,7 @@ describe('app: the sweep moves runs that hear no event', () => {
     await h.settle();
     const record = await h.record(n);
     expect(record).toContain('budget: max-minutes 10 reached');
-    expect(h.app.runs.memories.get(o.owner, o.repo, 'asky-1-1')!.state.status).not.toBe('running');
+    expect((await h.runState('asky-1-1')).status).not.toBe('running');
   });
 
   it('moves an ask step on at its timeout, with no event', async () => {

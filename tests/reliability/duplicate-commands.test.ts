@@ -163,11 +163,16 @@ describe('reliability: a command that would do harm twice, delivered twice at on
 
 describe('reliability: a replica whose memory of the run is behind', () => {
   it('drops no worker result that is news to it: it finds the newer claim on GitHub, reloads and applies the result', async () => {
-    const { h, n, runId } = await failedBuild();
-    // What a replica that took no part in what follows holds: the run failed at build #1.
-    const behind = h.apps.map((app) => app.runs.memories.get(o.owner, o.repo, runId)).filter((m) => m !== undefined).sort((a, b) => b.gen - a.gen)[0];
-    expect(behind?.state.status).toBe('failed');
-    const snapshot = structuredClone(behind!);
+    const h = await replicas({ files: { '.agents/workflows/build.yml': FLAKY }, agents: FLAKY_AGENTS });
+    const n = await openLabelled(h, 'baton:build');
+    const runId = `build-${n}-1`;
+    // What a replica that took no part in what follows holds: the run at work on build #1 (a
+    // finished run is not kept in memory at all: its next event reads it from GitHub).
+    const atWork = () => h.apps.map((app) => app.runs.memories.get(o.owner, o.repo, runId)).filter((m) => m?.state.steps[0]?.jobs[0]?.status === 'running').sort((a, b) => b!.gen - a!.gen)[0];
+    await h.waitFor('a replica to hold build #1 at work', () => atWork() !== undefined);
+    const snapshot = structuredClone(atWork()!);
+    await h.settle();
+    expect(await h.record(n)).toContain(`run \`${runId}\` — failed`);
 
     // The retry dispatches build #2; the webhook of its end is lost on the way.
     h.emu.faults.addWebhook({ kind: 'drop', event: 'workflow_run.completed', times: 1 });
@@ -177,7 +182,7 @@ describe('reliability: a replica whose memory of the run is behind', () => {
     const lost = h.emu.webhooks.deliveries.find((d) => d.dropped && d.event === 'workflow_run');
     expect(lost).toBeDefined();
 
-    // Every replica now holds the view from before the retry, where attempt #2 does not exist;
+    // Every replica now holds the view from before the failure, where attempt #2 does not exist;
     // the lost webhook is redelivered (as an operator would) to two of them at once.
     for (const app of h.apps) app.runs.memories.set(o.owner, o.repo, structuredClone(snapshot));
     await h.emu.webhooks.redeliver(lost!.id);

@@ -1,8 +1,12 @@
 // What the app remembers about a run between events, in process. It only saves
 // requests: everything here can be rebuilt from GitHub, which is what happens after a
 // restart (`warm` is false then, and each effect is looked up before it is repeated).
+// Only runs still going are kept: a finished run's next event (a `/baton retry`, a late
+// webhook, the sweep) is rare, so what it would save is not worth its state, its status
+// comment's body and its outputs held for hours; that event loads the run from GitHub as a
+// fresh process would (runs.ts).
 import { randomBytes } from 'node:crypto';
-import type { RunState } from '../../engine/index.ts';
+import { isTerminal, type RunState } from '../../engine/index.ts';
 import { OutputStore } from './outputs.ts';
 
 export interface RunMemory {
@@ -54,6 +58,15 @@ export class CommitCache {
   }
 }
 
+/** What a process keeps in memory for runs: how many, and their size serialized (UTF-8 JSON). */
+export interface Retained {
+  runs: number;
+  bytes: number;
+}
+
+/** Runs kept at most (the one whose last event is oldest goes first): a bound on memory however many runs are open at once. */
+export const MAX_RUN_MEMORIES = 2000;
+
 export class RunMemories {
   private readonly runs = new Map<string, RunMemory>();
   readonly commits = new CommitCache();
@@ -66,11 +79,34 @@ export class RunMemories {
   get(owner: string, repo: string, runId: string): RunMemory | undefined {
     return this.runs.get(this.key(owner, repo, runId));
   }
+  /** Keeps a run going for its next event; a finished run is released instead (what it held goes). */
   set(owner: string, repo: string, memory: RunMemory): void {
-    if (this.runs.size > 2000) this.runs.delete(this.runs.keys().next().value!);
-    this.runs.set(this.key(owner, repo, memory.state.runId), memory);
+    if (isTerminal(memory.state.status)) return this.release(owner, repo, memory.state.runId);
+    const key = this.key(owner, repo, memory.state.runId);
+    this.runs.delete(key); // set again: the newest in the order of eviction
+    if (this.runs.size >= MAX_RUN_MEMORIES) this.runs.delete(this.runs.keys().next().value!);
+    this.runs.set(key, memory);
   }
+  /** What is in memory may be ahead of GitHub (an event failed midway): the next event reads the record. */
   forget(owner: string, repo: string, runId: string): void {
     this.runs.delete(this.key(owner, repo, runId));
+  }
+  /** A finished run: its state, body and outputs go; its next event loads it from GitHub. */
+  release(owner: string, repo: string, runId: string): void {
+    this.forget(owner, repo, runId);
+    this.outputs.forgetRun(owner, repo, runId);
+  }
+
+  /**
+   * What the runs kept here hold, serialized: state (outputs whole), status comment body,
+   * markers, check run ids, and the outputs kept for them. Walks everything: for tests, the
+   * bench and an operator's look, not for every event.
+   */
+  retained(): Retained {
+    let bytes = this.outputs.retainedBytes();
+    for (const m of this.runs.values()) {
+      bytes += Buffer.byteLength(JSON.stringify({ ...m, checkRuns: [...m.checkRuns], markers: [...m.markers] }));
+    }
+    return { runs: this.runs.size, bytes };
   }
 }

@@ -8,10 +8,15 @@ import type { RepoContext } from './client.ts';
 import { checkTextBytes, MAX_CHECK_TEXT_BYTES } from './limits.ts';
 import type { RunMemory } from './memory.ts';
 
-/** What the app has stored or read, per process: a running app pays once per blob. */
+/**
+ * What the app has stored or read, per process: a running app pays once per blob. A run's
+ * blobs are dropped when it finishes (RunMemories.release): a late event reads them again.
+ */
 export class OutputStore {
   private readonly texts = new Map<string, string>();
   private readonly ids = new Map<string, string>();
+  /** Per run: its blobs' text and id keys, so that a finished run's go with it. */
+  private readonly ofRun = new Map<string, Array<{ text: string; id: string }>>();
 
   text(gh: RepoContext, id: string): string | undefined {
     return this.texts.get(`${gh.owner}/${gh.repo}/${id}`.toLowerCase());
@@ -22,9 +27,30 @@ export class OutputStore {
   }
   remember(gh: RepoContext, runId: string, id: string, sha256: string, text: string): void {
     if (this.texts.size > 5000) this.texts.clear();
-    if (this.ids.size > 20000) this.ids.clear();
-    this.texts.set(`${gh.owner}/${gh.repo}/${id}`.toLowerCase(), text);
-    this.ids.set(`${gh.owner}/${gh.repo}#${runId}@${sha256}`.toLowerCase(), id);
+    if (this.ids.size > 20000 || this.ofRun.size > 20000) {
+      this.ids.clear();
+      this.ofRun.clear();
+    }
+    const keys = { text: `${gh.owner}/${gh.repo}/${id}`.toLowerCase(), id: `${gh.owner}/${gh.repo}#${runId}@${sha256}`.toLowerCase() };
+    this.texts.set(keys.text, text);
+    this.ids.set(keys.id, id);
+    const run = `${gh.owner}/${gh.repo}#${runId}`.toLowerCase();
+    this.ofRun.set(run, [...(this.ofRun.get(run) ?? []).filter((k) => k.id !== keys.id), keys]);
+  }
+  /** Drops what is kept for one run (it finished). */
+  forgetRun(owner: string, repo: string, runId: string): void {
+    const run = `${owner}/${repo}#${runId}`.toLowerCase();
+    for (const keys of this.ofRun.get(run) ?? []) {
+      this.texts.delete(keys.text);
+      this.ids.delete(keys.id);
+    }
+    this.ofRun.delete(run);
+  }
+  /** The texts kept, in UTF-8 bytes (RunMemories.retained). */
+  retainedBytes(): number {
+    let bytes = 0;
+    for (const t of this.texts.values()) bytes += Buffer.byteLength(t);
+    return bytes;
   }
 }
 
