@@ -192,4 +192,38 @@ describe('reliability: a replica whose memory of the run is behind', () => {
     expect(h.deliveryFailures()).toEqual([]);
     h.emu.assertNoViolations();
   }, 120_000);
+
+  // CI on a commit no gate waits on changes nothing and costs no write (decide.ts); a replica whose
+  // view predates the gate would take news for nothing: it checks the claims before dropping it.
+  it('drops no CI result that a gate started since waits for: it finds the newer claim on GitHub, reloads and applies it', async () => {
+    const held = `name: held
+on: { labels: ["baton:held"] }
+agents: { coder: { uses: claude-code } }
+steps:
+  - id: implement
+    agent: coder
+    prompt: "Fix #\${{ issue.number }}"
+  - id: hold
+    approve: { message: "Go on?" }
+  - id: ci
+    checks: { names: [external] }
+`;
+    const h = await replicas({ files: { '.agents/workflows/held.yml': held }, agents: { implement: [{ write: { 'src/fix.txt': 'fixed\n' } }] } });
+    const n = await openLabelled(h, 'baton:held');
+    const runId = `held-${n}-1`;
+    await h.settle();
+    const atHold = () => h.apps.map((app) => app.runs.memories.get(o.owner, o.repo, runId)).find((m) => m?.state.steps.find((st) => st.id === 'hold')?.status === 'running');
+    expect(atHold()).toBeDefined();
+    const snapshot = structuredClone(atHold()!);
+    await comment(h, n, '/baton approve');
+    await h.settle();
+    expect(await h.record(n)).toMatch(/\| 🔄 \| ci \| waiting for checks \|/);
+    // Every replica now holds the view from before the gate: for it, a result on the head is nobody's news.
+    for (const app of h.apps) app.runs.memories.set(o.owner, o.repo, structuredClone(snapshot));
+    await h.as('alice').rest.repos.createCommitStatus({ ...o, sha: snapshot.state.head, state: 'success', context: 'external' });
+    await h.settle();
+    expect(await h.record(n)).toContain(`run \`${runId}\` — succeeded`);
+    expect(h.deliveryFailures()).toEqual([]);
+    h.emu.assertNoViolations();
+  }, 120_000);
 });
