@@ -15,6 +15,7 @@ import {
 } from '../manifest/expressions.ts';
 import { taintOf, type Tainted } from '../manifest/taint.ts';
 import { fenceUntrusted, labelAgentOutput } from './untrusted.ts';
+import { quietMentions } from './mentions.ts';
 import { hasIssueNumber, withoutIssueReferences } from './issue-refs.ts';
 import type { Draft } from './draft.ts';
 import type { Json } from './types.ts';
@@ -217,26 +218,33 @@ function forThisRun(d: Draft, template: string): string {
 
 /**
  * Text for people (questions, an approval's message, a pull request's title and body): like
- * renderText, but a run without an issue says no `#0`.
+ * renderText, but a run without an issue says no `#0`, and a value that came from an agent or
+ * from anyone who can open an issue has its `@mentions` made inert (./mentions.ts) — posted by
+ * baton's bot, a prompt-injected "@org/everyone" would page people in baton's name. The
+ * manifest's own words mention whom they name.
  */
 export function renderProse(d: Draft, template: string, extra: ItemScope = {}): Rendered<string> {
-  return renderText(d, forThisRun(d, template), extra);
+  template = forThisRun(d, template);
+  if (!template.includes('${{')) return { ok: true, value: template };
+  return renderSegments(d, template, extra, (text, taint) => (taint.taint === 'trusted' ? text : quietMentions(text)));
+}
+
+/** Whether a template's value comes, in part, from an agent or from text anyone may write. */
+export function isTainted(d: Draft, template: string): Rendered<boolean> {
+  try {
+    const sources = template.includes('${{') ? findSegments(template).map((s) => s.source) : [];
+    return { ok: true, value: sources.some((source) => taintFor(d, source).taint !== 'trusted') };
+  } catch (err) {
+    return { ok: false, error: describeExpressionError(err) };
+  }
 }
 
 function taintFor(d: Draft, source: string): Tainted {
   return taintOf(d.workflow.steps, parseExpression(source));
 }
 
-/**
- * A prompt for an agent: like renderText, but each `${{ }}` is rendered on its own and its
- * value placed according to where it comes from — issue and PR text fenced and labelled as
- * untrusted data, an agent's output labelled as such, trusted values as they are — whatever
- * the spelling of the expression (docs/security.md, "Prompt injection"). A run without an issue
- * says no `#0` (./issue-refs.ts).
- */
-export function renderPrompt(d: Draft, template: string, extra: ItemScope = {}): Rendered<string> {
-  if (!template.includes('${{')) return { ok: true, value: template };
-  template = forThisRun(d, template);
+/** Renders each `${{ }}` of a template on its own and places its text by where it comes from. */
+function renderSegments(d: Draft, template: string, extra: ItemScope, place: (text: string, taint: Tainted) => string): Rendered<string> {
   let segments;
   try {
     segments = findSegments(template);
@@ -257,9 +265,23 @@ export function renderPrompt(d: Draft, template: string, extra: ItemScope = {}):
     } catch (err) {
       return { ok: false, error: describeExpressionError(err) };
     }
-    out += text === '' || taint.taint === 'trusted' ? text : taint.taint === 'untrusted' ? fenceUntrusted(taint.label, text) : labelAgentOutput(taint.label, text);
+    out += text === '' ? text : place(text, taint);
   }
   return { ok: true, value: out + template.slice(last) };
+}
+
+/**
+ * A prompt for an agent: like renderText, but each `${{ }}` is rendered on its own and its
+ * value placed according to where it comes from — issue and PR text fenced and labelled as
+ * untrusted data, an agent's output labelled as such, trusted values as they are — whatever
+ * the spelling of the expression (docs/security.md, "Prompt injection"). A run without an issue
+ * says no `#0` (./issue-refs.ts).
+ */
+export function renderPrompt(d: Draft, template: string, extra: ItemScope = {}): Rendered<string> {
+  if (!template.includes('${{')) return { ok: true, value: template };
+  return renderSegments(d, forThisRun(d, template), extra, (text, taint) =>
+    taint.taint === 'trusted' ? text : taint.taint === 'untrusted' ? fenceUntrusted(taint.label, text) : labelAgentOutput(taint.label, text),
+  );
 }
 
 /** Evaluates an `if:` condition. */

@@ -9,21 +9,6 @@ export function inert(text: string): string {
   return text.replaceAll('<!--', '&lt;!--').replaceAll('-->', '--&gt;');
 }
 
-/**
- * An agent's text posted where it notifies people (a review and its inline comments): its
- * `@login` and `@org/team` mentions are kept readable but made inert, with a zero-width space
- * after the `@`, so that a prompt-injected reviewer (a fork's code can carry the injection)
- * cannot page a team or spam people from baton's bot. GitHub links a mention only where `@` is
- * directly followed by the name. Code blocks are left alone: GitHub does not notify from them,
- * and a suggested change must stay exactly what the agent proposed.
- */
-export function quietMentions(text: string): string {
-  return text
-    .split(/(^[ \t]*(?:`{3,}|~{3,})[^\n]*\n[\s\S]*?(?:\n[ \t]*(?:`{3,}|~{3,})[ \t]*(?:\n|$)|$))/m)
-    .map((part, i) => (i % 2 === 1 ? part : part.replace(/(^|[^\w`])@(?=[A-Za-z0-9])/g, '$1@\u200B')))
-    .join('');
-}
-
 /** A marker baton appends to its own comments: a kind and one key without spaces or angle brackets. */
 const MARKER_TEXT = /^baton:[a-z]+ [^\s<>]+$/;
 

@@ -6,7 +6,8 @@ import type { Draft } from '../draft.ts';
 import type { QuestionsAnswered } from '../events.ts';
 import { failStep, succeedStep } from '../lifecycle.ts';
 import { describeRoles, isAllowed } from '../roles.ts';
-import { render, renderProse } from '../scope.ts';
+import { isTainted, render, renderProse } from '../scope.ts';
+import { quietMentions } from '../mentions.ts';
 import type { StepKindHandler } from './kind.ts';
 
 function questionsOf(d: Draft, step: AskStep): { ok: true; value: string[] } | { ok: false; error: string } {
@@ -22,7 +23,11 @@ function questionsOf(d: Draft, step: AskStep): { ok: true; value: string[] } | {
   const r = render(d, step.questions);
   if (!r.ok) return { ok: false, error: `questions: ${r.error}` };
   if (!Array.isArray(r.value)) return { ok: false, error: 'questions: expected a list of questions' };
-  return { ok: true, value: r.value.map((q) => (typeof q === 'string' ? q : JSON.stringify(q))) };
+  const tainted = isTainted(d, step.questions);
+  if (!tainted.ok) return { ok: false, error: `questions: ${tainted.error}` };
+  const text = (q: unknown) => (typeof q === 'string' ? q : JSON.stringify(q));
+  // An agent's questions: posted by baton's bot, their mentions must not page anyone (./mentions.ts).
+  return { ok: true, value: r.value.map((q) => (tainted.value ? quietMentions(text(q)) : text(q))) };
 }
 
 function start(d: Draft, step: AskStep): void {

@@ -4,7 +4,8 @@
 // redelivered command finds it instead of posting it twice; the engine is told what GitHub
 // answered (review.posted with the review's id and link, or review.failed with GitHub's reason).
 import type { PostReview, ReviewComment, ReviewEvent, RunEvent } from '../../engine/index.ts';
-import { inert, markerComment, quietMentions } from '../../record/inert.ts';
+import { inert, markerComment } from '../../record/inert.ts';
+import { quietMentions } from '../../engine/mentions.ts';
 import { ACTIONS_PR_ADVICE, isActionsPrRefusal } from './actions-settings.ts';
 import { messageOf, refusedForGood, statusOf, type RepoContext } from './client.ts';
 import { fitComment } from './limits.ts';
