@@ -115,6 +115,14 @@ return 0
 `;
 
 /**
+ * Where an installation's grants are kept in Redis: a sorted set of grant times (Redis's clock,
+ * ms), one member per grant or retry, named after the ledger (process) that took it.
+ */
+export function redisBudgetKey(installation: string): string {
+  return `baton:write-budget:${installation}`;
+}
+
+/**
  * Every replica's ledger, on the Redis Probot connects to for REDIS_URL (tests/app/budget-ledger.test.ts
  * holds it to the single-process ledger's rule against a real redis-server).
  */
@@ -127,7 +135,7 @@ export class RedisLedger implements BudgetLedger {
   ) {}
 
   private key(key: string): string {
-    return `baton:write-budget:${key}`;
+    return redisBudgetKey(key);
   }
 
   private run(key: string, limits: Limits, mode: 'take' | 'charge'): Promise<unknown> {
