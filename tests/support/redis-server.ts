@@ -53,7 +53,11 @@ export async function startRedisServer(): Promise<RedisServer> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
     const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    // Never outlives the test process, whatever becomes of the test (a timeout, a hook that hangs).
+    const orphaned = () => child.kill('SIGKILL');
+    process.once('exit', orphaned);
     const stop = async () => {
+      process.off('exit', orphaned);
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited(child);
     };
