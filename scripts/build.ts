@@ -66,6 +66,95 @@ const inlineSchema: Plugin = {
   },
 };
 
+/**
+ * What a dependency loads at run time through `npx-import-light` — a local import, or else an
+ * npm package fetched by npx — that baton's bundles carry instead, at the version named there:
+ * Probot's Redis client for REDIS_URL (replicas). The bundles run where nothing can be installed
+ * (the container image holds dist/app.js alone), and baton fetches no package at run time.
+ */
+export const BUNDLED_RUNTIME_IMPORTS = ['ioredis'];
+
+/**
+ * Bottleneck's Redis connection (Probot's throttle, for REDIS_URL) loads ioredis itself, with a
+ * `require` hidden from bundlers in an eval: made a plain one, so that the bundle's ioredis
+ * serves it. The build fails if that line ever changes shape.
+ */
+const bundleBottleneckRedis: Plugin = {
+  name: 'bundle-bottleneck-ioredis',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/]bottleneck[\\/]lib[\\/]IORedisConnection\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      const hidden = 'eval("require")("ioredis")';
+      if (!source.includes(hidden)) return { errors: [{ text: `bottleneck's IORedisConnection no longer loads ioredis with ${hidden}; update scripts/build.ts so that the bundle's ioredis serves it` }] };
+      return { contents: source.replace(hidden, 'require("ioredis")'), loader: 'js' };
+    });
+  },
+};
+
+/**
+ * Optional packages a bundled dependency tries in a try/catch and does without — ioredis's
+ * `debug` colours its output with `supports-color` when installed. Bundled as absent (a module
+ * that throws as a missing one does), so that nothing beside the bundle is ever loaded instead.
+ */
+const ABSENT_OPTIONAL = ['supports-color'];
+const absentOptional: Plugin = {
+  name: 'absent-optional-packages',
+  setup(b) {
+    const filter = new RegExp(`^(?:${ABSENT_OPTIONAL.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})$`);
+    b.onResolve({ filter }, (args) => ({ path: args.path, namespace: 'absent-optional' }));
+    b.onLoad({ filter: /.*/, namespace: 'absent-optional' }, (args) => ({
+      contents: `throw Object.assign(new Error(${JSON.stringify(`Cannot find module '${args.path}' (not bundled)`)}), { code: 'MODULE_NOT_FOUND' });`,
+      loader: 'js',
+    }));
+  },
+};
+
+/**
+ * Replaces `npx-import-light` with a module serving exactly the packages its importer names:
+ * those of BUNDLED_RUNTIME_IMPORTS from the bundle (the build fails unless that exact version is
+ * installed: pin it in package.json), every other one refused with a message naming it (Probot's
+ * Sentry reporting and smee.io webhook proxy, which baton does not ship).
+ */
+export const bundleNpxImports: Plugin = {
+  name: 'bundle-npx-imports',
+  setup(b) {
+    b.onResolve({ filter: /^npx-import-light$/ }, (args) => ({ path: args.importer, namespace: 'bundled-npx-import' }));
+    b.onLoad({ filter: /.*/, namespace: 'bundled-npx-import' }, (args) => {
+      const where = relative(ROOT, args.path);
+      const calls = [...readFileSync(args.path, 'utf8').matchAll(/\bnpxImport\(([^,)]*)/g)].map((m) => m[1]!.trim());
+      const table: string[] = [];
+      for (const arg of calls) {
+        const m = /^["'`]((?:@[^/"'`]+\/)?[^@/"'`]+)@([^"'`]+)["'`]$/.exec(arg);
+        if (!m) return { errors: [{ text: `${where} imports ${arg} through npx-import-light: not a "name@version" literal, so the build cannot tell what to bundle` }] };
+        const [, name, version] = m as unknown as [string, string, string];
+        if (!BUNDLED_RUNTIME_IMPORTS.includes(name)) continue;
+        let installed: string | undefined;
+        try {
+          installed = (JSON.parse(readFileSync(createRequire(join(ROOT, 'package.json')).resolve(`${name}/package.json`), 'utf8')) as { version?: string }).version;
+        } catch {
+          installed = undefined;
+        }
+        if (installed !== version) {
+          return { errors: [{ text: `${where} loads ${name}@${version} at run time, which the bundle carries; ${installed ? `${name}@${installed} is` : 'it is not'} installed: npm install --save-dev --save-exact ${name}@${version}` }] };
+        }
+        table.push(`  ${JSON.stringify(`${name}@${version}`)}: () => import(${JSON.stringify(name)}),`);
+      }
+      return {
+        resolveDir: ROOT,
+        loader: 'js',
+        contents: [
+          `const bundled = {\n${table.join('\n')}\n};`,
+          'export async function npxImport(pkg) {',
+          '  if (Object.hasOwn(bundled, pkg)) return bundled[pkg]();',
+          "  throw new Error(`${pkg} is not part of baton's bundle, and baton fetches no package at run time`);",
+          '}',
+          '',
+        ].join('\n'),
+      };
+    });
+  },
+};
+
 /** esbuild's options for one bundle; `outRoot` lets the bench and tests build a copy elsewhere. */
 export function optionsFor(bundle: Bundle, outRoot = ROOT): BuildOptions {
   // Chunks sit beside the entry, not in a subfolder: code that finds package files relative
@@ -89,7 +178,7 @@ export function optionsFor(bundle: Bundle, outRoot = ROOT): BuildOptions {
     legalComments: 'eof',
     // Some dependencies are CommonJS and call require(); ESM has none, so give it one.
     banner: { js: "import { createRequire as __batonCreateRequire } from 'module'; const require = __batonCreateRequire(import.meta.url);" },
-    plugins: [inlineSchema],
+    plugins: [inlineSchema, bundleNpxImports, bundleBottleneckRedis, absentOptional],
     logLevel: 'warning',
   };
 }

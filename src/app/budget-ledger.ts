@@ -80,7 +80,8 @@ export class MemoryLedger implements BudgetLedger {
 export interface RedisLike {
   eval(script: string, keys: number, ...args: Array<string | number>): Promise<unknown>;
   zrangebyscore(key: string, min: string | number, max: string | number, withScores: 'WITHSCORES'): Promise<string[]>;
-  time(): Promise<[string, string]>;
+  /** Seconds and microseconds (strings on the wire, though ioredis types them as numbers). */
+  time(): Promise<Array<string | number>>;
 }
 
 // One atomic step on Redis's own clock (replicas' clocks never compared): drop grants older than
@@ -114,8 +115,16 @@ return 0
 `;
 
 /**
- * Every replica's ledger, on the Redis Probot connects to for REDIS_URL. Not exercised by the
- * test suite (no Redis there): the single-process ledger is, and both share waitForRoom's rule.
+ * Where an installation's grants are kept in Redis: a sorted set of grant times (Redis's clock,
+ * ms), one member per grant or retry, named after the ledger (process) that took it.
+ */
+export function redisBudgetKey(installation: string): string {
+  return `baton:write-budget:${installation}`;
+}
+
+/**
+ * Every replica's ledger, on the Redis Probot connects to for REDIS_URL (tests/app/budget-ledger.test.ts
+ * holds it to the single-process ledger's rule against a real redis-server).
  */
 export class RedisLedger implements BudgetLedger {
   private seq = 0;
@@ -126,7 +135,7 @@ export class RedisLedger implements BudgetLedger {
   ) {}
 
   private key(key: string): string {
-    return `baton:write-budget:${key}`;
+    return redisBudgetKey(key);
   }
 
   private run(key: string, limits: Limits, mode: 'take' | 'charge'): Promise<unknown> {
@@ -142,7 +151,7 @@ export class RedisLedger implements BudgetLedger {
   }
 
   async estimate(key: string, limits: Limits, n: number): Promise<number> {
-    const [s, us] = await this.redis.time();
+    const [s = 0, us = 0] = await this.redis.time();
     const now = Number(s) * 1000 + Math.floor(Number(us) / 1000);
     const flat = await this.redis.zrangebyscore(this.key(key), now - this.windows.hourMs, '+inf', 'WITHSCORES');
     const times = flat.filter((_, i) => i % 2 === 1).map(Number);

@@ -41,17 +41,41 @@ export interface BatonOctokitOptions {
   warn?: (msg: string) => void;
 }
 
-/** Bottleneck groups shaped like the throttling plugin's own, with every interval scaled. */
-function scaledGroups(scale: number): Record<string, unknown> {
+/**
+ * The throttling plugin's Redis TTL for a limiter's keys (its `timeout`, 2 minutes): how long an
+ * installation's pacing state outlives its last write in a shared Redis.
+ */
+const CLUSTER_KEY_TTL_MS = 120_000;
+
+/**
+ * Bottleneck groups shaped like the throttling plugin's own, with every interval scaled; kept in
+ * Probot's Redis (REDIS_URL) when it gave the throttle a connection, as the plugin's own groups
+ * are, so that replicas space an installation's writes together there too.
+ */
+function scaledGroups(scale: number, connection: unknown): Record<string, unknown> {
   const ms = (n: number) => Math.max(1, Math.round(n * scale));
+  const shared: Bottleneck.ConstructorOptions = connection ? { connection: connection as Bottleneck.IORedisConnection, timeout: CLUSTER_KEY_TTL_MS } : {};
   return {
-    global: new Bottleneck.Group({ id: 'baton-global', maxConcurrent: 10 }),
-    auth: new Bottleneck.Group({ id: 'baton-auth', maxConcurrent: 1 }),
-    write: new Bottleneck.Group({ id: 'baton-write', maxConcurrent: 1, minTime: ms(GITHUB_PACING_MS.write) }),
-    notifications: new Bottleneck.Group({ id: 'baton-notifications', maxConcurrent: 1, minTime: ms(GITHUB_PACING_MS.notifications) }),
-    search: new Bottleneck.Group({ id: 'baton-search', maxConcurrent: 1, minTime: ms(GITHUB_PACING_MS.search) }),
+    global: new Bottleneck.Group({ id: 'baton-global', maxConcurrent: 10, ...shared }),
+    auth: new Bottleneck.Group({ id: 'baton-auth', maxConcurrent: 1, ...shared }),
+    write: new Bottleneck.Group({ id: 'baton-write', maxConcurrent: 1, minTime: ms(GITHUB_PACING_MS.write), ...shared }),
+    notifications: new Bottleneck.Group({ id: 'baton-notifications', maxConcurrent: 1, minTime: ms(GITHUB_PACING_MS.notifications), ...shared }),
+    search: new Bottleneck.Group({ id: 'baton-search', maxConcurrent: 1, minTime: ms(GITHUB_PACING_MS.search), ...shared }),
     retryAfterBaseValue: GITHUB_PACING_MS.retryAfterBase * scale,
   };
+}
+
+/**
+ * The throttle's id for an installation's client: its installation. plugin-throttling keys its
+ * queues by this id ("no-id" when absent), and Probot sets it only on clients made by
+ * `app.auth(id)` — the client a webhook's handler gets (octokit-auth-probot's "event-octokit")
+ * copies the App's own options, id-less: every installation's writes would then wait in one
+ * queue a second apart (one across replicas with REDIS_URL), each installation slowing the
+ * others. The id is Probot's own (`String(installationId)`), so both kinds of client share a queue.
+ */
+function throttleIdOf(instance: Record<string, unknown>): { id?: string } {
+  const installationId = (instance.auth as { installationId?: unknown } | undefined)?.installationId;
+  return installationId === undefined || installationId === null ? {} : { id: String(installationId) };
 }
 
 export function batonOctokit(options: BatonOctokitOptions = {}): typeof ProbotOctokit {
@@ -59,9 +83,16 @@ export function batonOctokit(options: BatonOctokitOptions = {}): typeof ProbotOc
   if (!(scale > 0 && scale <= 1)) throw new Error(`timeScale must be in (0, 1], got ${scale}`);
   const onSecondaryRateLimit: LimitHandler = (_after, _request, _octokit, retryCount) => retryCount < SECONDARY_LIMIT_RETRIES;
   const onRateLimit: LimitHandler = (_after, _request, _octokit, retryCount) => retryCount < PRIMARY_LIMIT_RETRIES;
-  // Groups are made once per Octokit class, as the plugin makes its own once per process: every
-  // installation's client shares them (keyed by installation), so pacing holds across events.
-  const groups = scale === 1 ? {} : scaledGroups(scale);
+  // Groups are made once per Octokit class (and Redis connection), as the plugin makes its own once
+  // per process: every installation's client shares them (keyed by installation), so pacing holds
+  // across events. Unscaled, the plugin's own groups serve.
+  const groupsByConnection = new Map<unknown, Record<string, unknown>>();
+  const groupsFor = (connection: unknown): Record<string, unknown> => {
+    if (scale === 1) return {};
+    let groups = groupsByConnection.get(connection);
+    if (!groups) groupsByConnection.set(connection, (groups = scaledGroups(scale, connection)));
+    return groups;
+  };
   // The write budget's doors, one per installation, shared by every client of this class as the
   // throttle's groups are; counted in Redis when Probot connected its throttle there (REDIS_URL).
   const budget: WriteBudgetOptions = { ...DEFAULT_WRITE_BUDGET, ...options.writeBudget };
@@ -84,7 +115,8 @@ export function batonOctokit(options: BatonOctokitOptions = {}): typeof ProbotOc
     ...instance,
     throttle: {
       ...(instance.throttle as object | undefined),
-      ...groups,
+      ...throttleIdOf(instance),
+      ...groupsFor((instance.throttle as { connection?: unknown } | undefined)?.connection),
       onSecondaryRateLimit,
       onRateLimit,
     },

@@ -277,14 +277,14 @@ export interface DoorRegistry {
 }
 
 /**
- * The plugin: writes of an installation's Octokit (Probot sets the installation id as the
+ * The plugin: writes of an installation's Octokit (batonOctokit sets the installation id as the
  * throttle's id) wait at that installation's door; the App's own Octokit passes (its writes
  * are token requests, not content).
  */
 export function writeBudgetPlugin(doors: DoorRegistry, ledgerOf: (options: { throttle?: { connection?: unknown } }) => BudgetLedger) {
   return (octokit: Hookable, octokitOptions: { auth?: { installationId?: number | string }; throttle?: { id?: string; connection?: unknown; enabled?: boolean } }): void => {
-    // Probot's installation clients carry their installation in their auth options (it sets the
-    // throttle's id only when the throttle options say `enabled`, which batonOctokit's do not).
+    // Every installation client Probot makes carries its installation in its auth options (the
+    // one a webhook's handler gets has no throttle id of Probot's: octokit.ts throttleIdOf).
     const id = octokitOptions.auth?.installationId ?? octokitOptions.throttle?.id;
     if (id === undefined || id === 'no-id') return;
     const installation = String(id);

@@ -86,6 +86,11 @@ const SECRET = 'app-test-secret';
 
 class Killed extends Error {}
 
+/** What the harness needs of Bottleneck's Redis connection (Probot's, for REDIS_URL). */
+interface RedisConnection {
+  disconnect(flush?: boolean): Promise<unknown>;
+}
+
 export interface AppUnderTest {
   runs: RunService;
   port: number;
@@ -96,6 +101,8 @@ export interface AppUnderTest {
   readonly dead: boolean;
   /** API requests the app made so far. */
   requests: number;
+  /** Of those, the writes (anything but GET and HEAD). */
+  writes: number;
   /** One sweep of open runs, as the app's timer runs it (sweeper.ts). */
   sweep(): Promise<SweepReport>;
   /** Sweeps done so far (by the timer or `sweep()`). */
@@ -192,6 +199,11 @@ export interface HarnessOptions {
    * production path. Default off.
    */
   sandbox?: boolean;
+  /**
+   * Probot's REDIS_URL for every App process (tests/support/redis-server.ts starts one): its
+   * throttle and the write budget are then kept in that Redis, shared by the replicas.
+   */
+  redisUrl?: string;
 }
 
 /** How long a shuffled delivery may wait before it is sent: deliveries due closer than this swap. */
@@ -251,7 +263,8 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
     let runs: RunService | undefined;
     let sweeper: Sweeper | undefined;
     let sweeps = 0;
-    const state = { requests: 0, dead: false, budget: Infinity, dieAfter: undefined as ((request: string) => boolean) | undefined };
+    const redisConnections = new Set<RedisConnection>();
+    const state = { requests: 0, writes: 0, dead: false, budget: Infinity, dieAfter: undefined as ((request: string) => boolean) | undefined };
     // Errors of a killed app are the kill itself, not findings.
     const log = pino({ level: 'warn' }, { write: (line: string) => {
       const entry = JSON.parse(line) as { level: number; msg?: string; err?: { message?: string } };
@@ -265,6 +278,7 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
       }
       state.budget--;
       state.requests++;
+      if (!['GET', 'HEAD'].includes((init?.method ?? 'GET').toUpperCase())) state.writes++;
       const timing = delivery.getStore();
       const issuedAt = performance.now();
       timing?.calls.push(issuedAt);
@@ -285,7 +299,14 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
       log,
       request: { fetch: fetchHook },
       // As src/app/main.ts builds it, only faster.
-      Octokit: batonOctokit({ timeScale: o.timeScale ?? TEST_TIME_SCALE, ...(o.writeBudget ? { writeBudget: o.writeBudget } : {}), ...(o.onDoor ? { onDoor: o.onDoor } : {}) }),
+      Octokit: batonOctokit({ timeScale: o.timeScale ?? TEST_TIME_SCALE, ...(o.writeBudget ? { writeBudget: o.writeBudget } : {}), ...(o.onDoor ? { onDoor: o.onDoor } : {}) }).plugin(
+        // The Redis connection Probot gave the throttle (REDIS_URL), closed with the app.
+        (_octokit: unknown, options: object) => {
+          const connection = ((options as { throttle?: unknown }).throttle as { connection?: RedisConnection } | undefined)?.connection;
+          if (connection) redisConnections.add(connection);
+        },
+      ),
+      ...(o.redisUrl ? { redisConfig: o.redisUrl } : {}),
     });
     const middleware = await createNodeMiddleware(batonApp({
       onReady: (r, s, m) => {
@@ -335,6 +356,9 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
       get requests() {
         return state.requests;
       },
+      get writes() {
+        return state.writes;
+      },
       sweep: () => sweeper!.sweep(),
       get sweeps() {
         return sweeps;
@@ -344,6 +368,7 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
         state.dead = true;
         s.closeAllConnections();
         await new Promise<void>((resolve) => s.close(() => resolve()));
+        for (const c of redisConnections) await c.disconnect(true);
       },
     };
   };

@@ -35,4 +35,10 @@ describe('the shipped bundles', () => {
   it('the App carries Probot', () => {
     expect(bundledPackages(metafiles.app).has('probot')).toBe(true);
   });
+
+  it("the App carries Probot's Redis client (REDIS_URL) and not the loader that would fetch it at run time", () => {
+    const app = bundledPackages(metafiles.app);
+    expect(app.has('ioredis')).toBe(true);
+    expect(app.has('npx-import-light')).toBe(false);
+  });
 });

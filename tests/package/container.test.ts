@@ -1,16 +1,19 @@
 // The container image, exercised without Docker: the Dockerfile's build stage run from a clean
 // copy of the repository (its own `npm ci` and build), its runtime stage assembled from that,
 // and the image's CMD and HEALTHCHECK run: the App answers /ping from the read-only files of
-// the image (so the unprivileged user can run it), and the health check fails once it stops.
+// the image (so the unprivileged user can run it), and the health check fails once it stops;
+// given REDIS_URL, it reaches that Redis with what the bundle carries.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../local/helpers.ts';
 import { execForm, parseDockerfile, runStage, type Stage, type StageRun } from './dockerfile.ts';
+import { startRedisServer } from '../support/redis-server.ts';
 
 const stages = parseDockerfile(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
 const runtime = stages.at(-1)!;
@@ -122,5 +125,49 @@ describe('the container image (Dockerfile)', () => {
     server.kill('SIGTERM');
     await exited;
     expect(healthy()).toBe(false);
+  }, 60_000);
+
+  it('with REDIS_URL (replicas), connects to that Redis from the bundle alone: no package installed, none fetched', async () => {
+    const redis = await startRedisServer();
+    const watcher = new Redis(redis.url);
+    // Nothing on the PATH but Node: no npx to fetch ioredis with, even where Probot's loader would
+    // try (it does when it believes it runs under npx).
+    const bin = join(temp, 'node-only-bin');
+    mkdirSync(bin, { recursive: true });
+    symlinkSync(process.execPath, join(bin, 'node'));
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const env: NodeJS.ProcessEnv = {
+      PATH: bin,
+      ...image.env,
+      HOST: '127.0.0.1',
+      PORT: String(await freePort()),
+      APP_ID: '1',
+      PRIVATE_KEY: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
+      WEBHOOK_SECRET: 'secret',
+      LOG_LEVEL: 'warn',
+      REDIS_URL: redis.url,
+      npm_lifecycle_event: 'npx',
+    };
+    const [, ...cmdArgs] = execForm(arg(runtime, 'CMD')[0]!);
+    const server = spawn(process.execPath, cmdArgs, { cwd: image.workdir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    app = server;
+    let log = '';
+    server.stdout.on('data', (d: Buffer) => (log += d.toString()));
+    server.stderr.on('data', (d: Buffer) => (log += d.toString()));
+    try {
+      // The App's clients, as Redis lists them (Probot's throttle connection: a client and its
+      // subscriber), besides the watcher's own.
+      const appClients = async () => String(await watcher.client('LIST')).trim().split('\n').length - 1;
+      const failed = () => server.exitCode !== null || /Failed to initialize/.test(log);
+      for (let i = 0; i < 300 && !failed() && (await appClients()) < 2; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(await appClients(), log).toBeGreaterThanOrEqual(2);
+      expect(log).not.toMatch(/Failed to initialize|Cannot find|npx/i);
+    } finally {
+      const exited = new Promise((r) => server.once('exit', r));
+      if (server.exitCode === null) server.kill('SIGKILL');
+      await exited;
+      watcher.disconnect();
+      await redis.stop();
+    }
   }, 60_000);
 });
