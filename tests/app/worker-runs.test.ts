@@ -47,7 +47,8 @@ describe('app: worker runs that disappear or time out', () => {
   it('a deleted worker run found on `/baton status` is a failed attempt, retried', async () => {
     h = await startHarness({ files: { '.agents/workflows/build.yml': workflow(1) }, agents: { build: [{ write: { 'a.txt': 'a\n' } }, { write: { 'a.txt': 'a\n' } }] } });
     const { n, runId } = await deletedFirstAttempt(h);
-    const job = h.app.runs.memories.get(o.owner, o.repo, 'build-1-1')!.state.steps[0]!.jobs[0]!;
+    // Read from its status comment: a finished run is not kept in the App's memory.
+    const job = (await h.runState('build-1-1')).steps[0]!.jobs[0]!;
     expect(job).toMatchObject({ attempt: 2, failures: 1, status: 'succeeded' });
     expect(workerRuns(h).map((r) => r.displayTitle.replace(/^.* build /, ''))).toEqual(['#2']);
     expect(await h.record(n)).toMatch(/build \| done \| 2 \|/);
