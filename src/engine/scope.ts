@@ -133,18 +133,19 @@ function planOf(template: string): Plan {
   return plan;
 }
 
-function lookup(ctx: ExpressionContext, path: string[]): Json {
+/**
+ * The value at `path`, keys matched in any case; undefined when an object on the way has two keys
+ * that match (`z` and `Z`): which one the evaluator's case-insensitive objects keep is its own
+ * business (seed 1185263468 found one), so such a path is left to it.
+ */
+function lookup(ctx: ExpressionContext, path: string[]): Json | undefined {
   let value: Json = (ctx as Record<string, Json>)[path[0]!] ?? null;
   for (let i = 1; i < path.length; i++) {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
-    const key = path[i]!;
-    if (key in value) {
-      value = value[key] ?? null;
-      continue;
-    }
-    const lower = key.toLowerCase();
-    const found = Object.keys(value).find((k) => k.toLowerCase() === lower);
-    value = found === undefined ? null : (value[found] ?? null);
+    const lower = path[i]!.toLowerCase();
+    const found = Object.keys(value).filter((k) => k.toLowerCase() === lower);
+    if (found.length > 1) return undefined;
+    value = found.length === 0 ? null : (value[found[0]!] ?? null);
   }
   return value;
 }
@@ -155,7 +156,7 @@ export function evaluatePlain(template: string, ctx: ExpressionContext): { value
   if (!plan) return undefined;
   if (plan.whole) {
     const value = lookup(ctx, plan.parts[1] as string[]);
-    if (caseCollides(value)) return undefined;
+    if (value === undefined || caseCollides(value)) return undefined;
     // The evaluator goes through JSON, where -0 is 0; the shortcut must agree.
     return { value: Object.is(value, -0) ? 0 : value };
   }
@@ -166,7 +167,7 @@ export function evaluatePlain(template: string, ctx: ExpressionContext): { value
       continue;
     }
     const value = lookup(ctx, part);
-    if (caseCollides(value)) return undefined;
+    if (value === undefined || caseCollides(value)) return undefined;
     out += stringify(value);
   }
   return { value: out };

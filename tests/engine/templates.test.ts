@@ -53,6 +53,14 @@ describe('plain-path templates', () => {
     );
   });
 
+  it('leave a path through an object whose keys differ only in case to the evaluator (seed 1185263468 found one)', () => {
+    const ctx = { inputs: 0, steps: {}, issue: {}, item: { z: {}, Z: { A: null } } } as unknown as ExpressionContext;
+    for (const t of ['a ${{ item.Z }} b', '${{ item.Z }}', '${{ item.z }}']) {
+      expect(evaluatePlain(t, ctx)).toBeUndefined();
+    }
+    expect(evaluatePlain('${{ item.Z }}', { item: { Z: 1 } } as unknown as ExpressionContext)).toEqual({ value: 1 });
+  });
+
   it('answer a plain path themselves, and leave a value whose keys differ only in case to the evaluator (seed 25969284 found one)', () => {
     expect(evaluatePlain('a ${{ inputs.x }} b', { inputs: { x: 1 } } as unknown as ExpressionContext)).toEqual({ value: 'a 1 b' });
     const ctx = { inputs: [{ f: false, F: {} }], steps: [], issue: '', item: {} } as unknown as ExpressionContext;
