@@ -77,10 +77,10 @@ export class LocalHost implements HostPort {
         // branch) gets it shown here and written to the record; its link is that file.
         if (!command.confirm) return [];
         return this.record([this.postReview(command, state)]);
+      // Nothing reported before a local gate waits (its checks run then: run.ts, checks.ts): no read.
       case 'check-run':
       case 'post-questions':
       case 'dispatch-checks-workflow':
-      // The local checks run when a gate waits (run.ts, checks.ts): nothing came before to read.
       case 'read-checks':
       case 'render-record':
         return [];
