@@ -2,7 +2,7 @@
 // agent usually wrote them: they are data, checked for shape here, shown only as code spans
 // (no mention pings, no markup) with control characters made visible, and never go anywhere
 // but GitHub's labels API as a JSON value.
-import { printable } from '../printable.ts';
+import { codeSpan } from './code-span.ts';
 import type { Json } from './types.ts';
 
 /**
@@ -39,14 +39,9 @@ export function labelRequest(value: Json): LabelRequest {
 /** Longest part of a name shown (GitHub's names have at most 50 characters; an agent's may be any length). */
 const SHOWN_CHARS = 60;
 
-/** One name as a code span it cannot close, on one line, control characters shown as `^X`. */
+/** One name as a code span it cannot close (./code-span.ts). */
 export function labelSpan(name: string): string {
-  const chars = [...printable(name).replace(/\s+/g, ' ')];
-  const text = chars.length > SHOWN_CHARS ? chars.slice(0, SHOWN_CHARS - 1).join('') + '…' : chars.join('');
-  const longest = Math.max(0, ...Array.from(text.matchAll(/`+/g), (m) => m[0].length));
-  const fence = '`'.repeat(longest + 1);
-  const pad = text.startsWith('`') || text.endsWith('`') ? ' ' : '';
-  return `${fence}${pad}${text}${pad}${fence}`;
+  return codeSpan(name, SHOWN_CHARS);
 }
 
 /** Names as code spans, `, `-separated, at most `max` of them and how many more. */

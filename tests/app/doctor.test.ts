@@ -89,7 +89,8 @@ describe('app: the CI doctor', () => {
     h = await startHarness({ files: { ...FILES, '.agents/workflows/doctor.yml': DOCTOR.replace('[CI, Lint]', JSON.stringify([name])), '.github/workflows/ci.yml': workflow(JSON.stringify(name), 'exit 1') } });
     await dispatch(h, 'ci.yml', 'main');
     const [issue] = await botIssues(h);
-    expect(issue!.body).toContain('- workflow: `CI  x   @alice`');
+    expect(issue!.body).toContain('- workflow: ``CI `x` @alice``');
+    expect(issue!.title).toBe('baton: workflow "CI `x` @alice" failed');
     expect(issue!.body.match(/<!--/g)).toHaveLength(1);
   });
 });

@@ -50,8 +50,8 @@ describe('app: label step', () => {
     const state = readStateBlock(record, undefined, { unsignedRead: true });
     if (!state.ok) throw new Error(state.problem);
     expect(state.state.steps.find((s) => s.id === 'apply')?.outputs).toEqual({ applied: ['Bug', 'Documentation'], unknown: ['made-up-label', '@alice `see` <!-- baton:record -->'] });
-    // Shown as code spans (no mention, no markup), the marker look-alike inert.
-    expect(record).toContain('added `Bug`, `Documentation`; not labels of this repository (not created): `made-up-label`, ``@alice `see` &lt;!-- baton:record --&gt;``');
+    // Shown as code spans (no mention, no markup), the hidden marker look-alike taken out.
+    expect(record).toContain('added `Bug`, `Documentation`; not labels of this repository (not created): `made-up-label`, `` @alice `see` ``');
 
     // One read of the repository's labels, one write of those it has.
     const calls = appRequests(h.emu).map((r) => r.route);

@@ -14,7 +14,7 @@
 import { matchesFilters } from '../../manifest/filter-patterns.ts';
 import { createHash } from 'node:crypto';
 import { admitsAuthor, isTerminal, listsBot } from '../../engine/index.ts';
-import { sanitizeUntrusted } from '../../engine/untrusted.ts';
+import { codeSpan, oneLine } from '../../engine/code-span.ts';
 import type { Workflow } from '../../manifest/types.ts';
 import type { RepoContext } from '../../hosts/github/client.ts';
 import { createRef, deleteRef, refsUnder } from '../../hosts/github/git-refs.ts';
@@ -42,11 +42,12 @@ export interface WorkflowRunEnded {
   key: string;
 }
 
-/** A hostile name as it may stand in baton's text: one line, no backticks, printable, short, in code. */
+/** Longest part of a workflow's or job's name shown (GitHub allows long ones; a hostile one may be any length). */
+const SHOWN_CHARS = 120;
+
+/** A hostile name as it stands in baton's text (engine/code-span.ts, as label names are shown). */
 export function codeName(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  const clean = sanitizeUntrusted(text).replace(/[\u0000-\u001f\u007f-\u009f`]/g, ' ').trim();
-  return `\`${clean.length > 120 ? `${clean.slice(0, 119)}…` : clean || '(no name)'}\``;
+  return codeSpan(text, SHOWN_CHARS);
 }
 
 /** A failing workflow's part of markers and refs: the same for the same name, safe anywhere. */
@@ -89,7 +90,7 @@ async function doctor(runs: RunService, gh: RepoContext, d: { workflow: Workflow
   const text = (now: string) => `${now}\n\n${facts}\n\nbaton opened this issue for the workflow \`${d.workflow.name}\` (\`on.workflow_run\`): each failure like this one starts a run of it here, one at a time. To stop them, remove \`on.workflow_run\` from its manifest in \`.agents/workflows/\` on the default branch.`;
   let thread = await findTrackingIssue(gh, marker);
   const opened = !thread;
-  thread ??= await openTrackingIssue(gh, marker, `baton: workflow "${codeName(ev.name).slice(1, -1)}" failed`, text(`The GitHub Actions workflow ${codeName(ev.name)} ended with \`${ev.conclusion}\`.`));
+  thread ??= await openTrackingIssue(gh, marker, `baton: workflow "${oneLine(ev.name, SHOWN_CHARS, '(no name)')}" failed`, text(`The GitHub Actions workflow ${codeName(ev.name)} ended with \`${ev.conclusion}\`.`));
   const read = await readThread(gh, thread.number);
   const mine = read.records.filter((r) => r.state.workflow === d.workflow.name);
   const open = mine.find((r) => r.state.status !== 'idle' && !isTerminal(r.state.status));
