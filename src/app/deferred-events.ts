@@ -7,12 +7,15 @@
 // (sweep.ts: its running workers looked up, its deadlines passed); what the deferred event
 // itself would have added (a label that never became a run, a comment whose command was not
 // applied) needs GitHub's redelivery (docs/operations.md).
+import { retryDelayMs } from '../action/rate-limit.ts';
 
-/** A 403/429 that names a secondary rate limit, or the primary limit spent (`x-ratelimit-remaining: 0`). */
+/**
+ * A 403 or 429 that is one of GitHub's rate limits (the primary one spent, a secondary one): the
+ * rule the Action's retries wait by (action/rate-limit.ts), so that both modes read an answer alike.
+ */
 export function isRateLimited(err: unknown): boolean {
-  const e = err as { status?: number; message?: string; response?: { headers?: Record<string, unknown> } } | null;
-  if (!e || (e.status !== 403 && e.status !== 429)) return false;
-  return /\bsecondary rate\b/i.test(e.message ?? '') || String(e.response?.headers?.['x-ratelimit-remaining']) === '0';
+  const status = (err as { status?: number } | null)?.status;
+  return (status === 403 || status === 429) && retryDelayMs(err, 0) !== undefined;
 }
 
 export interface DeferredEvent {

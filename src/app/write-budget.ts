@@ -35,7 +35,6 @@ export const DEFAULT_WRITE_BUDGET: WriteBudgetOptions = { ...GITHUB_WRITE_BUDGET
  */
 export const WRITES_IN_FLIGHT = 2;
 
-
 /** The budget from BATON_WRITE_BUDGET_PER_MINUTE, _PER_HOUR, _RESERVE (percent), _NOTICE_AFTER (seconds). */
 export function writeBudgetFromEnv(env: Record<string, string | undefined>): Partial<WriteBudgetOptions> {
   const out: Partial<WriteBudgetOptions> = {};

@@ -6,6 +6,7 @@ import { Octokit } from '@octokit/rest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { READING_VALUES, type Readings } from '../emulator/readings.ts';
 import { startHarness, type Harness } from './harness.ts';
+import { heldBeforeChecks } from './stories.ts';
 
 /** CI on every push to a run branch: `test` fails until ci-fixed.txt exists. */
 const CI = `name: CI
@@ -120,18 +121,7 @@ describe('app: the checks gate with CI as GitHub runs it', () => {
   // change nothing, so they cost no claim and no record edit; the gate reads what came before it.
   it('costs no write for CI that reports while no gate waits, and the gate reads it (a status, an Actions job) when it starts', async () => {
     const green = CI.replace('test -f src/fix.txt && test -f ci-fixed.txt', 'test -f src/fix.txt');
-    const held = `name: quick
-on: { labels: ["baton:quick"] }
-agents: { coder: { uses: claude-code } }
-steps:
-  - id: implement
-    agent: coder
-    prompt: "Fix #\${{ issue.number }}"
-  - id: hold
-    approve: { message: "Go on?" }
-  - id: ci
-    checks: { names: [test, external] }
-`;
+    const held = heldBeforeChecks('quick', ['test', 'external']);
     const { h, issue, runId } = await start({ '.agents/workflows/quick.yml': held, '.github/workflows/ci.yml': green }, { implement: [{ write: { 'src/fix.txt': 'fixed\n' } }] });
     expect(await h.record(issue)).toMatch(/\| 🔄 \| hold \| Go on\? \|/);
     const head = (await h.as('alice').rest.git.getRef({ ...o, ref: `heads/baton/${runId}` })).data.object.sha;

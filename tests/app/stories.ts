@@ -103,6 +103,25 @@ export async function prFiles(reader: Octokit, branch: string): Promise<string[]
 }
 
 /** A run step and a PR, nothing else: the smallest run that ends in a pull request (refs tests, bench). */
+/**
+ * An agent's change held at an `approve` step before a `checks` gate on `names`: CI reports on
+ * the head while no gate waits (started by the label `baton:<name>`).
+ */
+export function heldBeforeChecks(name: string, names: string[]): string {
+  return `name: ${name}
+on: { labels: ["baton:${name}"] }
+agents: { coder: { uses: claude-code } }
+steps:
+  - id: implement
+    agent: coder
+    prompt: "Fix #\${{ issue.number }}"
+  - id: hold
+    approve: { message: "Go on?" }
+  - id: ci
+    checks: { names: [${names.join(', ')}] }
+`;
+}
+
 export const HELLO = `name: hello
 on: { labels: ["baton:hello"] }
 steps:

@@ -6,7 +6,7 @@
 // process: one new worker run, one approval, one fix round, one answer, one status comment.
 import { afterEach, describe, expect, it } from 'vitest';
 import { openLabelled, startHarness, type Harness, type HarnessOptions } from '../app/harness.ts';
-import { FLAKY, FLAKY_AGENTS, HUMAN, HUMAN_AGENTS, HUMAN_REVIEW, reviewerAtWork, runBranchFiles, SHIP } from '../app/stories.ts';
+import { FLAKY, FLAKY_AGENTS, heldBeforeChecks, HUMAN, HUMAN_AGENTS, HUMAN_REVIEW, reviewerAtWork, runBranchFiles, SHIP } from '../app/stories.ts';
 import { readStateBlock } from '../../src/record/state-block.ts';
 import { ASK, attempts, o, startAsk } from './scenario.ts';
 
@@ -196,18 +196,7 @@ describe('reliability: a replica whose memory of the run is behind', () => {
   // CI on a commit no gate waits on changes nothing and costs no write (decide.ts); a replica whose
   // view predates the gate would take news for nothing: it checks the claims before dropping it.
   it('drops no CI result that a gate started since waits for: it finds the newer claim on GitHub, reloads and applies it', async () => {
-    const held = `name: held
-on: { labels: ["baton:held"] }
-agents: { coder: { uses: claude-code } }
-steps:
-  - id: implement
-    agent: coder
-    prompt: "Fix #\${{ issue.number }}"
-  - id: hold
-    approve: { message: "Go on?" }
-  - id: ci
-    checks: { names: [external] }
-`;
+    const held = heldBeforeChecks('held', ['external']);
     const h = await replicas({ files: { '.agents/workflows/held.yml': held }, agents: { implement: [{ write: { 'src/fix.txt': 'fixed\n' } }] } });
     const n = await openLabelled(h, 'baton:held');
     const runId = `held-${n}-1`;
