@@ -92,6 +92,9 @@ export async function catchUpComments(runs: RunService, gh: RepoContext, c: Catc
         body: comment.body,
         author: comment.author,
         authorIsBot: false,
+        // Its body is read now, not as posted: an edited comment is its author's no more (comment.ts).
+        createdAt: comment.createdAt ?? NaN,
+        updatedAt: comment.updatedAt ?? NaN,
         key: commentKey(comment.id),
         pullRunId: isPull ? runIdOfPullBody(issue.body) : undefined,
       },

@@ -124,6 +124,8 @@ export const ROUTES: Record<string, Route> = {
         body: p.comment.body,
         author: p.comment.user?.login ?? '',
         authorIsBot: isBot(p.comment.user),
+        createdAt: Date.parse(p.comment.created_at),
+        updatedAt: Date.parse(p.comment.updated_at),
         key,
         pullRunId: isPull ? runIdOfPullBody(p.issue.body) : undefined,
       },

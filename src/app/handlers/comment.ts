@@ -10,7 +10,7 @@ import type { Workflow } from '../../manifest/types.ts';
 import { describeRoles, isAllowed, isTerminal, type RetryRequested, type RunEvent, type RunState } from '../../engine/index.ts';
 import type { ApproveStep, Role } from '../../manifest/types.ts';
 import { restoreRunBranch } from '../../hosts/github/run-branches.ts';
-import { BUILTINS, USAGE, parseCommentCommand, type CommentCommand } from '../../hosts/github/comment-command.ts';
+import { BUILTINS, USAGE, editedSincePosted, parseCommentCommand, type CommentCommand, type Posted } from '../../hosts/github/comment-command.ts';
 import type { RepoContext } from '../../hosts/github/client.ts';
 import { brokenFor, byCommand, defaultBranchHead, loadManifests, validWorkflows } from '../../hosts/github/manifests.ts';
 import { permissionOf } from '../../hosts/github/permission.ts';
@@ -23,7 +23,7 @@ import type { Log, RunService } from '../runs.ts';
 import { answerTooLong, keptLength, MAX_ANSWER_CHARS } from '../too-long.ts';
 import { startRun, type Thread } from './start.ts';
 
-export interface Commented {
+export interface Commented extends Posted {
   thread: Thread;
   commentId: number;
   body: string;
@@ -36,6 +36,8 @@ export interface Commented {
 
 export async function onComment(runs: RunService, gh: RepoContext, ev: Commented, log: Log): Promise<void> {
   if (ev.author.toLowerCase() === gh.botLogin.toLowerCase()) return;
+  // The one door for every comment, whoever read it (a delivery, the Actions-only catch-up).
+  if (editedSincePosted(ev)) return onEdited(gh, ev);
   const command = parseCommentCommand(ev.body);
   if (!command || command.kind === 'answer') {
     // Not every comment in a waiting run's thread is an answer: only one in an answer's form.
@@ -59,6 +61,22 @@ export async function onComment(runs: RunService, gh: RepoContext, ev: Commented
     default:
       return onRunCommand(runs, gh, ev, asker, command, log);
   }
+}
+
+/**
+ * A comment written again after it was posted: its body may be anyone's with write access, under
+ * its author's name, so it does nothing. Its author is told once (the reply's marker is the
+ * comment's key: a redelivery or the next catch-up posts nothing more) — they may have fixed a
+ * typo and wait for baton, or their words were changed by someone else and they should know.
+ * A remark that asks nothing costs nothing; a person without a role is rationed by the door.
+ */
+async function onEdited(gh: RepoContext, ev: Commented): Promise<void> {
+  if (ev.authorIsBot) return;
+  const command = parseCommentCommand(ev.body);
+  if (!command && !answerForm(ev.body)) return;
+  const what = command && command.kind !== 'answer' ? 'command' : 'answer';
+  const who = standingOf(ev.author, await permissionOf(gh, ev.author));
+  await replyTo(gh, ev, who, `@${ev.author}, comment ${ev.commentId} was edited after it was posted, so baton did nothing with it: it acts on a comment only as it was first posted (anyone with write access can edit anyone's comment). To give this ${what}, post it as a new comment.`);
 }
 
 /** The comment's author and their repository permission, looked up once per comment. */

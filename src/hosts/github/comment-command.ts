@@ -29,6 +29,27 @@ export const USAGE = [
   '`/baton help` this list',
 ].join('\n');
 
+/**
+ * When a comment was posted and last written (ms, GitHub's `created_at`/`updated_at`). GitHub
+ * lets anyone with write access edit anyone's comment, and keeps the author: a comment's body
+ * today may be another person's words under the author's name. So only a comment never written
+ * again is its author's: an edited one is never a command, an answer or an approval.
+ */
+export interface Posted {
+  createdAt: number;
+  updatedAt: number;
+}
+
+/**
+ * Whether the comment was written again after it was posted. GitHub stamps `updated_at` on an
+ * edit and gives both to the second, the same at creation (the `created` delivery, and every
+ * redelivery of it, carry those of the moment it was posted). Unknown or unreadable times count
+ * as edited: a comment is its author's only when GitHub says so.
+ */
+export function editedSincePosted(c: Posted): boolean {
+  return !(Number.isFinite(c.createdAt) && c.updatedAt === c.createdAt);
+}
+
 /** The command of a comment, or undefined when the comment holds none. */
 export function parseCommentCommand(body: string): CommentCommand | undefined {
   const found = commandLine(body);

@@ -194,6 +194,13 @@ export function registerIssueRoutes(emulator: Emulator): void {
     return { status: 200, body: shapes.comment(repo, commentOf(ctx, repo)) };
   }, read);
 
+  // Editing a comment (https://docs.github.com/rest/issues/comments#update-an-issue-comment):
+  // anyone with write access may edit anyone's comment, and the author stays the poster
+  // ("Anyone with write access to a repository can edit comments on issues, pull requests, and
+  // commits", https://docs.github.com/communities/moderating-comments-and-conversations/managing-disruptive-comments#editing-a-comment).
+  // `updated_at` becomes the time of the edit, `created_at` stays (both to the second, as all of
+  // GitHub's stamps); the `edited` delivery carries the body before it in `changes.body.from`
+  // (https://docs.github.com/webhooks/webhook-events-and-payloads#issue_comment).
   router.add(
     'PATCH',
     '/repos/{owner}/{repo}/issues/comments/{comment_id}',
