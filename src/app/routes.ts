@@ -26,6 +26,11 @@ export interface RouteEnv {
    * App hears of the same CI through check_suite and leaves other workflows alone.
    */
   workflowRunAsChecks: boolean;
+  /**
+   * Actions-only: the job's comment comes after every older one was settled (action/catch-up.ts),
+   * so its event settles each up to its id. Absent in the App, whose keys are deliveries'.
+   */
+  settlesComment?: number;
 }
 
 export type Route = (runs: RunService, gh: RepoContext, payload: any, key: string, env: RouteEnv) => Promise<void>;
@@ -128,6 +133,7 @@ export const ROUTES: Record<string, Route> = {
         updatedAt: Date.parse(p.comment.updated_at),
         key,
         pullRunId: isPull ? runIdOfPullBody(p.issue.body) : undefined,
+        ...(env.settlesComment === p.comment.id && { settles: p.comment.id }),
       },
       env.log,
     );

@@ -32,7 +32,7 @@ export interface Decision {
 }
 
 export function decide(state: RunState, event: RunEvent, workflow: Workflow): Decision {
-  if (state.appliedKeys.includes(event.key)) return { state, commands: [] };
+  if (state.appliedKeys.includes(event.key) || settledAlready(state, event)) return { state, commands: [] };
   // CI on a commit no gate waits on: nothing to record (a gate reads what came before it).
   if (event.type === 'checks.reported' && !awaitsChecksOn(state, event.sha)) return { state, commands: [] };
   const d = new Draft(state, workflow, event);
@@ -43,9 +43,15 @@ export function decide(state: RunState, event: RunEvent, workflow: Workflow): De
   const keys = state.appliedKeys.length >= APPLIED_KEYS_LIMIT ? state.appliedKeys.slice(1 - APPLIED_KEYS_LIMIT) : state.appliedKeys.slice();
   keys.push(event.key);
   d.state.appliedKeys = keys;
+  if (event.commentsUpTo !== undefined) d.state.commentsUpTo = Math.max(event.commentsUpTo, state.commentsUpTo ?? 0);
   d.state.clock = d.now;
   if (d.visible && d.state.status !== 'idle') d.emit({ type: 'render-record', runId: d.state.runId, key: `${d.state.runId}/render/${event.key}` });
   return { state: d.state, commands: d.commands };
+}
+
+/** A comment's event at or below the run's mark: applied before, its key perhaps forgotten since. */
+function settledAlready(state: RunState, event: RunEvent): boolean {
+  return event.commentsUpTo !== undefined && state.commentsUpTo !== undefined && event.commentsUpTo <= state.commentsUpTo;
 }
 
 function apply(d: Draft, ev: RunEvent): void {

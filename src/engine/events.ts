@@ -10,6 +10,13 @@ import type { TriggerKind } from './roles.ts';
 interface EventBase {
   key: string;
   at: number;
+  /**
+   * A comment's event that the host applies only after every older comment meant for the run
+   * (comments' ids grow with their posting): once it is applied, each comment up to this id
+   * is settled (RunState.commentsUpTo), and an event carrying an id at or below it is one
+   * applied already. Actions-only's catch-up (action/catch-up.ts) sets it.
+   */
+  commentsUpTo?: number;
 }
 
 /** Identifies one dispatched attempt; hosts copy these from the dispatch-worker command. */

@@ -159,6 +159,7 @@ export function copyRun(s: RunState): RunState {
     merging: s.merging,
     checks: s.checks,
     appliedKeys: s.appliedKeys,
+    ...(s.commentsUpTo !== undefined && { commentsUpTo: s.commentsUpTo }),
     breakers: s.breakers,
     checksShown: s.checksShown,
     ...(s.fork && { fork: s.fork }),

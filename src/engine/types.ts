@@ -234,6 +234,12 @@ export interface RunState {
   checksShown?: Record<string, string>;
   /** Keys of applied events, most recent last, bounded. */
   appliedKeys: string[];
+  /**
+   * Every comment meant for this run with an id up to this one is settled: applied, or judged
+   * to ask nothing of it (EventBase.commentsUpTo). Unbounded where `appliedKeys` forgets: an old
+   * comment is never applied twice, whatever came since. Absent until a comment sets it.
+   */
+  commentsUpTo?: number;
   /** Circuit breakers by agent name (breaker.ts); absent until an agent's backend first fails to work. */
   breakers?: Record<string, BreakerState>;
   /** A fork's pull request is the run's code (RunRequested.fork): absent for every other run. */

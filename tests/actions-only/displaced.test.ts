@@ -15,6 +15,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunRecord } from '../emulator/actions/records.ts';
 import { quoteReply } from '../emulator/quote-reply.ts';
+import { APPLIED_KEYS_LIMIT } from '../../src/engine/types.ts';
+import { readStateBlock, writeStateBlock } from '../../src/record/state-block.ts';
 import { startActionsOnly, type ActionsOnly } from './harness.ts';
 
 const o = { owner: 'acme', repo: 'widgets' };
@@ -47,6 +49,27 @@ steps:
     prompt: "Build it"
     retries: 0
 `;
+
+const FAILING = `name: failing
+on: { labels: ["baton:failing"] }
+steps:
+  - id: build
+    run: exit 1
+`;
+
+const WITH_PR = `name: shipped
+on: { labels: ["baton:shipped"] }
+steps:
+  - id: build
+    run: echo built > built.txt
+  - id: pr
+    pull-request: { title: "Built for #\${{ issue.number }}" }
+  - id: check
+    run: exit 1
+`;
+
+/** The key the harness hands baton.yml as BATON_STATE_SECRET (harness.ts). */
+const STATE_SECRET = 'actions-only-state-secret';
 
 const HOLD = `name: hold
 on:
@@ -194,4 +217,66 @@ describe('Actions-only mode: nothing is lost to the concurrency group', () => {
     expect(body).toMatch(/build \| done/);
     expect(body).toContain('succeeded');
   }, 60_000);
+
+  it("never applies a displaced /baton retry twice, however many events pushed its key out of the run's applied keys", async () => {
+    const n = await start({ '.agents/workflows/failing.yml': FAILING }, 'baton:failing');
+    expect(await record(n)).toMatch(/\| ❌ \| build \|[^|]*\| 1 \|/);
+    const release = await holdGroup(n);
+    const retry = await commentPending('alice', n, '/baton retry build');
+    await commentPending('mallory', n, '+1');
+    expect(jobOf(retry, 'run')?.conclusion).toBe('cancelled');
+    release();
+    await h!.settle();
+    expect(await record(n)).toMatch(/\| ❌ \| build \|[^|]*\| 2 \|/);
+
+    // A long run later: the run's applied keys hold only newer events (as baton writes them,
+    // signed with its key) — the retry's key is one the state has forgotten.
+    const status = (await h!.as('alice').rest.issues.listComments({ ...o, issue_number: n })).data.find((c) => c.body?.includes('baton:record'))!;
+    const read = readStateBlock(status.body!, STATE_SECRET);
+    if (!read.ok) throw new Error(read.problem);
+    expect(read.state.appliedKeys).toContain(`comment:${(await commentIdOf(n, '/baton retry build'))}`);
+    const flooded = { ...read.state, appliedKeys: Array.from({ length: APPLIED_KEYS_LIMIT }, (_, i) => `status:${i}`) };
+    const body = status.body!.replace(/<!-- baton:state [^\n]*-->\s*$/, writeStateBlock(flooded, STATE_SECRET, read.gen));
+    await h!.as('alice').rest.issues.updateComment({ ...o, comment_id: status.id, body });
+
+    await h!.as('mallory').rest.issues.createComment({ ...o, issue_number: n, body: 'ping' });
+    await h!.settle();
+    expect(await record(n)).toMatch(/\| ❌ \| build \|[^|]*\| 2 \|/);
+  }, 90_000);
+
+  it("applies a displaced /baton retry on an older run's pull request after a newer run started in the thread", async () => {
+    h = await startActionsOnly({ init: ['--mode', 'actions'], files: { '.agents/workflows/shipped.yml': WITH_PR, '.github/workflows/hold.yml': HOLD }, agentScript: [] });
+    // Settings → Actions → "Allow GitHub Actions to create and approve pull requests" (docs/actions-only.md).
+    h.emu.store.repo('acme', 'widgets')!.actionsCanCreatePullRequests = true;
+    const n = (await h.as('alice').rest.issues.create({ ...o, title: 'Ship it', body: 'Please.', labels: ['baton:shipped'] })).data.number;
+    await h.settle();
+    expect(await record(n)).toMatch(/\| ❌ \| check \|[^|]*\| 1 \|/);
+    const pulls = async () => (await h!.as('alice').rest.pulls.list({ ...o, state: 'all' })).data;
+    const first = (await pulls()).find((p) => p.body?.includes(`shipped-${n}-1`))!;
+    expect(first).toBeDefined();
+    // A second run of the thread: the first one ended (failed).
+    await h!.as('alice').rest.issues.removeLabel({ ...o, issue_number: n, name: 'baton:shipped' });
+    await h!.settle();
+    await h!.as('alice').rest.issues.addLabels({ ...o, issue_number: n, labels: ['baton:shipped'] });
+    await h!.settle();
+    const records = async () => (await h!.as('alice').rest.issues.listComments({ ...o, issue_number: n })).data.filter((c) => c.body?.includes('baton:record')).map((c) => c.body!);
+    expect((await records())[1]).toContain(`shipped-${n}-2`);
+
+    const release = await holdGroup(n);
+    const before = runs().length;
+    await h!.as('alice').rest.issues.createComment({ ...o, issue_number: first.number, body: '/baton retry check' });
+    const retry = await nextRun(before, '.github/workflows/baton.yml');
+    await h!.waitFor('the retry job pending', () => jobOf(retry, 'run')?.status === 'queued');
+    await commentPending('mallory', n, '+1');
+    expect(jobOf(retry, 'run')?.conclusion).toBe('cancelled');
+    release();
+    await h!.settle();
+    const [one, two] = await records();
+    expect(one).toMatch(/\| ❌ \| check \|[^|]*\| 2 \|/);
+    expect(two).toMatch(/\| ❌ \| check \|[^|]*\| 1 \|/);
+  }, 120_000);
 });
+
+async function commentIdOf(n: number, body: string): Promise<number> {
+  return (await h!.as('alice').rest.issues.listComments({ ...o, issue_number: n })).data.find((c) => c.body === body)!.id;
+}

@@ -68,6 +68,24 @@ describe('idempotency', () => {
     expect(r.state.appliedKeys.at(-1)).toBe(r.events.at(-1)!.key);
   });
 
+  it("applies a comment's event once for good: at or below the run's comment mark it is a duplicate, however many keys came since", () => {
+    const r = new Run(workflow([agent('a')]));
+    r.start();
+    r.fail('a');
+    r.send({ type: 'retry.requested', step: 'a', actor: 'alice', permission: 'admin', commentsUpTo: 40 });
+    expect(r.state.commentsUpTo).toBe(40);
+    r.fail('a');
+    for (let i = 0; i < 600; i++) r.send({ type: 'time.passed' });
+    // The same comment again (its key long forgotten), and an older one: both settled already.
+    for (const mark of [40, 39]) {
+      const again = decide(r.state, { type: 'retry.requested', key: `comment:${mark}`, at: 1, step: 'a', actor: 'alice', permission: 'admin', commentsUpTo: mark }, r.workflow);
+      expect(again.state).toBe(r.state);
+    }
+    r.send({ type: 'retry.requested', step: 'a', actor: 'alice', permission: 'admin', commentsUpTo: 41 });
+    expect(r.status('a')).toBe('running');
+    expect(r.state.commentsUpTo).toBe(41);
+  });
+
   it('asks for at most one record render per event, and none when nothing visible changed', () => {
     const r = new Run(workflow([agent('a', { forEach: '${{ fromJSON(\'[1,2,3]\') }}' })]));
     const out = r.start();

@@ -66,8 +66,10 @@ export async function runMode(inputs: Inputs): Promise<void> {
   // Comments first, oldest first: a displaced `/baton cancel` comes before the event that displaced it.
   const comment = ev.name === 'issue_comment' ? (ev.payload.comment as { id?: number } | undefined)?.id : undefined;
   const thread = Number(concurrencyKey(ev.name, ev.payload));
-  if (Number.isInteger(thread)) await catchUpComments(runs, gh, { thread, ...(comment !== undefined ? { except: comment } : {}) }, actionLog);
-  await handler!(runs, gh, ev.payload, comment !== undefined ? commentKey(comment) : ev.id, { log: actionLog, ourAppId, workflowRunAsChecks: true });
+  const caught = Number.isInteger(thread) ? await catchUpComments(runs, gh, { thread, ...(comment !== undefined ? { except: comment } : {}) }, actionLog) : { complete: true };
+  // Every comment before the job's own settled: its event may carry its id as the run's mark.
+  const settles = comment !== undefined && caught.complete ? comment : undefined;
+  await handler!(runs, gh, ev.payload, comment !== undefined ? commentKey(comment) : ev.id, { log: actionLog, ourAppId, workflowRunAsChecks: true, ...(settles !== undefined && { settlesComment: settles }) });
   await runs.idle();
 }
 

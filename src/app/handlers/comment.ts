@@ -32,6 +32,16 @@ export interface Commented extends Posted {
   key: string;
   /** The run a PR belongs to (from its body), when the comment is on baton's PR. */
   pullRunId: string | undefined;
+  /**
+   * The run the comment was written to, when the host knows better than "the thread's newest":
+   * the catch-up handles a comment late, maybe after a newer run started in the thread.
+   */
+  forRun?: string;
+  /**
+   * Every older comment meant for the run was settled before this one (the catch-up goes oldest
+   * first): its event settles each comment up to this id (RunState.commentsUpTo).
+   */
+  settles?: number;
 }
 
 export async function onComment(runs: RunService, gh: RepoContext, ev: Commented, log: Log): Promise<void> {
@@ -129,6 +139,7 @@ function foreignPull(gh: RepoContext, ev: Commented, state: RunState): string | 
 /** The run a comment talks about: the PR's run, else the newest run of the thread. */
 async function runOf(runs: RunService, gh: RepoContext, ev: Commented, log: Log): Promise<string | undefined> {
   if (ev.pullRunId) return ev.pullRunId;
+  if (ev.forRun) return ev.forRun;
   return (await runs.runsOfThread(gh, ev.thread.number, log)).at(-1);
 }
 
@@ -162,13 +173,18 @@ async function onRunCommand(runs: RunService, gh: RepoContext, ev: Commented, as
         await replyTo(gh, ev, standingOf(ev.author, asker.permission, refusal.roles), `@${ev.author}, ${refusal.text}`);
         return [];
       }
-      const base = { key: ev.key, at, actor: ev.author, permission: asker.permission };
+      const base = { key: ev.key, at, actor: ev.author, permission: asker.permission, ...settling(ev) };
       if (command.kind === 'cancel') return [{ type: 'cancel.requested', ...base }];
       if (command.kind === 'approve') return [{ type: 'approval.given', ...base }];
       return retryEvents(gh, ev, memory.state, workflow, { ...base, step: command.step });
     },
     log,
   );
+}
+
+/** The mark a comment's one event carries (one only: a second event of it would read as applied). */
+function settling(ev: Commented): { commentsUpTo?: number } {
+  return ev.settles === undefined ? {} : { commentsUpTo: ev.settles };
 }
 
 /** The approve steps running now, in workflow order (the first is the one `/baton approve` passes). */
@@ -215,7 +231,7 @@ async function retryEvents(gh: RepoContext, ev: Commented, state: RunState, work
 async function answeredRun(runs: RunService, gh: RepoContext, ev: Commented, form: AnswerForm, log: Log): Promise<string | undefined> {
   if (ev.pullRunId) return ev.pullRunId;
   const ofThread = await runs.runsOfThread(gh, ev.thread.number, log);
-  return form.runId !== undefined && ofThread.includes(form.runId) ? form.runId : ofThread.at(-1);
+  return form.runId !== undefined && ofThread.includes(form.runId) ? form.runId : (ev.forRun ?? ofThread.at(-1));
 }
 
 async function answer(runs: RunService, gh: RepoContext, ev: Commented, form: AnswerForm, log: Log): Promise<void> {
@@ -257,7 +273,7 @@ async function answer(runs: RunService, gh: RepoContext, ev: Commented, form: An
         await replyTo(gh, ev, who, answerTooLong(ev.author, length), `${ev.key}/too-long`);
         return [];
       }
-      return [{ type: 'questions.answered', key: ev.key, at: Date.now(), step, answers, actor: ev.author, permission }];
+      return [{ type: 'questions.answered', key: ev.key, at: Date.now(), step, answers, actor: ev.author, permission, ...settling(ev) }];
     },
     log,
   );
