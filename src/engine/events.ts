@@ -47,7 +47,11 @@ export interface RunRequested extends EventBase, Actor {
   pr?: Json;
   repo?: Json;
   baseBranch: string;
-  /** Head of the base branch: the run branch starts here. */
+  /**
+   * Head of the base branch: the run branch starts here. A fork run's head is the fork's
+   * commit, which workers check out by sha and which never becomes a branch: its run branch
+   * starts at `manifestCommit`, a commit of the default branch (start.ts).
+   */
   baseSha: string;
   /**
    * Set when an event or schedule the manifest subscribes to started the run (absent: a

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compare, type Row } from '../../scripts/conformance/compare.ts';
 import { runScenario } from '../../scripts/conformance/runner.ts';
 import { tokenPullRequestRuns } from '../../scripts/conformance/scenarios/actions.ts';
-import { forkSuiteHeadBranch } from '../../scripts/conformance/scenarios/forks.ts';
+import { forkShaRef, forkSuiteHeadBranch } from '../../scripts/conformance/scenarios/forks.ts';
 import { SCENARIOS } from '../../scripts/conformance/scenarios/index.ts';
 import { githubTarget, SANDBOX_MARKER } from '../../scripts/conformance/targets/github.ts';
 import { withActions, type ActionsRunner } from './actions/index.ts';
@@ -137,7 +137,7 @@ describe('--repo against an emulator posing as GitHub', () => {
     });
     expect(rows.map((r) => [r.scenario, r.verdict])).toEqual(
       // A fork's pull request needs a second account, which the kit does not hold against GitHub.
-      SCENARIOS.map((s) => [s.name, s.name.startsWith('secondary rate limit') ? 'unobserved' : s === forkSuiteHeadBranch ? 'skipped' : 'agree']),
+      SCENARIOS.map((s) => [s.name, s.name.startsWith('secondary rate limit') ? 'unobserved' : s === forkSuiteHeadBranch || s === forkShaRef ? 'skipped' : 'agree']),
     );
     // Everything the scenarios made is gone again: no scratch ref, the default branch without the scratch workflow.
     // A pull request stays (closed), and so do its refs/pull/N/*: GitHub deletes neither.

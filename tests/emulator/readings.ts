@@ -69,6 +69,16 @@ export interface Readings {
    * webhook: this is about workflows only).
    */
   workflowRunAfterTokenDispatch: 'fires' | 'silent';
+  /**
+   * What `POST git/refs` answers for a commit only a fork has (reachable from no ref of the
+   * repository but `refs/pull/<n>/head`; ISSUE U1, no public source settles it). `accepted`: a
+   * ref is made, as for any commit of the fork network; `does-not-exist`: 422 "Reference does not
+   * exist", as was seen at a fork pull request's head (omnigent-ai/omnigent#398); `workflow-rule`:
+   * refused to a token without `workflows` as the workflow-file rule refuses a new ref on a commit
+   * far from the default branch (GitHub Support, quoted in vercel/next.js#94596; wildfly/wildfly.org#549),
+   * with that rule's answer (`workflowRefusalAt`).
+   */
+  forkShaRef: 'accepted' | 'does-not-exist' | 'workflow-rule';
 }
 
 export const DEFAULT_READINGS: Readings = {
@@ -79,6 +89,7 @@ export const DEFAULT_READINGS: Readings = {
   checkSuiteHeadBranch: 'first-branch',
   forkSuiteHeadBranch: 'fork-branch',
   workflowRunAfterTokenDispatch: 'fires',
+  forkShaRef: 'does-not-exist',
 };
 
 /** Every value of every switch: what the conformance kit and the reading matrix iterate over. */
@@ -90,6 +101,7 @@ export const READING_VALUES: { [K in keyof Readings]: readonly Readings[K][] } =
   checkSuiteHeadBranch: ['first-branch', 'pushed-branch', 'null'],
   forkSuiteHeadBranch: ['fork-branch', 'null'],
   workflowRunAfterTokenDispatch: ['fires', 'silent'],
+  forkShaRef: ['accepted', 'does-not-exist', 'workflow-rule'],
 };
 
 /** The readings of one emulator: defaults, then the environment's, then the test's own. */

@@ -204,6 +204,8 @@ export interface Repo {
    * and approve pull requests": off by default, as on GitHub.
    */
   actionsCanCreatePullRequests: boolean;
+  /** Branches branch protection or a ruleset covers (reported by `GET branches/{branch}`); none unless a test protects one. */
+  protectedBranches?: Set<string>;
 }
 
 /** The slug of GitHub Actions' app: its suites hold workflow runs, its check runs are jobs. */

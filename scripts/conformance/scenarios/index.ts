@@ -7,7 +7,7 @@ import type { Scenario } from '../types.ts';
 import { artifactHiddenFiles, tokenPullRequestRuns, workflowRunAfterTokenDispatch } from './actions.ts';
 import { checkSuiteHeadBranch, oneSuitePerApp } from './check-suites.ts';
 import { customRefDeliveries } from './deliveries.ts';
-import { forkSuiteHeadBranch } from './forks.ts';
+import { forkShaRef, forkSuiteHeadBranch } from './forks.ts';
 import { checkSummaryBytes, commentCharacters, commentStamps } from './limits.ts';
 import { secondaryLimitShape } from './rate-limits.ts';
 import { customRefNamespace, refCreateRace } from './refs.ts';
@@ -25,6 +25,7 @@ export const SCENARIOS: readonly Scenario[] = [
   oneSuitePerApp,
   checkSuiteHeadBranch,
   forkSuiteHeadBranch,
+  forkShaRef,
   customRefDeliveries,
   tokenPullRequestRuns,
   workflowRunAfterTokenDispatch,

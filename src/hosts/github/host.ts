@@ -25,7 +25,7 @@ import { postReview } from './review.ts';
 import { refusedStanding, replyFor } from './stranger-door.ts';
 import { postOnce, writeRecord } from './thread.ts';
 import { LeaseTaken, type EventClaim } from './lease.ts';
-import { createRef } from './git-refs.ts';
+import { createRef, updateRef } from './git-refs.ts';
 import { catchUpWithDefaultBranch, RunBranchRefused, workflowRuleRefusal } from './workflow-rule.ts';
 import { questionsText } from './questions.ts';
 import { drive } from '../driver.ts';
@@ -81,8 +81,10 @@ export class GitHubHost implements HostPort {
    */
   private async syncBranch(state: RunState, at: number): Promise<RunEvent[]> {
     if (!state.runBranch.startsWith('baton/') || !state.head || this.memory.branchAt === state.head) return [];
+    // A fork run's head is the fork's commit: its branch never moves there (engine/start.ts).
+    if (state.fork) return [];
     try {
-      await this.gh.octokit.request('PATCH /repos/{owner}/{repo}/git/refs/{ref}', { owner: this.gh.owner, repo: this.gh.repo, ref: `heads/${state.runBranch}`, sha: state.head, force: false });
+      await updateRef(this.gh, `heads/${state.runBranch}`, state.head, false);
     } catch (err) {
       if (workflowRuleRefusal(err)) return this.catchUp(state, err, at);
       if (notFastForward(err)) {

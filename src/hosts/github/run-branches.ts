@@ -32,6 +32,9 @@ export async function holdsNothingOfItsOwn(gh: RepoContext, state: RunState): Pr
   if (gh.keepBranches || !isTerminal(state.status) || state.pr || !state.head || state.runBranch !== `baton/${state.runId}`) return false;
   try {
     if ((await refsUnder(gh, `heads/baton/steps/${state.runId}/`)).length > 0) return false;
+    // A fork run's branch names a commit of the default branch, never the run's head (the fork's
+    // commit, engine/start.ts), and a fork run writes nothing: it holds nothing of its own.
+    if (state.fork) return true;
     return (await onBranch(gh, state.baseBranch, state.head)) ?? (state.baseBranch !== gh.defaultBranch && (await onBranch(gh, gh.defaultBranch, state.head))) ?? false;
   } catch (err) {
     if (refusedForGood(err)) return false;
@@ -85,6 +88,12 @@ export async function restoreRunBranch(gh: RepoContext, state: RunState): Promis
   if ((await readRef(gh, `heads/${branch}`)) !== null) return {};
   // Made meanwhile (another process retrying too, or this one before a lost answer): there it is.
   const create = async (sha: string): Promise<void> => void (await createRef(gh, `refs/heads/${branch}`, sha));
+  // A fork run's head is the fork's commit, which never becomes a branch (engine/start.ts): its
+  // branch is made again where the default branch is, and the run goes on from its head as it was.
+  if (state.fork) {
+    await create((await defaultBranchTip(gh)).sha);
+    return {};
+  }
   const gone = `its branch \`${branch}\` was deleted when its pull request${state.pr ? ` #${state.pr.number}` : ''} was closed`;
   try {
     await create(state.head);

@@ -10,6 +10,7 @@ import { onPush } from '../push.ts';
 import type { Repo } from '../store.ts';
 import { actor, body, gitOf, repoOf, resolveCommitish } from './util.ts';
 import { defaultBranchHead, refUpdateBase, refuseWorkflowChangesByApi, refuseWorkflowCommit, refuseWorkflowTree } from './workflow-files.ts';
+import { refuseForkOnlyCommit } from '../forks.ts';
 
 interface TreeInput {
   path?: string;
@@ -219,6 +220,7 @@ export function registerGitRoutes(emulator: Emulator): void {
         const racer = created !== undefined && (created.arrived >= ctx.arrivedAt || ctx.arrivedAt - created.done < RACE_WINDOW_MS);
         throw unprocessable(racer && ctx.emulator.readings.refCreateRace === 'update-failed' ? 'Reference update failed' : 'Reference already exists');
       }
+      await refuseForkOnlyCommit(ctx, git, input.sha);
       await refuseWorkflowChangesByApi(ctx, git, await defaultBranchHead(git, repo), input.sha);
       try {
         await git.updateRef(input.ref, input.sha, ZERO_SHA);
