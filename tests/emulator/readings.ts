@@ -79,6 +79,15 @@ export interface Readings {
    * with that rule's answer (`workflowRefusalAt`).
    */
   forkShaRef: 'accepted' | 'does-not-exist' | 'workflow-rule';
+  /**
+   * Whether a push to a ref outside refs/heads and refs/tags (baton's `refs/baton/…`) starts
+   * `on: push` workflows. The docs say push runs "when you push a commit or tag" and webhooks
+   * name branches and tags only (webhook-events-and-payloads; reports: no webhooks for such refs,
+   * hashbang/git-signatures#7): `silent`. `fires`: the other plausible behaviour — the workflow
+   * runs, its branch filters matched against the ref's name after `refs/` (`baton/leases/…`);
+   * no webhook is sent either way.
+   */
+  customRefPushRuns: 'silent' | 'fires';
 }
 
 export const DEFAULT_READINGS: Readings = {
@@ -90,6 +99,7 @@ export const DEFAULT_READINGS: Readings = {
   forkSuiteHeadBranch: 'fork-branch',
   workflowRunAfterTokenDispatch: 'fires',
   forkShaRef: 'does-not-exist',
+  customRefPushRuns: 'silent',
 };
 
 /** Every value of every switch: what the conformance kit and the reading matrix iterate over. */
@@ -102,6 +112,7 @@ export const READING_VALUES: { [K in keyof Readings]: readonly Readings[K][] } =
   forkSuiteHeadBranch: ['fork-branch', 'null'],
   workflowRunAfterTokenDispatch: ['fires', 'silent'],
   forkShaRef: ['accepted', 'does-not-exist', 'workflow-rule'],
+  customRefPushRuns: ['silent', 'fires'],
 };
 
 /** The readings of one emulator: defaults, then the environment's, then the test's own. */

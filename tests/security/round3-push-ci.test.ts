@@ -6,10 +6,12 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { doctorCommand } from '../../src/cli/commands/doctor.ts';
 import { validateCommand } from '../../src/cli/commands/validate.ts';
 import { pushCiWarnings } from '../../src/manifest/warn-push-ci.ts';
+import { READING_VALUES } from '../emulator/readings.ts';
+import { startHarness, type Harness } from '../app/harness.ts';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -74,4 +76,39 @@ describe('push CI that would run on baton\'s branches', () => {
       '.github/workflows/lint.yml:4',
     ]);
   });
+});
+
+const QUICK = `name: quick
+on: { labels: ["baton:quick"] }
+agents:
+  coder: { uses: claude-code }
+steps:
+  - id: implement
+    agent: coder
+    prompt: "Fix issue #\${{ issue.number }}"
+`;
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+describe('with the fix the doctor names, push CI runs on none of baton\'s refs', () => {
+  // Whether a push to a custom ref (baton's claims under refs/baton/, which may keep an agent's
+  // commit) starts push workflows is not documented (readings.ts `customRefPushRuns`): under
+  // `fires`, GitHub would filter it by its name after refs/ (`baton/leases/…`), which
+  // `branches-ignore: ['baton/**']` ignores as it does baton's branches.
+  it.each(READING_VALUES.customRefPushRuns)('an agent\'s run with CI on push, branches-ignore baton/** (push runs for custom refs: %s)', async (customRefPushRuns) => {
+    const ci = `name: ci\non:\n  push:\n    branches-ignore: ['baton/**']\n${job}`;
+    expect(pushCiWarnings({ '.github/workflows/ci.yml': ci })).toEqual([]);
+    h = await startHarness({ files: { '.agents/workflows/quick.yml': QUICK, '.github/workflows/ci.yml': ci }, agents: { implement: [{ write: { 'src/fix.txt': 'agent code\n' } }] }, readings: { customRefPushRuns } });
+    const alice = h.as('alice');
+    const issue = (await alice.rest.issues.create({ owner: 'acme', repo: 'widgets', title: 'Widgets break', body: 'Please fix.' })).data;
+    await alice.rest.issues.addLabels({ owner: 'acme', repo: 'widgets', issue_number: issue.number, labels: ['baton:quick'] });
+    await h.settle();
+    expect(await h.record(issue.number)).toContain(`run \`quick-${issue.number}-1\` — succeeded`);
+    const pushes = [...h.runner.store.runs.values()].filter((r) => r.path === '.github/workflows/ci.yml' && r.event === 'push');
+    expect(pushes.filter((r) => r.ref !== 'refs/heads/main').map((r) => r.ref)).toEqual([]);
+  }, 120_000);
 });

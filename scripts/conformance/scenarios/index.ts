@@ -10,7 +10,7 @@ import { customRefDeliveries } from './deliveries.ts';
 import { forkShaRef, forkSuiteHeadBranch } from './forks.ts';
 import { checkSummaryBytes, commentCharacters, commentStamps } from './limits.ts';
 import { secondaryLimitShape } from './rate-limits.ts';
-import { customRefNamespace, refCreateRace } from './refs.ts';
+import { customRefNamespace, customRefPushRuns, refCreateRace } from './refs.ts';
 import { newRefAfterWorkflowChange, refUpdateWorkflows, workflowRefusalAt } from './workflow-files.ts';
 
 export const SCENARIOS: readonly Scenario[] = [
@@ -27,6 +27,7 @@ export const SCENARIOS: readonly Scenario[] = [
   forkSuiteHeadBranch,
   forkShaRef,
   customRefDeliveries,
+  customRefPushRuns,
   tokenPullRequestRuns,
   workflowRunAfterTokenDispatch,
   artifactHiddenFiles,

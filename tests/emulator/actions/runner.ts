@@ -314,7 +314,7 @@ export class ActionsRunner {
         matched.push({ path, error: `Invalid workflow file ${path}: ${(err as Error).message}` });
         continue;
       }
-      if (!workflowListens(on, event, payload)) continue;
+      if (!workflowListens(on, event, payload, this.host.customRefPushRuns?.())) continue;
       try {
         matched.push({ path, workflow: parseWorkflowFile(path, text) });
       } catch (err) {
