@@ -11,7 +11,6 @@ import type { HostPort } from '../driver.ts';
 import type { Workflow } from '../../manifest/types.ts';
 import { relabel } from '../../record/externalize.ts';
 import { fitRecord, RecordTooLargeError, renderRecord, type RenderOptions } from '../../record/render.ts';
-import { setBranch } from './apply.ts';
 import { refusedForGood, type RepoContext } from './client.ts';
 import { cancelWorker, dispatchWorker } from './dispatch.ts';
 import { upsertCheckRun } from './checks.ts';
@@ -255,4 +254,3 @@ async function createBranch(gh: RepoContext, branch: string, sha: string): Promi
   return made.created || (made.unanswered && (await made.pointsAt()) === sha);
 }
 
-export { setBranch };

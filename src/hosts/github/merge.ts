@@ -7,7 +7,7 @@
 // both sides touched.
 import { mergeInto, readRef, updateRef } from './git-refs.ts';
 import type { MergeStepBranch, RunEvent } from '../../engine/index.ts';
-import { setBranch } from './apply.ts';
+import { keepStepCommit } from './step-refs.ts';
 import { messageOf, refusedForGood, statusOf, type RepoContext } from './client.ts';
 import type { CommitCache } from './memory.ts';
 import { catchUpWithDefaultBranch, RunBranchRefused, workflowRuleRefusal } from './workflow-rule.ts';
@@ -71,17 +71,17 @@ export async function mergeStepBranch(gh: RepoContext, commits: CommitCache, cmd
     if (statusOf(err) !== 409) return refused(err);
   }
   const files = await conflictingFiles(gh, cmd.into, cmd.commit);
-  return [{ type: 'merge.conflicted', key: `${cmd.key}/conflicted`, at, ...ref, files, ...((await keptOnBranch(gh, cmd)) && { branch: cmd.branch }) }];
+  const kept = await keptOnStepRef(gh, cmd);
+  return [{ type: 'merge.conflicted', key: `${cmd.key}/conflicted`, at, ...ref, files, ...(kept && { branch: kept }) }];
 }
 
-/** Points the step branch at the conflicting commit; false when GitHub refuses it for good (the conflict is still reported). */
-async function keptOnBranch(gh: RepoContext, cmd: MergeStepBranch): Promise<boolean> {
+/** Points the step's ref at the conflicting commit (apply.ts `stepRef`): its name, or undefined when GitHub refuses it for good (the conflict is still reported). */
+async function keptOnStepRef(gh: RepoContext, cmd: MergeStepBranch): Promise<string | undefined> {
   try {
-    await setBranch(gh, cmd.branch, cmd.commit, true);
-    return true;
+    return await keepStepCommit(gh, cmd.branch, cmd.commit);
   } catch (err) {
     if (!refusedForGood(err)) throw err;
-    return false;
+    return undefined;
   }
 }
 

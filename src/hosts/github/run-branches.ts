@@ -1,5 +1,5 @@
-// Removing a finished run's branches: the run branch `baton/<run>` and its step branches
-// `baton/steps/<run>/…`. Only once the run is over and its pull request merged or closed:
+// Removing a finished run's branches: the run branch `baton/<run>` and its step refs
+// `refs/baton/steps/<run>/…` (step branches `baton/steps/<run>/…` before them). Only once the run is over and its pull request merged or closed:
 // until then the branch is the run's result (a succeeded run without a PR), what a PR shows,
 // or what a `/baton retry` of a failed run goes on from. `keepBranches` (BATON_KEEP_BRANCHES,
 // the Action's `keep-branches`) keeps them all.
@@ -8,6 +8,7 @@ import type { RepoContext } from './client.ts';
 import { createRef, deleteRef, readRef, refsUnder } from './git-refs.ts';
 import { messageOf, refusedForGood, statusOf } from './client.ts';
 import { catchUpWithDefaultBranch, defaultBranchTip, RunBranchRefused, workflowRuleRefusal } from './workflow-rule.ts';
+import { stepRef } from './step-refs.ts';
 
 /** Why a run's branches stay, or undefined when they may go (its PR given as last seen, if known). */
 export function branchesNeeded(gh: RepoContext, state: RunState, pr?: { state: string } | null): string | undefined {
@@ -31,7 +32,7 @@ export function branchesNeeded(gh: RepoContext, state: RunState, pr?: { state: s
 export async function holdsNothingOfItsOwn(gh: RepoContext, state: RunState): Promise<boolean> {
   if (gh.keepBranches || !isTerminal(state.status) || state.pr || !state.head || state.runBranch !== `baton/${state.runId}`) return false;
   try {
-    if ((await refsUnder(gh, `heads/baton/steps/${state.runId}/`)).length > 0) return false;
+    if ((await stepRefs(gh, state.runId)).length > 0) return false;
     // A fork run's branch names a commit of the default branch, never the run's head (the fork's
     // commit, engine/start.ts), and a fork run writes nothing: it holds nothing of its own.
     if (state.fork) return true;
@@ -40,6 +41,14 @@ export async function holdsNothingOfItsOwn(gh: RepoContext, state: RunState): Pr
     if (refusedForGood(err)) return false;
     throw err;
   }
+}
+
+/**
+ * The run's step refs: `refs/baton/steps/<run>/…` (apply.ts `stepRef`), and the step branches
+ * `refs/heads/baton/steps/<run>/…` that versions before it made. Two listings.
+ */
+async function stepRefs(gh: RepoContext, runId: string): Promise<Array<{ ref: string; sha: string }>> {
+  return [...(await refsUnder(gh, `${stepRef(`baton/steps/${runId}/`).slice('refs/'.length)}`)), ...(await refsUnder(gh, `heads/baton/steps/${runId}/`))];
 }
 
 /** Whether `branch` has commit `sha`; undefined when the branch is gone (a pull request's head branch deleted after its merge). */
@@ -70,7 +79,7 @@ export async function pullClosed(gh: RepoContext, number: number): Promise<boole
  */
 export async function removeRunBranches(gh: RepoContext, state: RunState): Promise<number> {
   let deleted = 0;
-  for (const { ref } of await refsUnder(gh, `heads/baton/steps/${state.runId}/`)) if (await deleteRef(gh, ref)) deleted++;
+  for (const { ref } of await stepRefs(gh, state.runId)) if (await deleteRef(gh, ref)) deleted++;
   if (state.runBranch === `baton/${state.runId}` && (await deleteRef(gh, `heads/${state.runBranch}`))) deleted++;
   return deleted;
 }
