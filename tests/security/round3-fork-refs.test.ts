@@ -62,6 +62,7 @@ describe('round 3: a fork pull request never becomes a branch that push CI runs 
       secrets: { DEPLOY_TOKEN: 'deploy-token' },
       sandbox: true,
       readings: { forkShaRef },
+      triggerOnWebhooks: true,
     });
     const { number, sha } = await strangerForkPull(app, o, FORK_FILES);
 

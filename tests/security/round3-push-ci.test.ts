@@ -102,7 +102,7 @@ describe('with the fix the doctor names, push CI runs on none of baton\'s refs',
   it.each(READING_VALUES.customRefPushRuns)('an agent\'s run with CI on push, branches-ignore baton/** (push runs for custom refs: %s)', async (customRefPushRuns) => {
     const ci = `name: ci\non:\n  push:\n    branches-ignore: ['baton/**']\n${job}`;
     expect(pushCiWarnings({ '.github/workflows/ci.yml': ci })).toEqual([]);
-    h = await startHarness({ files: { '.agents/workflows/quick.yml': QUICK, '.github/workflows/ci.yml': ci }, agents: { implement: [{ write: { 'src/fix.txt': 'agent code\n' } }] }, readings: { customRefPushRuns } });
+    h = await startHarness({ files: { '.agents/workflows/quick.yml': QUICK, '.github/workflows/ci.yml': ci }, agents: { implement: [{ write: { 'src/fix.txt': 'agent code\n' } }] }, readings: { customRefPushRuns }, triggerOnWebhooks: true });
     const alice = h.as('alice');
     const issue = (await alice.rest.issues.create({ owner: 'acme', repo: 'widgets', title: 'Widgets break', body: 'Please fix.' })).data;
     await alice.rest.issues.addLabels({ owner: 'acme', repo: 'widgets', issue_number: issue.number, labels: ['baton:quick'] });

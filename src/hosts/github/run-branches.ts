@@ -8,7 +8,7 @@ import type { RepoContext } from './client.ts';
 import { createRef, deleteRef, readRef, refsUnder } from './git-refs.ts';
 import { messageOf, refusedForGood, statusOf } from './client.ts';
 import { catchUpWithDefaultBranch, defaultBranchTip, RunBranchRefused, workflowRuleRefusal } from './workflow-rule.ts';
-import { stepRef } from './step-refs.ts';
+import { heldHeadRef, stepRef } from './step-refs.ts';
 
 /** Why a run's branches stay, or undefined when they may go (its PR given as last seen, if known). */
 export function branchesNeeded(gh: RepoContext, state: RunState, pr?: { state: string } | null): string | undefined {
@@ -80,6 +80,7 @@ export async function pullClosed(gh: RepoContext, number: number): Promise<boole
 export async function removeRunBranches(gh: RepoContext, state: RunState): Promise<number> {
   let deleted = 0;
   for (const { ref } of await stepRefs(gh, state.runId)) if (await deleteRef(gh, ref)) deleted++;
+  if (await deleteRef(gh, heldHeadRef(state.runId))) deleted++;
   if (state.runBranch === `baton/${state.runId}` && (await deleteRef(gh, `heads/${state.runBranch}`))) deleted++;
   return deleted;
 }

@@ -11,10 +11,21 @@ import { createRef, updateRef } from './git-refs.ts';
  */
 export const stepRef = (stepBranch: string): string => `refs/${stepBranch}`;
 
+/**
+ * Where a run's head is kept while it is held off the run branch (engine/held.ts: an `approve`
+ * step has not passed): workers fetch it by sha from here, and no push workflow starts for it.
+ */
+export const heldHeadRef = (runId: string): string => `refs/baton/heads/${runId}`;
+
+/** Points `ref` (baton's own, not a branch) at `sha`: create, or move it (forced: it is baton's record of unreviewed work). */
+export async function pointRef(gh: RepoContext, ref: string, sha: string): Promise<void> {
+  // An earlier attempt made it (or another process): moved where it belongs now.
+  if (!(await createRef(gh, ref, sha)).created) await updateRef(gh, ref, sha, true);
+}
+
 /** Points the step ref of `stepBranch` at `sha` (create, or move it, forced: it keeps the latest attempt's); its full name. */
 export async function keepStepCommit(gh: RepoContext, stepBranch: string, sha: string): Promise<string> {
   const ref = stepRef(stepBranch);
-  // An earlier attempt made it (or another process): moved where it belongs now.
-  if (!(await createRef(gh, ref, sha)).created) await updateRef(gh, ref, sha, true);
+  await pointRef(gh, ref, sha);
   return ref;
 }
