@@ -106,7 +106,8 @@ export class GitHubHost implements HostPort {
    */
   private async hold(state: RunState, workflow: Workflow, head: string = state.head): Promise<boolean> {
     if (!headHeld(state, workflow)) return false;
-    if (this.memory.heldAt === head) return true;
+    // Already kept: by the held ref, or by the branch itself (nothing new since it was made).
+    if (this.memory.heldAt === head || this.memory.branchAt === head) return true;
     try {
       await pointRef(this.gh, heldHeadRef(state.runId), head);
     } catch (err) {
