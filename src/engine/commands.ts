@@ -152,6 +152,8 @@ export interface PostReview extends CommandBase {
   comments: ReviewComment[];
   /** The step waits for the host to say the review was posted (a pull request the run did not open). */
   confirm: boolean;
+  /** The run reads a fork's pull request: the host posts a COMMENT review whatever `event` says. */
+  fork?: true;
 }
 
 /** Open or update the run's PR. Follow-up: pull-request.ensured or pull-request.failed. */
@@ -181,8 +183,10 @@ export interface ApplyLabels extends CommandBase {
   type: 'apply-labels';
   step: string;
   thread: Thread | null;
-  /** Distinct names (compared without case), at most MAX_LABELS; an agent may have written them. */
+  /** Distinct names (compared without case), at most MAX_LABELS, each one the step's `labels` lists; an agent may have chosen them. */
   labels: string[];
+  /** The run reads a fork's pull request: the host adds nothing, whatever the manifest says. */
+  fork?: true;
 }
 
 /** Dispatch the CI workflow on the run branch (a checks step's `workflow:`). */

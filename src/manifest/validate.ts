@@ -1,5 +1,6 @@
 // Validating a set of manifest files together: each on its own, then what only a set
-// can get wrong (two workflows answering the same label, command or name).
+// can get wrong (two workflows answering the same label, command or name; a label step
+// adding a label that starts another workflow).
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { compareDiagnostics, q } from './diagnostics.ts';
@@ -77,5 +78,26 @@ function checkCollisions(results: FileResult[], cwd: string): void {
     claim(`name:${wf.name}`, r, '/name', `workflow name ${q(wf.name)}`);
     wf.on.labels.forEach((l, i) => claim(`label:${l.toLowerCase()}`, r, `/on/labels/${i}`, `label ${q(l)}`));
     wf.on.commands.forEach((c, i) => claim(`command:${c}`, r, `/on/commands/${i}`, `command ${q('/baton ' + c)}`));
+  }
+  // A label step never lists a label that starts a workflow: an agent steered by what it read
+  // would start that workflow at will (with the App's standing, not the reader's).
+  for (const r of results) {
+    r.loaded?.workflow.steps.forEach((s, i) => {
+      if (s.kind !== 'label') return;
+      s.labels.forEach((name, j) => {
+        const other = owners.get(`label:${name.trim().toLowerCase()}`);
+        if (!other || other === r) return; // its own workflow's: semantic.ts says so
+        const pointer = `/steps/${i}/label/labels/${j}`;
+        const pos = sourceOf(r).locate(pointer);
+        r.diagnostics.push({
+          file: r.file,
+          line: pos.line,
+          column: pos.column,
+          pointer,
+          message: `\`labels\` item ${j + 1} of step ${q(s.id)} is ${q(name.trim())}, the label that starts workflow ${q(other.loaded!.workflow.name)} (${other.file}): a step must not add a label that starts a workflow (an agent could start runs at will)`,
+          severity: 'error',
+        });
+      });
+    });
   }
 }
