@@ -47,9 +47,11 @@ export interface DispatchWorker extends CommandBase {
   /** Commit the worker starts from: the run branch head, or a checkpoint to continue. */
   base: string;
   /**
-   * The commit the run started from: before the agent starts, the worker puts every agent
-   * configuration path back as this commit has it (src/agents/restore-agent-config.ts).
-   * Absent in tasks of older versions.
+   * The commit agent configuration is taken from: the default branch's commit the run's
+   * manifests were read from (RunState.manifestCommit), never a pull request's head or a
+   * fork's. Before the agent starts, the worker puts every agent configuration path back as
+   * this commit has it (src/agents/restore-agent-config.ts). Absent in tasks of older
+   * versions (a fork run's worker then refuses to start the agent).
    */
   runBase?: string;
   /** True when `base` is a checkpoint of an earlier attempt: the prompt says it continues. */
