@@ -206,7 +206,7 @@ const BOUND: Record<string, string> = {
 // A key that became required, with how to add it (manifests written before it was).
 const REQUIRED_HINTS: Record<string, string> = {
   'label.labels':
-    ': a label step lists every label it may add (`labels: [bug, enhancement, question]`); any other name `add` yields, an agent\'s choice say, is dropped, never added. Write there the labels this step is meant to apply',
+    ': a label step lists every label it may add (`labels: [bug, enhancement, question]`), and any other name `add` yields (an agent\'s choice, say) is dropped, never added; write there the labels this step is meant to apply',
 };
 
 // The schema's name patterns, said in words.

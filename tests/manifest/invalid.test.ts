@@ -199,7 +199,7 @@ const cases: Case[] = [
   {
     name: 'label step without the labels it may add',
     yaml: `steps:\n  - id: a\n    label: # <-\n      add: [bug]\n`,
-    message: /missing `labels` in step `a`: a label step lists every label it may add \(`labels: \[bug, enhancement, question\]`\)/,
+    message: /missing `labels` in step `a`: a label step lists every label it may add \(`labels: \[bug, enhancement, question\]`\), and any other name `add` yields/,
   },
   { name: 'label list with an expression', yaml: `steps:\n  - id: a\n    label:\n      add: [bug]\n      labels: [bug, "\${{ inputs.more }}"] # <-\n`, message: '`labels` item 2 of step `a` is an expression' },
   {
