@@ -577,7 +577,7 @@ ${su(r)}`)}),s.add(r))}var OJ=1e4;async function Bo(t,e,r,n){let s=Array.isArray
         },
         "forks": {
           "title": "Forks",
-          "description": "Pull requests from forks: \`ignore\` (default) starts nothing; \`review\` runs the workflow on the fork's code with no write token and no secret but the model key, the agent's network limited to its allow-list; nothing is pushed to the fork.",
+          "description": "Pull requests from forks: \`ignore\` (default) starts nothing; \`review\` runs the workflow on the fork's code with no write token and no secret but the model key, the agent's network limited to its allow-list, its agent configuration (CLAUDE.md, hooks, MCP servers\u2026) the default branch's; nothing is pushed to the fork. Such a workflow may not label, and its reviews are comments only.",
           "enum": ["ignore", "review"],
           "default": "ignore"
         }
@@ -1355,7 +1355,7 @@ ${su(r)}`)}),s.add(r))}var OJ=1e4;async function Bo(t,e,r,n){let s=Array.isArray
         },
         "verdicts": {
           "title": "Review verdicts",
-          "description": "The review events the step may post on a pull request the run did not open: \`approve\` (GitHub's APPROVE, when the reviewer approves), \`request-changes\` (REQUEST_CHANGES, when it does not), \`comment\` (COMMENT). A verdict not listed is posted as a comment. Default: \`[comment]\`. On the run's own PR the review is always a comment (GitHub refuses approvals from a PR's author).",
+          "description": "The review events the step may post on a pull request the run did not open: \`approve\` (GitHub's APPROVE, when the reviewer approves), \`request-changes\` (REQUEST_CHANGES, when it does not), \`comment\` (COMMENT). A verdict not listed is posted as a comment. Default: \`[comment]\`. On the run's own PR the review is always a comment (GitHub refuses approvals from a PR's author), and so it is on a fork's pull request, whoever started the run: an approval by the App counts toward required reviews, and a reviewer that read a stranger's code can be steered (a \`forks: review\` workflow may not list \`approve\` or \`request-changes\`).",
           "type": "array",
           "items": {
             "enum": ["comment", "approve", "request-changes"]
