@@ -11,7 +11,7 @@
 //    adds no label on a fork run, whatever it was asked.
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { ApplyLabels, PostReview } from '../../src/engine/index.ts';
 import type { RepoContext } from '../../src/hosts/github/client.ts';
@@ -49,14 +49,32 @@ async function stepOutputs(h: Harness, n: number, step: string): Promise<unknown
   return state.state.steps.find((s) => s.id === step)?.outputs;
 }
 
-/** Workflow files written to a folder, validated together as `baton validate` does. */
-function validateSet(files: Record<string, string>) {
+/** Workflow files written to a repository (with its own `others` beside them), validated together as `baton validate` does. */
+function validateSet(files: Record<string, string>, others: Record<string, string> = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'baton-labels-'));
   cleanup.push(dir);
-  mkdirSync(join(dir, '.agents/workflows'), { recursive: true });
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, '.agents/workflows', name), text);
+  for (const [path, text] of [...Object.entries(files).map(([n, t]) => [`.agents/workflows/${n}`, t] as const), ...Object.entries(others)]) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
   return validateFiles(Object.keys(files).map((n) => `.agents/workflows/${n}`), { cwd: dir });
 }
+
+/** The maintainers' gate: a stranger's pull request gets CI with the repository's secrets once someone adds `safe to test`. */
+const GATE = `name: CI with secrets
+on:
+  pull_request_target:
+    types: [labeled]
+jobs:
+  test:
+    if: github.event.label.name == 'safe to test'
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v5
+        with: { ref: "\${{ github.event.pull_request.head.sha }}" }
+      - run: ./test.sh
+        env: { DEPLOY_KEY: "\${{ secrets.DEPLOY_KEY }}" }
+`;
 
 const errorsOf = (report: ReturnType<typeof validateSet>) => report.files.flatMap((f) => f.diagnostics.filter((d) => d.severity === 'error').map((d) => `${f.file}:${d.line}: ${d.message}`));
 
@@ -106,6 +124,15 @@ steps:
       '.agents/workflows/sort.yml:13: `labels` item 2 of step `apply` is `baton:fix-issue`, the label that starts workflow `fix-issue` (.agents/workflows/fix-issue.yml): a step must not add a label that starts a workflow (an agent could start runs at will)',
       '.agents/workflows/old.yml:11: missing `labels` in step `apply`: a label step lists every label it may add (`labels: [bug, enhancement, question]`), and any other name `add` yields (an agent\'s choice, say) is dropped, never added; write there the labels this step is meant to apply',
     ]);
+  });
+
+  it("`baton validate` refuses a label step listing a label the repository's own workflows react to (\"safe to test\"), at its line", () => {
+    const triage = SORT.replace('labels: [bug, "baton:fix-issue"]', 'labels: [bug, Safe To Test]');
+    expect(errorsOf(validateSet({ 'sort.yml': triage }, { '.github/workflows/ci.yml': GATE }))).toEqual([
+      '.agents/workflows/sort.yml:13: `labels` item 2 of step `apply` is `Safe To Test`, a label .github/workflows/ci.yml reacts to when it is added (`pull_request_target` on `labeled`): a label the App adds opens that gate like a maintainer\'s would, with what that workflow holds (secrets, a write token); take it out of the list',
+    ]);
+    // Without the gate the same list is fine.
+    expect(errorsOf(validateSet({ 'sort.yml': triage }))).toEqual([]);
   });
 
   it("the App adds no label that starts a workflow, even one a manifest lists (each file read alone), and starts no run with it", async () => {
