@@ -22,7 +22,7 @@ import type { McpServers } from './backends/mcp-config.ts';
 import { redactor, secretValues } from './redact.ts';
 import { forkEnvironment } from './fork-environment.ts';
 import { loginFileSecrets } from './login-secrets.ts';
-import { restoreAgentConfig } from './restore-agent-config.ts';
+import { readAgentConfig, restoreAgentConfig, RunBaseMissingError, withoutRestored, type AgentConfig } from './restore-agent-config.ts';
 import { seal, type Sealed } from './leak-check.ts';
 import { buildPrompt, buildReprompt } from './prompt.ts';
 import { RESULT_VERSION, type ResultBundle, type WorkerResult } from './result.ts';
@@ -145,11 +145,16 @@ async function attempt(task: DispatchWorker, opts: WorkerOptions, { checkout, ba
   const deadline = limitMinutes === null ? null : start + limitMinutes * 60_000;
   const transcript: string[] = [...notes];
   // The door before the agent starts (and before each re-prompt): agent configuration as the
-  // run's base commit has it. A task from an App that does not name the run's base: the attempt's.
-  const runBase = task.runBase || checkout.base;
+  // default branch's commit of the run's manifests has it (read once, before any agent ran).
+  // A task of an older App that does not name it: the attempt's base — never on a fork run,
+  // whose base is the fork's code.
+  const configCommit = task.runBase || (task.sandbox?.fork ? null : checkout.base);
+  let config: AgentConfig | undefined;
   const restore = (): void => {
-    const r = restoreAgentConfig(checkout, runBase);
-    if (r.removed.length) transcript.push(`baton: removed agent configuration the run's base does not have, before the agent started: ${r.removed.join(', ')}`);
+    if (configCommit === null) throw new RunBaseMissingError("the task of a fork run names no commit to take agent configuration from (`runBase`), and the fork's own must not be used; update baton");
+    config ??= readAgentConfig(checkout, configCommit);
+    const r = restoreAgentConfig(checkout, config);
+    if (r.removed.length) transcript.push(`baton: removed agent configuration the default branch does not have, before the agent started: ${r.removed.join(', ')}`);
   };
   const ctx: Run = { task, opts, outputFile, deadline, now, transcript, tmp, restore, ...(mcp && { mcpServers: mcp.servers, configDir }), ...(sandbox && { sandbox }) };
 
@@ -192,7 +197,8 @@ async function attempt(task: DispatchWorker, opts: WorkerOptions, { checkout, ba
   // Collected whatever happened above: a crash or a timeout keeps its partial work.
   let changes: ReturnType<typeof collectChanges> = { changes: [], files: new Map(), diffstat: [], warnings: [] };
   try {
-    changes = collectChanges(checkout);
+    // What the restore put back and the agent left alone is not the agent's work.
+    changes = config ? withoutRestored(collectChanges(checkout), config) : collectChanges(checkout);
     for (const w of changes.warnings) transcript.push(`baton: ${w}`);
   } catch (err) {
     const why = `baton could not list the changes in ${opts.cwd}: ${(err as Error).message}`;
@@ -261,7 +267,7 @@ interface Run {
   tmp: string;
   mcpServers?: McpServers;
   configDir?: string;
-  /** Puts agent configuration back as the run's base has it (restore-agent-config.ts). */
+  /** Puts agent configuration back as the default branch has it (restore-agent-config.ts). */
   restore: () => void;
   sandbox?: AttemptSandbox;
 }

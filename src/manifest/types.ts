@@ -259,6 +259,8 @@ export interface LabelStep extends StepBase {
   kind: 'label';
   /** Label names as written (each may embed expressions), or one expression that yields an array of strings. */
   add: Template | string[];
+  /** Every label the step may add, written out: any other name `add` yields is dropped. */
+  labels: string[];
 }
 
 export type Step = AgentStep | RunStep | AskStep | ReviewStep | ChecksStep | ApproveStep | PullRequestStep | LabelStep;
