@@ -8,7 +8,10 @@
 // `triggering_actor` (who pressed "re-run"): a maintainer re-running a stranger's red run must not
 // hand the stranger's code to an agent as the maintainer's. Runs on `baton/…` branches are baton's
 // own run branches, whose CI the checks gate reads: a doctor there would answer baton's work with
-// more of it. A delivery starts at most one run across processes: the first process to create
+// more of it. A failure on a fork's branch is nobody's here: `head_branch` names the fork's
+// branch (a fork may call it `main`), so the branch is read with the checks gate's rule
+// (`branchOfRun`, hosts/github/suite-owner.ts: head repository this one) and a fork's run starts
+// nothing — whoever caused it, its code is a stranger's. A delivery starts at most one run across processes: the first process to create
 // `refs/baton/doctor/<workflow>/<failing workflow key>/<run id>-<attempt>` handles it (the ref of
 // the failure before it is deleted then: one ref per doctor and failing workflow).
 import { matchesFilters } from '../../manifest/filter-patterns.ts';
@@ -20,6 +23,7 @@ import type { RepoContext } from '../../hosts/github/client.ts';
 import { createRef, deleteRef, refsUnder } from '../../hosts/github/git-refs.ts';
 import { defaultBranchHead, loadManifests } from '../../hosts/github/manifests.ts';
 import { permissionOf } from '../../hosts/github/permission.ts';
+import { branchOfRun, type WorkflowRunOrigin } from '../../hosts/github/suite-owner.ts';
 import { postOnce, readThread } from '../../hosts/github/thread.ts';
 import type { Log, RunService } from '../runs.ts';
 import { startRun } from './start.ts';
@@ -34,7 +38,8 @@ export interface WorkflowRunEnded {
   name: string;
   url: string;
   headSha: string;
-  headBranch: string | null;
+  /** Where it ran (`originOfRun`): its head branch, and whether that is a branch of this repository. */
+  origin: WorkflowRunOrigin;
   conclusion: string | null;
   /** The run's `actor`: whose push or pull request it ran on. */
   actor: string;
@@ -56,12 +61,13 @@ export function failingKey(name: string): string {
 }
 
 export async function onWorkflowRunEnded(runs: RunService, gh: RepoContext, ev: WorkflowRunEnded, log: Log): Promise<void> {
-  if (ev.headBranch?.startsWith('baton/')) return;
+  const branch = branchOfRun(ev.origin);
+  if (branch === null || branch.startsWith('baton/')) return;
   const sha = await defaultBranchHead(gh);
   const set = await loadManifests(gh, sha);
   const doctors = set.files.flatMap((f) => {
     const w = f.loaded?.workflow.on.workflowRun;
-    return w && w.workflows.includes(ev.name) && matchesFilters(w.branches, ev.headBranch ?? '') && w.conclusions.includes(ev.conclusion ?? '') ? [f.loaded!] : [];
+    return w && w.workflows.includes(ev.name) && matchesFilters(w.branches, branch) && w.conclusions.includes(ev.conclusion ?? '') ? [f.loaded!] : [];
   });
   for (const { workflow, hash } of doctors) {
     const authors = workflow.on.workflowRun!.authors;
@@ -119,7 +125,7 @@ async function factsOf(gh: RepoContext, ev: WorkflowRunEnded): Promise<string> {
     `- workflow: ${codeName(ev.name)}`,
     `- run: ${ev.url}`,
     `- conclusion: \`${ev.conclusion}\``,
-    `- branch: ${codeName(ev.headBranch ?? '')}`,
+    `- branch: ${codeName(ev.origin.headBranch ?? '')}`,
     `- commit: \`${ev.headSha}\``,
     ...(jobs.length ? [`- failed jobs: ${jobs.join(', ')}`] : []),
   ].join('\n');
