@@ -209,7 +209,7 @@ export class Shapes {
   issue(repo: Repo, issue: Issue) {
     const url = `${this.repoUrl(repo)}/issues/${issue.number}`;
     const html = `${this.repoHtml(repo)}/${issue.pull === undefined ? 'issues' : 'pull'}/${issue.number}`;
-    const comments = [...this.store.comments.values()].filter((c) => c.repoId === repo.id && c.issueNumber === issue.number).length;
+    const comments = this.store.commentCount(repo.id, issue.number);
     return {
       url,
       repository_url: this.repoUrl(repo),
@@ -350,7 +350,7 @@ export class Shapes {
   /** `pull-request` (get, create, update, webhooks): with counts, computed by the caller from git. */
   pull(repo: Repo, issue: Issue, counts: { commits: number; additions: number; deletions: number; changedFiles: number; mergeable: boolean | null }) {
     const pull = issue.pull!;
-    const comments = [...this.store.comments.values()].filter((c) => c.repoId === repo.id && c.issueNumber === issue.number).length;
+    const comments = this.store.commentCount(repo.id, issue.number);
     return {
       ...this.pullSimple(repo, issue),
       merged: pull.merged,

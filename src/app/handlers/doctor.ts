@@ -27,7 +27,8 @@ import { branchOfRun, type WorkflowRunOrigin } from '../../hosts/github/suite-ow
 import { postOnce, readThread } from '../../hosts/github/thread.ts';
 import type { Log, RunService } from '../runs.ts';
 import { startRun } from './start.ts';
-import { findTrackingIssue, openTrackingIssue, rewriteTrackingIssue } from './tracking-issue.ts';
+import { continueTrackingIssue, findTrackingIssue, fullReason, isCommentingDisabled, isFull, openTrackingIssue, refusedReason, rewriteTrackingIssue } from './tracking-issue.ts';
+import type { Thread } from './start.ts';
 
 export const DOCTOR_PREFIX = 'refs/baton/doctor/';
 
@@ -94,22 +95,47 @@ async function doctor(runs: RunService, gh: RepoContext, d: { workflow: Workflow
   const facts = await factsOf(gh, ev);
   const marker = `baton:doctor ${key}`;
   const text = (now: string) => `${now}\n\n${facts}\n\nbaton opened this issue for the workflow \`${d.workflow.name}\` (\`on.workflow_run\`): each failure like this one starts a run of it here, one at a time. To stop them, remove \`on.workflow_run\` from its manifest in \`.agents/workflows/\` on the default branch.`;
-  let thread = await findTrackingIssue(gh, marker);
-  const opened = !thread;
-  thread ??= await openTrackingIssue(gh, marker, `baton: workflow "${oneLine(ev.name, SHOWN_CHARS, '(no name)')}" failed`, text(`The GitHub Actions workflow ${codeName(ev.name)} ended with \`${ev.conclusion}\`.`));
+  const title = `baton: workflow "${oneLine(ev.name, SHOWN_CHARS, '(no name)')}" failed`;
+  const found = await findTrackingIssue(gh, marker);
+  let thread = found ?? (await openTrackingIssue(gh, marker, title, text(`The GitHub Actions workflow ${codeName(ev.name)} ended with \`${ev.conclusion}\`.`)));
   const read = await readThread(gh, thread.number);
   const mine = read.records.filter((r) => r.state.workflow === d.workflow.name);
   const open = mine.find((r) => r.state.status !== 'idle' && !isTerminal(r.state.status));
   if (open) {
-    const note = `The workflow ${codeName(ev.name)} failed again while run \`${open.state.runId}\` is still open; no new run starts until it ends.\n\n${facts}`;
-    await postOnce(gh, thread.number, `baton:reply doctor-failure/${ev.id}-${ev.attempt}`, note, read.markers);
+    // The open run keeps its issue, full or not (one open doctor run per workflow): a full one
+    // takes one last note saying so, and the first failure after the run continues on a new issue.
+    const full = isFull(gh, thread);
+    const note = full
+      ? `${fullReason(gh, thread)}. Further failures of ${codeName(ev.name)} while run \`${open.state.runId}\` is open are not noted here; the first one after it ends continues on a new issue.`
+      : `The workflow ${codeName(ev.name)} failed again while run \`${open.state.runId}\` is still open; no new run starts until it ends.\n\n${facts}`;
+    try {
+      await postOnce(gh, thread.number, full ? `baton:reply doctor-full/${open.state.runId}` : `baton:reply doctor-failure/${ev.id}-${ev.attempt}`, note, read.markers);
+    } catch (err) {
+      // At GitHub's cap already (others' comments): the run's own issue says nothing more; the next failure after it moves on.
+      if (!isCommentingDisabled(err)) throw err;
+      log.warn(`doctor of \`${d.workflow.name}\`: #${thread.number} takes no more comments; the failure of run ${ev.id} is not noted there`);
+    }
     return;
   }
-  // The run reads its issue: the body says what failed this time.
-  if (!opened) thread = await rewriteTrackingIssue(gh, thread, marker, text(`The GitHub Actions workflow ${codeName(ev.name)} ended with \`${ev.conclusion}\` again.`));
+  const tracking = { marker, title, text: text(`The GitHub Actions workflow ${codeName(ev.name)} ended with \`${ev.conclusion}\` again.`) };
+  let earlierRuns = mine.length;
+  if (found && isFull(gh, found)) {
+    thread = await continueTrackingIssue(gh, found, tracking, fullReason(gh, found));
+    earlierRuns = 0;
+  } else if (found) {
+    // The run reads its issue: the body says what failed this time.
+    thread = await rewriteTrackingIssue(gh, thread, marker, tracking.text);
+  }
   // Keyed by how many runs the issue had: two failures handled at once start one run.
-  const startKey = `doctor:${d.workflow.name}:${thread.number}:${mine.length + 1}`;
-  await startRun(runs, gh, { workflow: d.workflow, hash: d.hash, manifestCommit: d.sha, thread, actor: ev.actor, actorIsBot: ev.actorIsBot, permission: d.permission, inputs: {}, key: startKey, trigger: 'workflow_run' }, log);
+  const start = (on: Thread, before: number) =>
+    startRun(runs, gh, { workflow: d.workflow, hash: d.hash, manifestCommit: d.sha, thread: on, actor: ev.actor, actorIsBot: ev.actorIsBot, permission: d.permission, inputs: {}, key: `doctor:${d.workflow.name}:${on.number}:${before + 1}`, trigger: 'workflow_run' }, log);
+  try {
+    await start(thread, earlierRuns);
+  } catch (err) {
+    // GitHub refused the run's comment: a new issue says so, and the run starts there.
+    if (!isCommentingDisabled(err)) throw err;
+    await start(await continueTrackingIssue(gh, thread, tracking, refusedReason(thread)), 0);
+  }
 }
 
 /** The failure as the issue and the agent read it: names sanitised, the failed jobs' names when Actions gives them. */
