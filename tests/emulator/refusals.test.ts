@@ -169,6 +169,18 @@ describe('check run output limits', () => {
     expect(await refusal(run({ title: 't', summary: 's', text: '“'.repeat(30_000) }))).toMatchObject({ status: 422, errors: [{ field: 'text' }] });
   });
 
+  // The description also says 65,535 characters; GitHub's recorded answer past it is still the
+  // route's (github/docs#35252): the request validator leaves these fields to it.
+  it('answers a summary over 65,535 characters as GitHub does, with errors[], not as a malformed request', async () => {
+    const sha = await head();
+    const long = await refusal(installation.request('POST /repos/{owner}/{repo}/check-runs', { ...o, name: 'limits', head_sha: sha, output: { title: 't', summary: 's'.repeat(70_000) } }));
+    expect(long).toEqual({
+      status: 422,
+      message: 'Validation Failed',
+      errors: [{ resource: 'CheckRun', field: 'summary', code: 'custom', message: 'summary exceeds a maximum bytesize of 65535' }],
+    });
+  });
+
   it('takes at most 50 annotations per request', async () => {
     const sha = await head();
     const annotations = (n: number) => Array.from({ length: n }, (_, i) => ({ path: 'README.md', start_line: 1, end_line: 1, annotation_level: 'notice' as const, message: `a${i}` }));
