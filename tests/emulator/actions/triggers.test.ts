@@ -238,7 +238,7 @@ jobs:
     const main = await headOf(o);
     // The release branch carries an older copy of the workflow: GitHub no longer runs it.
     await alice.rest.git.createRef({ ...o, ref: 'refs/heads/release', sha: main });
-    await alice.rest.repos.createOrUpdateFileContents({ ...o, path: '.github/workflows/target.yml', message: 'old', branch: 'release', content: Buffer.from(target('from release')).toString('base64'), sha: (await alice.rest.repos.getContent({ ...o, path: '.github/workflows/target.yml', ref: 'release' })).data.sha });
+    await alice.rest.repos.createOrUpdateFileContents({ ...o, path: '.github/workflows/target.yml', message: 'old', branch: 'release', content: Buffer.from(target('from release')).toString('base64'), sha: ((await alice.rest.repos.getContent({ ...o, path: '.github/workflows/target.yml', ref: 'release' })).data as { sha: string }).sha });
     const release = await headOf(o, 'release');
     for (const branch of ['fix', 'deadbeef1234']) {
       await alice.rest.git.createRef({ ...o, ref: `refs/heads/${branch}`, sha: release });
