@@ -19,6 +19,9 @@ export const gemini: AgentBackend = {
   // Vertex AI's: a project and location, or an express-mode API key (credentialProblem below).
   alternativeCredentials: ['GOOGLE_API_KEY'],
   loginFiles: ['.gemini/oauth_creds.json'],
+  // The @google/genai SDK sends the key as `x-goog-api-key`. Vertex AI (Google Cloud
+  // credentials) and a Google login (oauth_creds.json) cannot be held: they stay in the agent.
+  heldKeys: { GEMINI_API_KEY: { api: 'google', slot: 'goog' } },
 
 
   credentialProblem(env) {
@@ -42,6 +45,10 @@ export const gemini: AgentBackend = {
     // A fresh checkout is an untrusted folder: a headless run there exits 55 and yolo is
     // downgraded to default. The checkout is the one baton was asked to work in.
     const env: Record<string, string> = { GEMINI_CLI_TRUST_WORKSPACE: 'true' };
+    // GOOGLE_GEMINI_BASE_URL: the Gemini API's base URL, with GEMINI_API_KEY as its key
+    // (google-gemini/gemini-cli packages/core/src/core/contentGenerator.ts, getAuthTypeFromEnv
+    // and createContentGenerator). Set only when the proxy holds that key.
+    if (opts.modelBaseUrls?.google) env.GOOGLE_GEMINI_BASE_URL = opts.modelBaseUrls.google;
     // MCP servers: `mcpServers` of a settings file. The workspace's `.gemini/settings.json`
     // is in the checkout, and the user's is ~/.gemini (its login, its tmp folder): baton
     // names its own file as the system settings, which are merged over both

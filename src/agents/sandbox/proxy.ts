@@ -15,8 +15,14 @@
 // smuggling needs — and the proxy never forwards the client's bytes as they came on plain HTTP.
 // Refusals are counted by the allow-list entry that would admit them (`targetKey`); allowed
 // hosts that could not be reached are reported with why (`report()`).
+//
+// - The model path (`/baton-model/<api>/…`, origin-form, or absolute-form to the proxy itself):
+//   the agent's model API, sent on over HTTPS to that API's host with the credential the proxy
+//   holds for it (proxy-models.ts). The agent's environment holds only a placeholder.
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
+import { MODEL_APIS, MODEL_PATH, modelTarget, withHeldKey, type HeldKey } from './proxy-models.ts';
 import { ProxyTally, type ProxyReport } from './proxy-report.ts';
 import { parseAuthority, targetKey, type Target } from './proxy-target.ts';
 import { connectUpstream, systemResolve, Unreachable, type Resolve } from './upstream.ts';
@@ -50,6 +56,12 @@ export interface ProxyOptions {
   maxConnections?: number;
   /** Distinct hosts kept in each list of the report (default 100). */
   maxReportedHosts?: number;
+  /**
+   * The model credentials the proxy holds for the attempt (proxy-models.ts). The model APIs are
+   * reached on port 443 and checked against the system's certificate authorities; tests' stand-ins
+   * name another port and their own authority.
+   */
+  models?: { keys: readonly HeldKey[]; port?: number; ca?: string | Buffer };
 }
 
 export interface EgressProxy {
@@ -164,6 +176,11 @@ export async function startProxy(o: ProxyOptions): Promise<EgressProxy> {
     }
   }
 
+  const listenHost = o.host ?? '127.0.0.1';
+  let selfPort = -1;
+  /** The proxy's own address, as a client may name it. */
+  const isSelf = (t: Target): boolean => t.port === selfPort && (t.host === listenHost || t.host === 'localhost');
+
   const server = createServer({
     maxHeaderSize: o.maxHeaderBytes ?? 16_384,
     headersTimeout: headerMs,
@@ -195,37 +212,73 @@ export async function startProxy(o: ProxyOptions): Promise<EgressProxy> {
     });
   });
 
+  /** Sends `req` on over `up` (a socket to the checked address) with `headers` and `path`, and its answer back to `res`. */
+  const forward = (req: IncomingMessage, res: ServerResponse, up: Socket, headers: string[], path: string, key: string, refuse: (status: number, reason: string, body: string) => void): void => {
+    if (req.destroyed) return void up.destroy();
+    // The socket connected to the checked address: with createConnection and no agent, Node connects nothing itself.
+    const out = httpRequest({ method: req.method, path, headers: headers as unknown as Record<string, string>, createConnection: () => up });
+    out.setTimeout(idleMs, () => out.destroy(new Error('idle')));
+    out.on('response', (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.rawHeaders, answer.headers.connection) as unknown as Record<string, string>);
+      answer.pipe(res);
+    });
+    out.on('error', () => {
+      if (!res.headersSent) refuse(502, 'Bad Gateway', unreachableBody(key, 'the connection failed during the request'));
+      else res.destroy();
+    });
+    res.on('close', () => out.destroy());
+    req.pipe(out);
+    req.resume();
+  };
+
+  /** A request to the model path: on to the API's host over HTTPS, with the held key where the agent put its placeholder. */
+  const model = (req: IncomingMessage, res: ServerResponse, path: string, refuse: (status: number, reason: string, body: string) => void): void => {
+    const m = modelTarget(path);
+    if (!m) {
+      tally.refuse(MALFORMED);
+      refuse(400, 'Bad Request', `baton: the proxy forwards absolute-form http:// requests, tunnels everything else with CONNECT host:port, and serves the model APIs ${Object.keys(MODEL_APIS).join(', ')} under ${MODEL_PATH}<api>/.\n`);
+      return;
+    }
+    const host = MODEL_APIS[m.api];
+    const target: Target = { host, port: o.models?.port ?? 443, literal: false };
+    const { headers, path: outPath } = withHeldKey(m.api, endToEnd(req.rawHeaders, req.headers.connection), m.path, o.models?.keys ?? []);
+    headers.push('Host', host, 'Connection', 'close');
+    req.pause();
+    void open(target, refuse).then(async (up) => {
+      if (!up) return;
+      const secure = tlsConnect({ socket: up, servername: host, ...(o.models?.ca !== undefined && { ca: o.models.ca }) });
+      track(secure);
+      secure.once('error', () => {
+        tally.fail(targetKey(target), 'the TLS handshake failed');
+        if (!res.headersSent) refuse(502, 'Bad Gateway', unreachableBody(targetKey(target), 'the TLS handshake failed'));
+        else res.destroy();
+      });
+      forward(req, res, secure as unknown as Socket, headers, outPath, targetKey(target), refuse);
+    });
+  };
+
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const refuse = (status: number, reason: string, body: string): void => {
       res.writeHead(status, reason, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' }).end(body);
     };
-    const form = absoluteHttp(req.url ?? '');
+    const url = req.url ?? '';
+    // Origin-form: a client that reaches the proxy's own address directly (NO_PROXY covers loopback).
+    if (url.startsWith('/')) return model(req, res, url, refuse);
+    const form = absoluteHttp(url);
     const target = form ? parseAuthority(form.authority, 80) : null;
     if (!form || !target) {
       tally.refuse(MALFORMED);
       refuse(400, 'Bad Request', 'baton: the proxy forwards absolute-form http:// requests and tunnels everything else with CONNECT host:port.\n');
       return;
     }
+    // Absolute-form to the proxy itself: a client that sends even loopback through its proxy.
+    if (isSelf(target)) return model(req, res, form.path, refuse);
     req.pause();
     void open(target, refuse).then((up) => {
       if (!up) return;
-      if (req.destroyed) return void up.destroy();
       const headers = endToEnd(req.rawHeaders, req.headers.connection);
       headers.push('Host', hostHeader(target), 'Connection', 'close');
-      // The socket connected to the checked address: with createConnection and no agent, Node connects nothing itself.
-      const forward = httpRequest({ method: req.method, path: form.path, headers: headers as unknown as Record<string, string>, createConnection: () => up });
-      forward.setTimeout(idleMs, () => forward.destroy(new Error('idle')));
-      forward.on('response', (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.rawHeaders, answer.headers.connection) as unknown as Record<string, string>);
-        answer.pipe(res);
-      });
-      forward.on('error', () => {
-        if (!res.headersSent) refuse(502, 'Bad Gateway', unreachableBody(targetKey(target), 'the connection failed during the request'));
-        else res.destroy();
-      });
-      res.on('close', () => forward.destroy());
-      req.pipe(forward);
-      req.resume();
+      forward(req, res, up, headers, form.path, targetKey(target), refuse);
     });
   });
 
@@ -243,7 +296,6 @@ export async function startProxy(o: ProxyOptions): Promise<EgressProxy> {
     else answerAndClose(socket, 400, 'Bad Request', 'baton: not an HTTP request the proxy takes (CONNECT host:port, or absolute-form http://).\n');
   });
 
-  const listenHost = o.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(o.port ?? 0, listenHost, () => {
@@ -252,6 +304,7 @@ export async function startProxy(o: ProxyOptions): Promise<EgressProxy> {
     });
   });
   const port = (server.address() as AddressInfo).port;
+  selfPort = port;
   return {
     port,
     url: `http://${listenHost.includes(':') ? `[${listenHost}]` : listenHost}:${port}`,
