@@ -12,6 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MODEL_APIS } from '../../../src/agents/sandbox/proxy-models.ts';
 
+/** A job's Anthropic key in the tests: what must reach the stand-in API and nothing the agent can read. */
+export const CANARY = 'sk-ant-api03-canary-5e1f0c7d9a3b2e4f6a8c0d1e';
+
 export interface ReceivedRequest {
   host: string;
   method: string;
