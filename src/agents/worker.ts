@@ -28,7 +28,7 @@ import { buildPrompt, buildReprompt } from './prompt.ts';
 import { RESULT_VERSION, type ResultBundle, type WorkerResult } from './result.ts';
 import { openAttemptSandbox, type AttemptSandbox } from './sandbox/attempt.ts';
 import type { Resolve } from './sandbox/upstream.ts';
-import { agentEnvironment, forkKeyRefusal, heldApis, planModelKeys, type KeyPlan } from './sandbox/proxy-keys.ts';
+import { agentEnvironment, forkKeyRefusal, heldApis, modelUpstreams, planModelKeys, type KeyPlan } from './sandbox/proxy-keys.ts';
 import { modelBaseUrl, type HeldKey, type ModelApi } from './sandbox/proxy-models.ts';
 import { validateOutputs } from './validate-output.ts';
 
@@ -52,9 +52,9 @@ export interface WorkerOptions {
   place?: SetupPlace;
   /**
    * Tests of the sandbox: the proxy's resolver, the names it may connect to loopback, the fence
-   * record's path, and their stand-in model APIs' port and certificate authority.
+   * record's path, and their stand-in model APIs' certificate authority.
    */
-  sandbox?: { resolve?: Resolve; internalHosts?: readonly string[]; fenceStatePath?: string; models?: { port?: number; ca?: string | Buffer } };
+  sandbox?: { resolve?: Resolve; internalHosts?: readonly string[]; fenceStatePath?: string; modelCa?: string | Buffer };
 }
 
 /** The result bundle, plus what a summary of the attempt shows. */
@@ -100,7 +100,9 @@ export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Prom
 
   // The model credentials the proxy holds for the agent (sandbox/proxy-keys.ts): its login files
   // are not handed over then, and its environment gets placeholders.
-  let keys = backend && task.sandbox ? planModelKeys(backend, opts.env, true) : null;
+  // The job's environment as the agent's processes would get it: keys and gateways may come from the manifest's `env` too.
+  const jobEnv = { ...opts.env, ...(task.backend?.env ?? {}), ...task.env };
+  let keys = backend && task.sandbox ? planModelKeys(backend, jobEnv, true) : null;
 
   // The sandbox of this attempt (sandbox/attempt.ts): the proxy runs from here to the end, and
   // every process below is started through it. Tasks of older versions carry no request.
@@ -111,7 +113,7 @@ export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Prom
         workerEnv: opts.env,
         ...(backend?.behindProxy && { backendEnv: backend.behindProxy }),
         ...(backend && { loginFiles: keys?.held.length ? [] : backend.loginFiles }),
-        ...((keys?.held.length || opts.sandbox?.models) && { models: { keys: keys?.held ?? [], ...opts.sandbox?.models } }),
+        ...(keys?.held.length && { models: { keys: keys.held, upstreams: modelUpstreams(keys, jobEnv), ...(opts.sandbox?.modelCa !== undefined && { ca: opts.sandbox.modelCa }) } }),
         local: opts.place === 'local',
         ...(opts.sandbox?.resolve && { resolve: opts.sandbox.resolve }),
         ...(opts.sandbox?.internalHosts && { internalHosts: opts.sandbox.internalHosts }),
@@ -119,7 +121,7 @@ export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Prom
       })
     : null;
   // No proxy, no held key; unfenced, the agent runs as the worker's user and can read the worker's environment.
-  if (backend && (!sandbox?.proxyUrl || !keys)) keys = planModelKeys(backend, opts.env, false);
+  if (backend && (!sandbox?.proxyUrl || !keys)) keys = planModelKeys(backend, jobEnv, false);
   if (keys?.held.length && !sandbox?.fenced) keys.inAgent.push("the worker's environment: the agent runs as the worker's user, without the fence");
   try {
     const notes = fork ? [`baton: a fork's pull request: the agent gets no secret but its model key${fork.dropped.length ? ` (not handed on: ${fork.dropped.join(', ')})` : ''}`] : [];

@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentBackend } from '../backends/types.ts';
-import { placeholderFor, type HeldKey, type ModelApi } from './proxy-models.ts';
+import { placeholderFor, upstreamFor, type HeldKey, type ModelApi, type ModelUpstream } from './proxy-models.ts';
 
 export interface KeyPlan {
   /** The credentials the proxy holds. */
@@ -43,6 +43,11 @@ export function planModelKeys(backend: AgentBackend, env: NodeJS.ProcessEnv, pro
 /** The APIs of the held keys, each with its base URL on the proxy (`InvocationOptions.modelBaseUrls`). */
 export function heldApis(plan: KeyPlan, baseUrl: (api: ModelApi) => string): Partial<Record<ModelApi, string>> {
   return Object.fromEntries(plan.held.map((k) => [k.api, baseUrl(k.api)]));
+}
+
+/** Where the proxy sends each held key's API: its host, or the gateway the job's environment names. */
+export function modelUpstreams(plan: KeyPlan, env: Record<string, string | undefined>): Partial<Record<ModelApi, ModelUpstream>> {
+  return Object.fromEntries(plan.held.map((k) => [k.api, upstreamFor(k.api, env)]));
 }
 
 /** `env` as the agent gets it: a held key in any value (`Bearer <key>`, a copy under another name) replaced by its placeholder. */

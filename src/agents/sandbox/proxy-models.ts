@@ -24,6 +24,51 @@ export type ModelApi = keyof typeof MODEL_APIS;
 
 export const MODEL_PATH = '/baton-model/';
 
+/** Where the proxy sends one API's requests: `https://<host>:<port><prefix><path>`, or plain `http:` for a gateway the job names so. */
+export interface ModelUpstream {
+  secure: boolean;
+  host: string;
+  port: number;
+  /** Prepended to the request's path (a gateway's `/anthropic`); '' for the API itself. */
+  prefix: string;
+}
+
+/**
+ * The variables a job sets to send an API's requests to a gateway of its own instead of the
+ * API's host (Claude Code and litellm: ANTHROPIC_BASE_URL, ANTHROPIC_API_BASE; the OpenAI SDKs
+ * and litellm: OPENAI_BASE_URL, OPENAI_API_BASE; gemini-cli: GOOGLE_GEMINI_BASE_URL; litellm:
+ * GEMINI_API_BASE). The CLI is pointed at the proxy instead; the proxy sends on to the gateway.
+ */
+export const BASE_URL_VARIABLES: Record<ModelApi, readonly string[]> = {
+  anthropic: ['ANTHROPIC_BASE_URL', 'ANTHROPIC_API_BASE'],
+  openai: ['OPENAI_BASE_URL', 'OPENAI_API_BASE'],
+  google: ['GOOGLE_GEMINI_BASE_URL', 'GEMINI_API_BASE'],
+};
+
+/**
+ * Where `api`'s requests go: the gateway the job's environment names (its path kept as a prefix;
+ * OpenAI's `/v1`, which the CLI's own base URL on the proxy carries, taken off), else the API's
+ * host on 443. A URL that does not parse as http(s) is no gateway.
+ */
+export function upstreamFor(api: ModelApi, env: Record<string, string | undefined>): ModelUpstream {
+  for (const name of BASE_URL_VARIABLES[api]) {
+    const raw = env[name];
+    if (!raw) continue;
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      continue;
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') continue;
+    const secure = url.protocol === 'https:';
+    let prefix = url.pathname.replace(/\/+$/, '');
+    if (api === 'openai') prefix = prefix.replace(/\/v1$/, '');
+    return { secure, host: url.hostname.replace(/^\[|\]$/g, '').toLowerCase(), port: url.port ? Number(url.port) : secure ? 443 : 80, prefix };
+  }
+  return { secure: true, host: MODEL_APIS[api], port: 443, prefix: '' };
+}
+
 /** Where a CLI sends its key: `x-api-key`, `Authorization: Bearer`, or Google's `x-goog-api-key` / `?key=`. */
 export type KeySlot = 'x-api-key' | 'bearer' | 'goog';
 

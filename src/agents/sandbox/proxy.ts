@@ -22,7 +22,7 @@
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
-import { MODEL_APIS, MODEL_PATH, modelTarget, withHeldKey, type HeldKey } from './proxy-models.ts';
+import { MODEL_APIS, MODEL_PATH, modelTarget, withHeldKey, type HeldKey, type ModelApi, type ModelUpstream } from './proxy-models.ts';
 import { ProxyTally, type ProxyReport } from './proxy-report.ts';
 import { parseAuthority, targetKey, type Target } from './proxy-target.ts';
 import { connectUpstream, systemResolve, Unreachable, type Resolve } from './upstream.ts';
@@ -57,11 +57,11 @@ export interface ProxyOptions {
   /** Distinct hosts kept in each list of the report (default 100). */
   maxReportedHosts?: number;
   /**
-   * The model credentials the proxy holds for the attempt (proxy-models.ts). The model APIs are
-   * reached on port 443 and checked against the system's certificate authorities; tests' stand-ins
-   * name another port and their own authority.
+   * The model credentials the proxy holds for the attempt, and where each API's requests go (its
+   * host on 443, or a gateway the job names: proxy-models.ts upstreamFor). TLS is checked against
+   * the system's certificate authorities; tests' stand-ins bring their own (`ca`).
    */
-  models?: { keys: readonly HeldKey[]; port?: number; ca?: string | Buffer };
+  models?: { keys: readonly HeldKey[]; upstreams?: Partial<Record<ModelApi, ModelUpstream>>; ca?: string | Buffer };
 }
 
 export interface EgressProxy {
@@ -239,21 +239,28 @@ export async function startProxy(o: ProxyOptions): Promise<EgressProxy> {
       refuse(400, 'Bad Request', `baton: the proxy forwards absolute-form http:// requests, tunnels everything else with CONNECT host:port, and serves the model APIs ${Object.keys(MODEL_APIS).join(', ')} under ${MODEL_PATH}<api>/.\n`);
       return;
     }
-    const host = MODEL_APIS[m.api];
-    const target: Target = { host, port: o.models?.port ?? 443, literal: false };
+    const upstream = o.models?.upstreams?.[m.api] ?? { secure: true, host: MODEL_APIS[m.api], port: 443, prefix: '' };
+    const target = parseAuthority(upstream.host.includes(':') ? `[${upstream.host}]:${upstream.port}` : `${upstream.host}:${upstream.port}`);
+    if (!target) {
+      tally.refuse(MALFORMED);
+      refuse(502, 'Bad Gateway', `baton: the model API's address ${upstream.host} is not a host name or an IP address.\n`);
+      return;
+    }
     const { headers, path: outPath } = withHeldKey(m.api, endToEnd(req.rawHeaders, req.headers.connection), m.path, o.models?.keys ?? []);
-    headers.push('Host', host, 'Connection', 'close');
+    const bracketed = target.host.includes(':') ? `[${target.host}]` : target.host;
+    headers.push('Host', target.port === (upstream.secure ? 443 : 80) ? bracketed : `${bracketed}:${target.port}`, 'Connection', 'close');
     req.pause();
-    void open(target, refuse).then(async (up) => {
+    void open(target, refuse).then((up) => {
       if (!up) return;
-      const secure = tlsConnect({ socket: up, servername: host, ...(o.models?.ca !== undefined && { ca: o.models.ca }) });
+      if (!upstream.secure) return forward(req, res, up, headers, upstream.prefix + outPath, targetKey(target), refuse);
+      const secure = tlsConnect({ socket: up, ...(!target.literal && { servername: target.host }), ...(o.models?.ca !== undefined && { ca: o.models.ca }) });
       track(secure);
       secure.once('error', () => {
         tally.fail(targetKey(target), 'the TLS handshake failed');
         if (!res.headersSent) refuse(502, 'Bad Gateway', unreachableBody(targetKey(target), 'the TLS handshake failed'));
         else res.destroy();
       });
-      forward(req, res, secure as unknown as Socket, headers, outPath, targetKey(target), refuse);
+      forward(req, res, secure, headers, upstream.prefix + outPath, targetKey(target), refuse);
     });
   };
 

@@ -1,4 +1,4 @@
-/* global process, console */
+/* global process, console, URL */
 // A stand-in `claude` for the worker's sandbox scenario (worker-scenario.ts), started by runWorker
 // as the claude-code backend: it calls its model API the way Claude Code does (ANTHROPIC_BASE_URL,
 // its key in `x-api-key`), then gathers everything it can read that could hold a key — its

@@ -4,7 +4,7 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProxy, type EgressProxy } from '../../../src/agents/sandbox/proxy.ts';
-import { modelBaseUrl, placeholderFor, type HeldKey } from '../../../src/agents/sandbox/proxy-models.ts';
+import { MODEL_APIS, modelBaseUrl, placeholderFor, upstreamFor, type HeldKey, type ModelApi } from '../../../src/agents/sandbox/proxy-models.ts';
 import { startModelStandIn, type ModelStandIn } from './model-standin.ts';
 
 const CANARY = 'sk-ant-canary-7f3c9a1e5b2d4c6e8a0b';
@@ -18,6 +18,9 @@ const keys: HeldKey[] = [
   { name: 'GEMINI_API_KEY', api: 'google', slot: 'goog', value: GEMINI, placeholder: placeholderFor('GEMINI_API_KEY') },
 ];
 
+/** Each API's own host, on the stand-in's port (in production: 443). */
+const upstreams = (port: number) => Object.fromEntries((Object.keys(MODEL_APIS) as ModelApi[]).map((a) => [a, { secure: true, host: MODEL_APIS[a], port, prefix: '' }]));
+
 let api: ModelStandIn;
 let proxy: EgressProxy;
 let allowed: string[];
@@ -29,7 +32,7 @@ beforeAll(async () => {
     allowed: (host, port) => allowed.includes(host) && port === api.port,
     resolve: async (host) => (HOSTS.includes(host) ? ['127.0.0.2'] : []),
     allowInternalAddresses: true,
-    models: { keys, port: api.port, ca: api.ca },
+    models: { keys, upstreams: upstreams(api.port), ca: api.ca },
   });
 });
 afterAll(async () => {
@@ -58,19 +61,19 @@ describe('the model path of the egress proxy', () => {
     const base = modelBaseUrl(proxy.url, 'anthropic');
     const r = await send(`${base}/v1/messages`, { 'x-api-key': placeholderFor('ANTHROPIC_API_KEY') });
     expect(r).toEqual({ status: 200, body: '{"ok":true}' });
-    expect(last()).toMatchObject({ host: 'api.anthropic.com', method: 'POST', path: '/v1/messages', auth: { 'x-api-key': CANARY }, body: '{"model":"m"}' });
+    expect(last()).toMatchObject({ host: `api.anthropic.com:${api.port}`, method: 'POST', path: '/v1/messages', auth: { 'x-api-key': CANARY }, body: '{"model":"m"}' });
   });
 
   it('puts an OAuth token where the CLI sends it as a bearer token, and a Gemini key from `?key=` into its header', async () => {
     await send(`${modelBaseUrl(proxy.url, 'anthropic')}/v1/messages?beta=true`, { authorization: `Bearer ${placeholderFor('CLAUDE_CODE_OAUTH_TOKEN')}` });
     expect(last()).toMatchObject({ path: '/v1/messages?beta=true', auth: { authorization: `Bearer ${OAUTH}` } });
     await send(`${modelBaseUrl(proxy.url, 'google')}/v1beta/models/g:generateContent?key=${placeholderFor('GEMINI_API_KEY')}&alt=sse`, {});
-    expect(last()).toMatchObject({ host: 'generativelanguage.googleapis.com', path: '/v1beta/models/g:generateContent?alt=sse', auth: { 'x-goog-api-key': GEMINI } });
+    expect(last()).toMatchObject({ host: `generativelanguage.googleapis.com:${api.port}`, path: '/v1beta/models/g:generateContent?alt=sse', auth: { 'x-goog-api-key': GEMINI } });
   });
 
   it('serves a client that sends even loopback through the proxy (absolute-form to the proxy itself)', async () => {
     await send(`${modelBaseUrl(proxy.url, 'anthropic')}/v1/messages`, { 'x-api-key': placeholderFor('ANTHROPIC_API_KEY') }, true);
-    expect(last()).toMatchObject({ host: 'api.anthropic.com', auth: { 'x-api-key': CANARY } });
+    expect(last()).toMatchObject({ host: `api.anthropic.com:${api.port}`, auth: { 'x-api-key': CANARY } });
   });
 
   it('adds no key to a request that carries anything but the placeholder in its slot, and passes on no credential the agent sent', async () => {
@@ -104,7 +107,7 @@ describe('the model path of the egress proxy', () => {
       allowed: () => true,
       resolve: async () => ['127.0.0.2'],
       allowInternalAddresses: true,
-      models: { keys, port: api.port },
+      models: { keys, upstreams: upstreams(api.port) },
     });
     try {
       const before = api.received.length;
@@ -118,5 +121,32 @@ describe('the model path of the egress proxy', () => {
     } finally {
       await untrusting.close();
     }
+  });
+
+  it("sends on to the gateway the job's base URL names, its path kept, with the key in its place", async () => {
+    const gateway = await startProxy({
+      allowed: (host, port) => host === 'api.anthropic.com' && port === api.port,
+      resolve: async () => ['127.0.0.2'],
+      allowInternalAddresses: true,
+      models: { keys, upstreams: { anthropic: upstreamFor('anthropic', { ANTHROPIC_BASE_URL: `https://api.anthropic.com:${api.port}/gateway/` }) }, ca: api.ca },
+    });
+    try {
+      await new Promise<void>((resolve) => {
+        const req = httpRequest({ host: '127.0.0.1', port: gateway.port, method: 'POST', path: '/baton-model/anthropic/v1/messages', headers: { 'x-api-key': placeholderFor('ANTHROPIC_API_KEY') } }, (res) => res.resume().on('end', resolve));
+        req.end('{}');
+      });
+      expect(last()).toMatchObject({ host: `api.anthropic.com:${api.port}`, path: '/gateway/v1/messages', auth: { 'x-api-key': CANARY } });
+    } finally {
+      await gateway.close();
+    }
+  });
+});
+
+describe('where a model API is reached', () => {
+  it("is the API's host on 443 unless the job names a gateway; OpenAI's /v1 is the CLI's, not the gateway's", () => {
+    expect(upstreamFor('anthropic', {})).toEqual({ secure: true, host: 'api.anthropic.com', port: 443, prefix: '' });
+    expect(upstreamFor('openai', { OPENAI_BASE_URL: 'http://llm.corp.example:4000/openai/v1/' })).toEqual({ secure: false, host: 'llm.corp.example', port: 4000, prefix: '/openai' });
+    expect(upstreamFor('google', { GOOGLE_GEMINI_BASE_URL: 'not a url', GEMINI_API_BASE: 'https://g.example' })).toEqual({ secure: true, host: 'g.example', port: 443, prefix: '' });
+    expect(upstreamFor('anthropic', { ANTHROPIC_BASE_URL: 'file:///etc/passwd' })).toEqual({ secure: true, host: 'api.anthropic.com', port: 443, prefix: '' });
   });
 });

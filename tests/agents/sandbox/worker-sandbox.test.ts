@@ -33,7 +33,7 @@ interface Out {
   leftAtEnd: number;
   login: { fenced: boolean; code: number | null; stderr: string; seen: Record<string, string>; transcript: string; loginContent: string };
   keyAttempt: Run;
-  keySeen: { model: string; agentKey: string; baseUrl: string; where: string[]; environsRead: number; filesRead: number; received: { host: string; path: string; auth: Record<string, string> }[] };
+  keySeen: { modelPort: number; model: string; agentKey: string; baseUrl: string; where: string[]; environsRead: number; filesRead: number; received: { host: string; path: string; auth: Record<string, string> }[] };
 }
 
 describe("the worker's sandbox, in a namespace of its own", () => {
@@ -58,7 +58,7 @@ describe("the worker's sandbox, in a namespace of its own", () => {
     expect(seen.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/baton-model\/anthropic$/);
     expect(seen.model).toBe('200:{"ok":true}');
     // … and the real key arrived at the model host, in the header the CLI sent the placeholder in.
-    expect(seen.received).toEqual([{ host: 'api.anthropic.com', path: '/v1/messages', auth: { 'x-api-key': CANARY } }]);
+    expect(seen.received).toEqual([{ host: `api.anthropic.com:${seen.modelPort}`, path: '/v1/messages', auth: { 'x-api-key': CANARY } }]);
     // Its environment, every /proc environ and command line it could open, its home (no login
     // file handed over while the proxy holds a key), its checkout and temp folder: no canary.
     expect(seen.environsRead).toBeGreaterThan(0);

@@ -87,7 +87,7 @@ function keySeen(w: World, model: ModelStandIn) {
   }
   for (const [path, content] of Object.entries(saw.files)) if (content.includes(CANARY) || content.includes('stand-in-login')) where.push(path);
   const readable = Object.values(saw.proc).filter((p) => !p.environ.startsWith('(')).length;
-  return { model: saw.model, agentKey: saw.env.ANTHROPIC_API_KEY, baseUrl: saw.env.ANTHROPIC_BASE_URL, where, environsRead: readable, filesRead: Object.keys(saw.files).length, received: model.received.map((r) => ({ host: r.host, path: r.path, auth: r.auth })) };
+  return { modelPort: model.port, model: saw.model, agentKey: saw.env.ANTHROPIC_API_KEY, baseUrl: saw.env.ANTHROPIC_BASE_URL, where, environsRead: readable, filesRead: Object.keys(saw.files).length, received: model.received.map((r) => ({ host: r.host, path: r.path, auth: r.auth })) };
 }
 
 async function runner(base: string, apiPort: number, directPort: number, modelPort: number): Promise<void> {
@@ -106,8 +106,9 @@ async function runner(base: string, apiPort: number, directPort: number, modelPo
 
   // The claude-code backend with the job's Anthropic key (the canary): the proxy holds it, the agent gets a placeholder.
   const keyRequest: SandboxRequest = { ...request, network: { mode: 'allow', allow: [`api.anthropic.com:${modelPort}`] } };
-  const keyEnv = { ...env, PATH: `${join(base, 'bin')}:${env.PATH}`, ANTHROPIC_API_KEY: CANARY };
-  const keySandbox = { ...sandbox, internalHosts: ['api.anthropic.com'], models: { port: modelPort, ca: readFileSync(join(base, 'model-ca.pem'), 'utf8') } };
+  // The stand-in listens on another port than 443: the job names it as its gateway, as a job with one of its own does.
+  const keyEnv = { ...env, PATH: `${join(base, 'bin')}:${env.PATH}`, ANTHROPIC_API_KEY: CANARY, ANTHROPIC_BASE_URL: `https://api.anthropic.com:${modelPort}` };
+  const keySandbox = { ...sandbox, internalHosts: ['api.anthropic.com'], modelCa: readFileSync(join(base, 'model-ca.pem'), 'utf8') };
   const keyAttempt = shown(await runWorker(makeTask({ backend: { uses: 'claude-code', env: {} }, outputsSchema: null, env: { KEY_AGENT_SAW: join(base, 'agent-drop/saw.json') }, sandbox: keyRequest, timeoutMinutes: 2 }), { cwd: w.workspace, env: keyEnv, sandbox: keySandbox }));
 
   // A run step that spins past its CPU limit.
