@@ -175,7 +175,8 @@ async function attempt(task: DispatchWorker, opts: WorkerOptions, { checkout, ba
   const held = keys?.held ?? [];
   const modelBaseUrls = sandbox?.proxyUrl && held.length ? heldApis(keys!, (api) => modelBaseUrl(sandbox.proxyUrl!, api)) : undefined;
   const ctx: Run = { task, opts, outputFile, deadline, now, transcript, tmp, restore, held, ...(modelBaseUrls && { modelBaseUrls }), ...(mcp && { mcpServers: mcp.servers, configDir }), ...(sandbox && { sandbox }) };
-  const refusal = sandbox?.refusal ?? prepared.refusal;
+  // A fork's agent that would hold its key is refused whatever else the machine lacks: that is what its author must change.
+  const refusal = prepared.refusal ?? sandbox?.refusal ?? null;
 
   let outcome: Outcome;
   let prompt: string;

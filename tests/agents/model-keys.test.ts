@@ -1,0 +1,114 @@
+// Where the model key lives (src/agents/sandbox/proxy-keys.ts): each backend's CLI pointed at its
+// model API on the proxy by its own setting, the agent's environment with placeholders only, the
+// sandbox line saying where the key is, and a fork run refusing a backend that would hold it.
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { backendFor } from '../../src/agents/backends/index.ts';
+import { agentEnvironment, planModelKeys } from '../../src/agents/sandbox/proxy-keys.ts';
+import { placeholderFor } from '../../src/agents/sandbox/proxy-models.ts';
+import { runWorker } from '../../src/agents/worker.ts';
+import { sandboxSummary } from '../../src/engine/sandbox-summary.ts';
+import type { SandboxRequest } from '../../src/engine/sandbox.ts';
+import type { AgentSpec } from '../../src/manifest/types.ts';
+import { fakes, makeRepo, makeTask } from './helpers.ts';
+
+const BASE = 'http://127.0.0.1:4321/baton-model';
+const urls = { anthropic: `${BASE}/anthropic`, openai: `${BASE}/openai`, google: `${BASE}/google` };
+const opts = { tmpDir: '/tmp/x', writes: true, modelBaseUrls: urls };
+const spec = (uses: AgentSpec['uses']): AgentSpec => ({ uses, env: {} });
+
+describe("each CLI is pointed at its model API on the proxy by its own setting", () => {
+  it('claude-code: ANTHROPIC_BASE_URL; gemini: GOOGLE_GEMINI_BASE_URL; aider: litellm\'s base variables', () => {
+    expect(backendFor('claude-code').invocation(spec('claude-code'), 'p', opts).env.ANTHROPIC_BASE_URL).toBe(urls.anthropic);
+    expect(backendFor('gemini').invocation(spec('gemini'), 'p', opts).env.GOOGLE_GEMINI_BASE_URL).toBe(urls.google);
+    expect(backendFor('aider').invocation(spec('aider'), 'p', opts).env).toEqual({
+      ANTHROPIC_API_BASE: urls.anthropic,
+      OPENAI_API_BASE: `${urls.openai}/v1`,
+      OPENAI_BASE_URL: `${urls.openai}/v1`,
+      GEMINI_API_BASE: urls.google,
+    });
+  });
+
+  it('codex: the `openai_base_url` key (its OPENAI_BASE_URL variable is no longer read)', () => {
+    const argv = backendFor('codex').invocation(spec('codex'), 'p', opts).argv;
+    expect(argv.slice(argv.indexOf('-c'), argv.indexOf('-c') + 2)).toEqual(['-c', `openai_base_url="${urls.openai}/v1"`]);
+    expect(argv[argv.length - 1]).toBe('-');
+  });
+
+  it("opencode: each provider's baseURL in the runtime config, beside the manifest's MCP servers", () => {
+    const mcpServers = { docs: { type: 'http' as const, url: 'https://mcp.example/x', headers: {} } };
+    const inv = backendFor('opencode').invocation(spec('opencode'), 'p', { ...opts, modelBaseUrls: { anthropic: urls.anthropic }, mcpServers, configDir: '/tmp/c' });
+    const config = JSON.parse(inv.env.OPENCODE_CONFIG_CONTENT!);
+    expect(config.provider).toEqual({ anthropic: { options: { baseURL: `${urls.anthropic}/v1` } } });
+    expect(Object.keys(config.mcp)).toEqual(['docs']);
+  });
+
+  it('without held keys nothing is pointed anywhere', () => {
+    expect(backendFor('claude-code').invocation(spec('claude-code'), 'p', { tmpDir: '/t', writes: true }).env.ANTHROPIC_BASE_URL).toBeUndefined();
+    expect(backendFor('opencode').invocation(spec('opencode'), 'p', { tmpDir: '/t', writes: true }).env).toEqual({});
+  });
+});
+
+describe('what the proxy holds and what stays in the agent', () => {
+  const home = join(makeRepo().dir, 'home');
+  afterAll(() => rmSync(join(home, '..'), { recursive: true, force: true }));
+
+  it('API keys and OAuth tokens the CLI sends in a header are held; cloud switches, GitHub tokens and stored logins are not', () => {
+    const claude = planModelKeys(backendFor('claude-code'), { ANTHROPIC_API_KEY: 'sk-a', CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat-b' }, true);
+    expect(claude.held.map((k) => [k.name, k.api, k.slot, k.placeholder])).toEqual([
+      ['ANTHROPIC_API_KEY', 'anthropic', 'x-api-key', 'baton-proxy-holds-the-key-ANTHROPIC_API_KEY'],
+      ['CLAUDE_CODE_OAUTH_TOKEN', 'anthropic', 'bearer', 'baton-proxy-holds-the-key-CLAUDE_CODE_OAUTH_TOKEN'],
+    ]);
+    expect(claude.inAgent).toEqual([]);
+    expect(planModelKeys(backendFor('claude-code'), { ANTHROPIC_API_KEY: 'sk-a', CLAUDE_CODE_USE_BEDROCK: '1' }, true).inAgent).toEqual(['CLAUDE_CODE_USE_BEDROCK (claude-code cannot be pointed at the proxy with it)']);
+    expect(planModelKeys(backendFor('copilot'), { COPILOT_GITHUB_TOKEN: 'github_pat_x' }, true)).toEqual({ held: [], inAgent: ['COPILOT_GITHUB_TOKEN (copilot cannot be pointed at the proxy with it)'] });
+    mkdirSync(join(home, '.codex'), { recursive: true });
+    writeFileSync(join(home, '.codex/auth.json'), '{"tokens":{"access_token":"x"}}');
+    expect(planModelKeys(backendFor('codex'), { HOME: home }, true).inAgent).toEqual(['the login in ~/.codex/auth.json']);
+    // With a key held, the stored login is not handed over: not in the agent.
+    expect(planModelKeys(backendFor('codex'), { HOME: home, CODEX_API_KEY: 'sk-c' }, true).inAgent).toEqual([]);
+    expect(planModelKeys(backendFor('codex'), { CODEX_API_KEY: 'sk-c' }, false)).toEqual({ held: [], inAgent: ['CODEX_API_KEY (no proxy for this attempt)'] });
+  });
+
+  it("the agent's environment: the placeholder under the key's name, and wherever else the key's value appears", () => {
+    const held = planModelKeys(backendFor('claude-code'), { ANTHROPIC_API_KEY: 'sk-ant-secret-value' }, true).held;
+    expect(agentEnvironment({ ANTHROPIC_API_KEY: 'sk-ant-secret-value', COPY: 'sk-ant-secret-value', HEADER: 'Bearer sk-ant-secret-value', OTHER: 'x' }, held)).toEqual({
+      ANTHROPIC_API_KEY: placeholderFor('ANTHROPIC_API_KEY'),
+      COPY: placeholderFor('ANTHROPIC_API_KEY'),
+      HEADER: `Bearer ${placeholderFor('ANTHROPIC_API_KEY')}`,
+      OTHER: 'x',
+    });
+  });
+});
+
+describe('the worker: the key behind the proxy, the sandbox line, fork runs', () => {
+  const cleanup: string[] = [];
+  afterAll(() => cleanup.forEach((d) => rmSync(d, { recursive: true, force: true })));
+  const request: SandboxRequest = { network: { mode: 'allow', allow: ['api.anthropic.com'] }, limits: { cpuSeconds: null, memoryMb: null, processes: null }, required: false };
+
+  async function attempt(uses: AgentSpec['uses'], env: NodeJS.ProcessEnv, sandbox: SandboxRequest) {
+    const repo = makeRepo();
+    const f = fakes(env);
+    cleanup.push(repo.dir, f.dir);
+    f.script([{ smuggle: uses === 'claude-code' ? 'ANTHROPIC_API_KEY' : 'COPILOT_GITHUB_TOKEN', reply: {} }]);
+    const task = makeTask({ base: repo.base, backend: { uses, env: {} }, outputsSchema: null, sandbox });
+    const run = await runWorker(task, { cwd: repo.dir, env: f.env, sandbox: { fenceStatePath: join(f.dir, 'no-fence.json') } });
+    return { run, log: f.log() };
+  }
+
+  it('unfenced, the agent holds a placeholder, and the sandbox line says the key is still within its reach', async () => {
+    const { run, log } = await attempt('claude-code', { ANTHROPIC_API_KEY: 'sk-ant-unfenced-key-123456' }, request);
+    expect(log).toHaveLength(1);
+    expect(run.result.sandbox?.modelKey).toEqual({ in: 'agent', why: "the worker's environment: the agent runs as the worker's user, without the fence" });
+    expect(sandboxSummary(run.result.sandbox!)).toContain("key in the agent (the worker's environment");
+  });
+
+  it('a fork run refuses a backend whose credential the proxy cannot hold, before its CLI starts, saying what to change', async () => {
+    const { run, log } = await attempt('copilot', { COPILOT_GITHUB_TOKEN: 'github_pat_fork_run_token' }, { ...request, required: true, fork: true });
+    expect(log).toEqual([]);
+    expect(run.result.status).toBe('crashed');
+    expect(run.result.error).toMatch(/^a fork's pull request: copilot would hold its model credential where the agent can read it \(COPILOT_GITHUB_TOKEN \(copilot cannot be pointed at the proxy with it\)\)/);
+    expect(run.result.error).toContain('the agent was not started');
+  });
+});
