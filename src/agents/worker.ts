@@ -122,11 +122,12 @@ export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Prom
     : null;
   // No proxy, no held key; unfenced, the agent runs as the worker's user and can read the worker's environment.
   if (backend && (!sandbox?.proxyUrl || !keys)) keys = planModelKeys(backend, jobEnv, false);
+  // A stranger's code and a credential the CLI itself keeps where the agent reads it: the agent
+  // does not start. (Without the fence a fork run is refused by the sandbox itself: `required`.)
+  const refusal = fork && backend && keys?.inAgent.length ? forkKeyRefusal(backend, keys.inAgent) : null;
   if (keys?.held.length && !sandbox?.fenced) keys.inAgent.push("the worker's environment: the agent runs as the worker's user, without the fence");
   try {
     const notes = fork ? [`baton: a fork's pull request: the agent gets no secret but its model key${fork.dropped.length ? ` (not handed on: ${fork.dropped.join(', ')})` : ''}`] : [];
-    // A stranger's code and a model credential the agent could read: the agent does not start.
-    const refusal = fork && backend && keys?.inAgent.length ? forkKeyRefusal(backend, keys.inAgent) : null;
     return await attempt(task, opts, { checkout, backend, mcp, sandbox, keys, refusal, start, now, notes });
   } finally {
     await sandbox?.close();
@@ -175,7 +176,7 @@ async function attempt(task: DispatchWorker, opts: WorkerOptions, { checkout, ba
   const held = keys?.held ?? [];
   const modelBaseUrls = sandbox?.proxyUrl && held.length ? heldApis(keys!, (api) => modelBaseUrl(sandbox.proxyUrl!, api)) : undefined;
   const ctx: Run = { task, opts, outputFile, deadline, now, transcript, tmp, restore, held, ...(modelBaseUrls && { modelBaseUrls }), ...(mcp && { mcpServers: mcp.servers, configDir }), ...(sandbox && { sandbox }) };
-  // A fork's agent that would hold its key is refused whatever else the machine lacks: that is what its author must change.
+  // A fork's agent whose CLI would hold its key is refused whatever else the machine lacks: that is what must change.
   const refusal = prepared.refusal ?? sandbox?.refusal ?? null;
 
   let outcome: Outcome;
