@@ -28,8 +28,9 @@ import { buildPrompt, buildReprompt } from './prompt.ts';
 import { RESULT_VERSION, type ResultBundle, type WorkerResult } from './result.ts';
 import { openAttemptSandbox, type AttemptSandbox } from './sandbox/attempt.ts';
 import type { Resolve } from './sandbox/upstream.ts';
-import { agentEnvironment, forkKeyRefusal, heldApis, modelUpstreams, planModelKeys, type KeyPlan } from './sandbox/proxy-keys.ts';
-import { modelBaseUrl, type HeldKey, type ModelApi } from './sandbox/proxy-models.ts';
+import { agentEnvironment, forkKeyRefusal, heldApis, keyScrub, modelUpstreams, planModelKeys, type KeyPlan, type KeyScrub } from './sandbox/proxy-keys.ts';
+import { modelBaseUrl, type ModelApi } from './sandbox/proxy-models.ts';
+import { BACKEND_IMPLS } from './backends/index.ts';
 import { validateOutputs } from './validate-output.ts';
 
 export interface WorkerOptions {
@@ -95,14 +96,17 @@ export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Prom
   if (!agent && task.command === null) throw new WorkerSetupError(`step ${task.step}: the task has neither a prompt with an agent nor a command to run`);
   const backend = agent ? backendFor(task.backend!.uses) : null;
   if (backend) preflight(backend, task.backend!, opts.env, opts.cwd, opts.place);
-  // The agent's MCP servers, their `${NAME}` references read from the job's environment.
-  const mcp = backend ? resolveMcpServers(task.agent ?? task.backend!.uses, task.backend!, opts.env) : null;
-
   // The model credentials the proxy holds for the agent (sandbox/proxy-keys.ts): its login files
-  // are not handed over then, and its environment gets placeholders.
-  // The job's environment as the agent's processes would get it: keys and gateways may come from the manifest's `env` too.
+  // are not handed over then, and its environment gets placeholders. A run step or a `command`
+  // agent holds none. The job's environment as the agent's processes would get it: keys and
+  // gateways may come from the manifest's `env` too.
   const jobEnv = { ...opts.env, ...(task.backend?.env ?? {}), ...task.env };
-  let keys = backend && task.sandbox ? planModelKeys(backend, jobEnv, true) : null;
+  let keys = task.sandbox ? planModelKeys(backend ?? BACKEND_IMPLS.command, jobEnv, true) : null;
+
+  // The agent's MCP servers, their `${NAME}` references read from the job's environment — a model
+  // key among them as the agent gets it (an MCP server runs as the agent).
+  const mcpEnv = keys ? agentEnvironment(opts.env, keyScrub(keys, jobEnv)) : opts.env;
+  const mcp = backend ? resolveMcpServers(task.agent ?? task.backend!.uses, task.backend!, mcpEnv) : null;
 
   // The sandbox of this attempt (sandbox/attempt.ts): the proxy runs from here to the end, and
   // every process below is started through it. Tasks of older versions carry no request.
@@ -121,13 +125,14 @@ export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Prom
       })
     : null;
   // No proxy, no held key; unfenced, the agent runs as the worker's user and can read the worker's environment.
-  if (backend && (!sandbox?.proxyUrl || !keys)) keys = planModelKeys(backend, jobEnv, false);
+  if (keys && !sandbox?.proxyUrl) keys = planModelKeys(backend ?? BACKEND_IMPLS.command, jobEnv, false);
   // A stranger's code and a credential the CLI itself keeps where the agent reads it: the agent
   // does not start. (Without the fence a fork run is refused by the sandbox itself: `required`.)
   const refusal = fork && backend && keys?.inAgent.length ? forkKeyRefusal(backend, keys.inAgent) : null;
   if (keys?.held.length && !sandbox?.fenced) keys.inAgent.push("the worker's environment: the agent runs as the worker's user, without the fence");
   try {
     const notes = fork ? [`baton: a fork's pull request: the agent gets no secret but its model key${fork.dropped.length ? ` (not handed on: ${fork.dropped.join(', ')})` : ''}`] : [];
+    if (keys?.others.length) notes.push(`baton: other backends' model keys are not the agent's and were not handed on: ${keys.others.join(', ')}`);
     return await attempt(task, opts, { checkout, backend, mcp, sandbox, keys, refusal, start, now, notes });
   } finally {
     await sandbox?.close();
@@ -173,9 +178,9 @@ async function attempt(task: DispatchWorker, opts: WorkerOptions, { checkout, ba
     const r = restoreAgentConfig(checkout, runBase);
     if (r.removed.length) transcript.push(`baton: removed agent configuration the run's base does not have, before the agent started: ${r.removed.join(', ')}`);
   };
-  const held = keys?.held ?? [];
-  const modelBaseUrls = sandbox?.proxyUrl && held.length ? heldApis(keys!, (api) => modelBaseUrl(sandbox.proxyUrl!, api)) : undefined;
-  const ctx: Run = { task, opts, outputFile, deadline, now, transcript, tmp, restore, held, ...(modelBaseUrls && { modelBaseUrls }), ...(mcp && { mcpServers: mcp.servers, configDir }), ...(sandbox && { sandbox }) };
+  const scrub = keys ? keyScrub(keys, { ...opts.env, ...(task.backend?.env ?? {}), ...task.env }) : { held: [], dropped: [] };
+  const modelBaseUrls = sandbox?.proxyUrl && scrub.held.length ? heldApis(keys!, (api) => modelBaseUrl(sandbox.proxyUrl!, api)) : undefined;
+  const ctx: Run = { task, opts, outputFile, deadline, now, transcript, tmp, restore, scrub, ...(modelBaseUrls && { modelBaseUrls }), ...(mcp && { mcpServers: mcp.servers, configDir }), ...(sandbox && { sandbox }) };
   // A fork's agent whose CLI would hold its key is refused whatever else the machine lacks: that is what must change.
   const refusal = prepared.refusal ?? sandbox?.refusal ?? null;
 
@@ -291,8 +296,8 @@ interface Run {
   /** Puts agent configuration back as the run's base has it (restore-agent-config.ts). */
   restore: () => void;
   sandbox?: AttemptSandbox;
-  /** The model credentials the proxy holds: every process gets their placeholders. */
-  held: readonly HeldKey[];
+  /** The model credentials the proxy holds (every process gets their placeholders) and the other backends' keys (left out). */
+  scrub: KeyScrub;
   /** Each held key's API and its base URL on the proxy, for the CLI's own setting. */
   modelBaseUrls?: Partial<Record<ModelApi, string>>;
 }
@@ -314,7 +319,7 @@ function environment(run: Run, extra: Record<string, string>): NodeJS.ProcessEnv
     BATON_ATTEMPT: String(task.attempt),
     BATON_INDEX: task.index === null ? '' : String(task.index),
     BATON_ITEM: task.item === null ? '' : JSON.stringify(task.item),
-  }, run.held);
+  }, run.scrub);
 }
 
 /** Runs one process under what is left of the step's time, recording it in the transcript. */

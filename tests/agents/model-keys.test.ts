@@ -5,7 +5,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { backendFor } from '../../src/agents/backends/index.ts';
-import { agentEnvironment, planModelKeys } from '../../src/agents/sandbox/proxy-keys.ts';
+import { agentEnvironment, keyScrub, planModelKeys } from '../../src/agents/sandbox/proxy-keys.ts';
 import { placeholderFor } from '../../src/agents/sandbox/proxy-models.ts';
 import { runWorker } from '../../src/agents/worker.ts';
 import { sandboxSummary } from '../../src/engine/sandbox-summary.ts';
@@ -62,23 +62,32 @@ describe('what the proxy holds and what stays in the agent', () => {
     ]);
     expect(claude.inAgent).toEqual([]);
     expect(planModelKeys(backendFor('claude-code'), { ANTHROPIC_API_KEY: 'sk-a', CLAUDE_CODE_USE_BEDROCK: '1' }, true).inAgent).toEqual(['CLAUDE_CODE_USE_BEDROCK (claude-code cannot be pointed at the proxy with it)']);
-    expect(planModelKeys(backendFor('copilot'), { COPILOT_GITHUB_TOKEN: 'github_pat_x' }, true)).toEqual({ held: [], inAgent: ['COPILOT_GITHUB_TOKEN (copilot cannot be pointed at the proxy with it)'] });
+    expect(planModelKeys(backendFor('copilot'), { COPILOT_GITHUB_TOKEN: 'github_pat_x' }, true)).toEqual({ held: [], inAgent: ['COPILOT_GITHUB_TOKEN (copilot cannot be pointed at the proxy with it)'], others: [] });
     mkdirSync(join(home, '.codex'), { recursive: true });
     writeFileSync(join(home, '.codex/auth.json'), '{"tokens":{"access_token":"x"}}');
     expect(planModelKeys(backendFor('codex'), { HOME: home }, true).inAgent).toEqual(['the login in ~/.codex/auth.json']);
     // With a key held, the stored login is not handed over: not in the agent.
     expect(planModelKeys(backendFor('codex'), { HOME: home, CODEX_API_KEY: 'sk-c' }, true).inAgent).toEqual([]);
-    expect(planModelKeys(backendFor('codex'), { CODEX_API_KEY: 'sk-c' }, false)).toEqual({ held: [], inAgent: ['CODEX_API_KEY (no proxy for this attempt)'] });
+    expect(planModelKeys(backendFor('codex'), { CODEX_API_KEY: 'sk-c' }, false)).toEqual({ held: [], inAgent: ['CODEX_API_KEY (no proxy for this attempt)'], others: [] });
   });
 
-  it("the agent's environment: the placeholder under the key's name, and wherever else the key's value appears", () => {
-    const held = planModelKeys(backendFor('claude-code'), { ANTHROPIC_API_KEY: 'sk-ant-secret-value' }, true).held;
-    expect(agentEnvironment({ ANTHROPIC_API_KEY: 'sk-ant-secret-value', COPY: 'sk-ant-secret-value', HEADER: 'Bearer sk-ant-secret-value', OTHER: 'x' }, held)).toEqual({
+  it("the agent's environment: the placeholder under the key's name and wherever else its value appears; other backends' keys gone", () => {
+    const env = { ANTHROPIC_API_KEY: 'sk-ant-secret-value', COPY: 'sk-ant-secret-value', HEADER: 'Bearer sk-ant-secret-value', OPENAI_API_KEY: 'sk-openai-other', MIXED: 'k=sk-openai-other', GITHUB_TOKEN: 'ghs_job', OTHER: 'x' };
+    const plan = planModelKeys(backendFor('claude-code'), env, true);
+    expect(plan.others).toEqual(['OPENAI_API_KEY']);
+    expect(agentEnvironment(env, keyScrub(plan, env))).toEqual({
       ANTHROPIC_API_KEY: placeholderFor('ANTHROPIC_API_KEY'),
       COPY: placeholderFor('ANTHROPIC_API_KEY'),
       HEADER: `Bearer ${placeholderFor('ANTHROPIC_API_KEY')}`,
+      MIXED: 'k=***',
+      // The job's token is guarded as the job's (fork runs drop it), not as a model key.
+      GITHUB_TOKEN: 'ghs_job',
       OTHER: 'x',
     });
+    // A run step or a `command` agent: no model key at all.
+    const none = planModelKeys(backendFor('command'), env, true);
+    expect(Object.keys(agentEnvironment(env, keyScrub(none, env))).sort()).toEqual(['COPY', 'GITHUB_TOKEN', 'HEADER', 'MIXED', 'OTHER']);
+    expect(Object.values(agentEnvironment(env, keyScrub(none, env))).join(' ')).not.toMatch(/sk-ant-secret-value|sk-openai-other/);
   });
 });
 

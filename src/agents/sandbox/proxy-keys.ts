@@ -7,6 +7,7 @@
 // other — holds that key's placeholder instead.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { BACKEND_IMPLS } from '../backends/index.ts';
 import type { AgentBackend } from '../backends/types.ts';
 import { placeholderFor, upstreamFor, type HeldKey, type ModelApi, type ModelUpstream } from './proxy-models.ts';
 
@@ -15,7 +16,20 @@ export interface KeyPlan {
   held: HeldKey[];
   /** The model credentials the agent can read, each with why; empty when none. */
   inAgent: string[];
+  /** Other backends' model keys set in the job's environment: not the agent's, left out of its environment. */
+  others: string[];
 }
+
+/**
+ * Every backend's model API keys and tokens (not its switches, not GitHub tokens, which are the
+ * job's own and guarded as such): the worker workflow passes the keys of every backend the
+ * manifest uses, and an agent gets none but its own — and those as placeholders where it can.
+ */
+export const MODEL_KEY_NAMES: ReadonlySet<string> = new Set(
+  Object.values(BACKEND_IMPLS)
+    .flatMap((b) => [...b.credentials, ...(b.alternativeCredentials ?? [])])
+    .filter((n) => /(_API_KEY|_AUTH_TOKEN|_OAUTH_TOKEN)$/.test(n)),
+);
 
 const set = (env: NodeJS.ProcessEnv, name: string): boolean => (env[name] ?? '') !== '';
 
@@ -28,7 +42,9 @@ const set = (env: NodeJS.ProcessEnv, name: string): boolean => (env[name] ?? '')
 export function planModelKeys(backend: AgentBackend, env: NodeJS.ProcessEnv, proxy: boolean): KeyPlan {
   const held: HeldKey[] = [];
   const inAgent: string[] = [];
-  for (const name of [...backend.credentials, ...(backend.alternativeCredentials ?? [])]) {
+  const own = [...backend.credentials, ...(backend.alternativeCredentials ?? [])];
+  const others = [...MODEL_KEY_NAMES].filter((n) => set(env, n) && !own.includes(n));
+  for (const name of own) {
     if (!set(env, name)) continue;
     const h = proxy ? backend.heldKeys?.[name] : undefined;
     if (h) held.push({ name, api: h.api, slot: h.slot, value: env[name]!, placeholder: placeholderFor(name) });
@@ -37,7 +53,7 @@ export function planModelKeys(backend: AgentBackend, env: NodeJS.ProcessEnv, pro
   if (!held.length) {
     for (const file of backend.loginFiles) if (env.HOME && existsSync(join(env.HOME, file))) inAgent.push(`the login in ~/${file}`);
   }
-  return { held, inAgent };
+  return { held, inAgent, others };
 }
 
 /** The APIs of the held keys, each with its base URL on the proxy (`InvocationOptions.modelBaseUrls`). */
@@ -50,12 +66,29 @@ export function modelUpstreams(plan: KeyPlan, env: Record<string, string | undef
   return Object.fromEntries(plan.held.map((k) => [k.api, upstreamFor(k.api, env)]));
 }
 
-/** `env` as the agent gets it: a held key in any value (`Bearer <key>`, a copy under another name) replaced by its placeholder. */
-export function agentEnvironment(env: NodeJS.ProcessEnv, held: readonly HeldKey[]): NodeJS.ProcessEnv {
-  if (!held.length) return env;
+/** What the agent's environment must not carry: the held keys (each for its placeholder) and the other backends' keys (left out). */
+export interface KeyScrub {
+  held: readonly HeldKey[];
+  /** `others` of the plan, with their values in the job's environment. */
+  dropped: readonly { name: string; value: string }[];
+}
+
+/** The scrub of a plan over the job's environment. */
+export function keyScrub(plan: KeyPlan, env: NodeJS.ProcessEnv): KeyScrub {
+  return { held: plan.held, dropped: plan.others.map((name) => ({ name, value: env[name]! })) };
+}
+
+/**
+ * `env` as the agent gets it: a held key in any value (`Bearer <key>`, a copy under another name)
+ * replaced by its placeholder; another backend's key gone, and its value wherever it appears.
+ */
+export function agentEnvironment(env: NodeJS.ProcessEnv, scrub: KeyScrub): NodeJS.ProcessEnv {
+  if (!scrub.held.length && !scrub.dropped.length) return env;
+  const swaps: [string, string][] = [...scrub.held.map((k): [string, string] => [k.value, k.placeholder]), ...scrub.dropped.map((d): [string, string] => [d.value, '***'])].filter(([v]) => v.length >= 8);
   const out: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(env)) out[name] = value === undefined ? value : held.reduce((v, k) => v.replaceAll(k.value, k.placeholder), value);
-  for (const k of held) out[k.name] = k.placeholder;
+  for (const [name, value] of Object.entries(env)) out[name] = value === undefined ? value : swaps.reduce((v, [from, to]) => v.replaceAll(from, to), value);
+  for (const d of scrub.dropped) delete out[d.name];
+  for (const k of scrub.held) out[k.name] = k.placeholder;
   return out;
 }
 
