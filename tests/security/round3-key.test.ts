@@ -56,8 +56,8 @@ describe('attack 3: the key smuggled out in encodings the leak check does not li
     const got = decoded(run.result.outputs as Record<string, unknown>);
     // … and each encoding decodes to what the agent had: the placeholder, never the key.
     for (const [how, text] of Object.entries(got)) {
-      expect(text, how).toBe('baton-proxy-holds-the-key-ANTHROPIC_API_KEY');
       expect(text, how).not.toContain(KEY);
+      expect(text, how).toBe('baton-proxy-holds-the-key-ANTHROPIC_API_KEY');
     }
     expect(JSON.stringify(run)).not.toContain(KEY);
   });
@@ -95,12 +95,12 @@ describe('attack 3 end to end on the emulator', () => {
     // The run's state rides in the status comment, compressed (`z1:`): the step's outputs with it.
     const states = comments.flatMap((c) => [...c.matchAll(/z1:([A-Za-z0-9+/=]+)/g)].map((m) => inflateRawSync(Buffer.from(m[1]!, 'base64')).toString('utf8')));
     expect(states.length).toBeGreaterThan(0);
-    // The attack reached the comment: every encoding there reads back as the placeholder …
-    for (const [how, decode] of Object.entries(READERS)) if (how !== 'plain') expect(decode(states.join('\n')), how).toContain('baton-proxy-holds-the-key-ANTHROPIC_API_KEY');
-    // … and none as the key.
+    // No encoding there reads back as the key …
     for (const text of [record, ...comments, ...states]) {
       for (const [how, decode] of Object.entries(READERS)) expect(decode(text), how).not.toContain(MODEL_KEY);
     }
+    // … though the attack reached the comment: every encoding reads back as the placeholder.
+    for (const [how, decode] of Object.entries(READERS)) if (how !== 'plain') expect(decode(states.join('\n')), how).toContain('baton-proxy-holds-the-key-ANTHROPIC_API_KEY');
   }, 60_000);
 });
 
