@@ -9,6 +9,7 @@ import { agentEnvironment, keyScrub, planModelKeys } from '../../src/agents/sand
 import { placeholderFor } from '../../src/agents/sandbox/proxy-models.ts';
 import { runWorker } from '../../src/agents/worker.ts';
 import { sandboxSummary } from '../../src/engine/sandbox-summary.ts';
+import { parseSandboxReport } from '../../src/agents/sandbox-report.ts';
 import type { SandboxRequest } from '../../src/engine/sandbox.ts';
 import type { AgentSpec } from '../../src/manifest/types.ts';
 import { fakes, makeRepo, makeTask } from './helpers.ts';
@@ -121,3 +122,18 @@ describe('the worker: the key behind the proxy, the sandbox line, fork runs', ()
     expect(run.result.error).toContain('the agent was not started');
   });
 });
+
+describe("the report's modelKey, read back from the artifact", () => {
+  const base = { enforced: [], missing: [], refused: [], unreachable: [], limit: null };
+  const fail = (why: string): never => {
+    throw new Error(why);
+  };
+  it('keeps where the key was, bounded and printable, and refuses anything else', () => {
+    expect(parseSandboxReport({ ...base, modelKey: { in: 'proxy' } }, fail).modelKey).toEqual({ in: 'proxy' });
+    expect(parseSandboxReport({ ...base, modelKey: { in: 'agent', why: 'COPILOT_GITHUB_TOKEN\u001b[31m' } }, fail).modelKey!).toMatchObject({ in: 'agent' });
+    expect(parseSandboxReport(base, fail).modelKey).toBeUndefined();
+    expect(() => parseSandboxReport({ ...base, modelKey: { in: 'elsewhere' } }, fail)).toThrow(/sandbox\.modelKey/);
+    expect(sandboxSummary({ ...base, enforced: ['egress-proxy', 'packet-filter', 'agent-user', 'resource-limits'], modelKey: { in: 'proxy' } })).toBe('sandbox: proxy, filter, own user, limits · key in the proxy');
+  });
+});
+
