@@ -20,9 +20,12 @@ const opts = { tmpDir: '/tmp/x', writes: true, modelBaseUrls: urls };
 const spec = (uses: AgentSpec['uses']): AgentSpec => ({ uses, env: {} });
 
 describe("each CLI is pointed at its model API on the proxy by its own setting", () => {
-  it('claude-code: ANTHROPIC_BASE_URL; gemini: GOOGLE_GEMINI_BASE_URL; aider: litellm\'s base variables', () => {
+  it('claude-code: ANTHROPIC_BASE_URL; gemini: GOOGLE_GEMINI_BASE_URL with the API-key sign-in; aider: litellm\'s base variables', () => {
     expect(backendFor('claude-code').invocation(spec('claude-code'), 'p', opts).env.ANTHROPIC_BASE_URL).toBe(urls.anthropic);
-    expect(backendFor('gemini').invocation(spec('gemini'), 'p', opts).env.GOOGLE_GEMINI_BASE_URL).toBe(urls.google);
+    const gemini = backendFor('gemini').invocation(spec('gemini'), 'p', opts);
+    expect(gemini.env.GOOGLE_GEMINI_BASE_URL).toBe(urls.google);
+    // The API-key sign-in named in its system settings: alone, the base URL selects a sign-in a headless run refuses.
+    expect(JSON.parse(gemini.files![gemini.env.GEMINI_CLI_SYSTEM_SETTINGS_PATH!]!)).toEqual({ security: { auth: { selectedType: 'gemini-api-key' } } });
     expect(backendFor('aider').invocation(spec('aider'), 'p', opts).env).toEqual({
       ANTHROPIC_API_BASE: urls.anthropic,
       OPENAI_API_BASE: `${urls.openai}/v1`,
