@@ -608,7 +608,7 @@ ${u.trim()}`)}if(i)return s;let a=n.join(`
         },
         "forks": {
           "title": "Forks",
-          "description": "Pull requests from forks: \`ignore\` (default) starts nothing; \`review\` runs the workflow on the fork's code with no write token and no secret but the model key, the agent's network limited to its allow-list; nothing is pushed to the fork.",
+          "description": "Pull requests from forks: \`ignore\` (default) starts nothing; \`review\` runs the workflow on the fork's code with no write token and no secret \u2014 the model key stays in the sandbox's proxy, and a backend whose key cannot (copilot) is refused \u2014 the agent's network limited to its allow-list; nothing is pushed to the fork.",
           "enum": ["ignore", "review"],
           "default": "ignore"
         }
