@@ -1,7 +1,7 @@
 /* global process, console, URL */
 // A stand-in `claude` for the worker's sandbox scenario (worker-scenario.ts), started by runWorker
 // as the claude-code backend: it calls its model API the way Claude Code does (ANTHROPIC_BASE_URL,
-// its key in `x-api-key`), then gathers everything it can read that could hold a key — its
+// an API key in `x-api-key`, an OAuth token as a bearer token), then gathers everything it can read that could hold a key — its
 // environment, /proc (every environ and command line it may open), its home, its checkout, its
 // temp folder — into the file KEY_AGENT_SAW names (outside its home and checkout), for the
 // scenario to search for the canary. It answers as
@@ -12,10 +12,11 @@ import { dirname, join } from 'node:path';
 
 const env = process.env;
 
-function call() {
+/** One call of the Messages API, its credential in `headers`. */
+function call(headers) {
   return new Promise((resolve) => {
     const url = new URL(`${env.ANTHROPIC_BASE_URL}/v1/messages`);
-    const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'x-api-key': env.ANTHROPIC_API_KEY, 'content-type': 'application/json' } }, (res) => {
+    const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { ...headers, 'content-type': 'application/json' } }, (res) => {
       let body = '';
       res.on('data', (d) => (body += d));
       res.on('end', () => resolve(`${res.statusCode}:${body}`));
@@ -56,7 +57,8 @@ function files(dir, out = {}, depth = 0) {
   return out;
 }
 
-const saw = { model: await call(), env, proc: {}, files: {} };
+// With an API key in `x-api-key`, and as Claude Code sends an OAuth token: `Authorization: Bearer`.
+const saw = { model: await call({ 'x-api-key': env.ANTHROPIC_API_KEY }), oauth: await call({ authorization: `Bearer ${env.CLAUDE_CODE_OAUTH_TOKEN}` }), env, proc: {}, files: {} };
 for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
   saw.proc[pid] = { environ: read(`/proc/${pid}/environ`), cmdline: read(`/proc/${pid}/cmdline`) };
 }

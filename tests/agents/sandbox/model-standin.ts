@@ -14,6 +14,8 @@ import { MODEL_APIS } from '../../../src/agents/sandbox/proxy-models.ts';
 
 /** A job's Anthropic key in the tests: what must reach the stand-in API and nothing the agent can read. */
 export const CANARY = 'sk-ant-api03-canary-5e1f0c7d9a3b2e4f6a8c0d1e';
+/** A job's OAuth token (`claude setup-token`) in the tests. */
+export const OAUTH_CANARY = 'sk-ant-oat01-canary-9d8c7b6a5f4e3d2c1b0a';
 
 export interface ReceivedRequest {
   host: string;

@@ -20,7 +20,7 @@ import { runWorker, type WorkerOptions } from '../../../src/agents/worker.ts';
 import type { SandboxRequest } from '../../../src/engine/sandbox.ts';
 import { makeTask } from '../helpers.ts';
 import { HERE, listen, makeWorld, processesOf, RUNNER, settledProcessesOf, setup, type World } from './world.ts';
-import { CANARY, startModelStandIn, type ModelStandIn } from './model-standin.ts';
+import { CANARY, OAUTH_CANARY, startModelStandIn, type ModelStandIn } from './model-standin.ts';
 
 const API_HOST = 'api.anthropic.test';
 
@@ -78,16 +78,17 @@ async function worker(): Promise<void> {
  * temp folder), searched for the canary by where; and what key the stand-in API received.
  */
 function keySeen(w: World, model: ModelStandIn) {
-  const saw = JSON.parse(readFileSync(join(w.base, 'agent-drop/saw.json'), 'utf8')) as { model: string; env: Record<string, string>; proc: Record<string, { environ: string; cmdline: string }>; files: Record<string, string> };
+  const saw = JSON.parse(readFileSync(join(w.base, 'agent-drop/saw.json'), 'utf8')) as { model: string; oauth: string; env: Record<string, string>; proc: Record<string, { environ: string; cmdline: string }>; files: Record<string, string> };
   const where: string[] = [];
-  for (const [k, v] of Object.entries(saw.env)) if (v.includes(CANARY)) where.push(`env ${k}`);
+  const secret = (text: string): boolean => [CANARY, OAUTH_CANARY, 'stand-in-login'].some((c) => text.includes(c));
+  for (const [k, v] of Object.entries(saw.env)) if (secret(v)) where.push(`env ${k}`);
   for (const [pid, p] of Object.entries(saw.proc)) {
-    if (p.environ.includes(CANARY)) where.push(`/proc/${pid}/environ`);
-    if (p.cmdline.includes(CANARY)) where.push(`/proc/${pid}/cmdline`);
+    if (secret(p.environ)) where.push(`/proc/${pid}/environ`);
+    if (secret(p.cmdline)) where.push(`/proc/${pid}/cmdline`);
   }
-  for (const [path, content] of Object.entries(saw.files)) if (content.includes(CANARY) || content.includes('stand-in-login')) where.push(path);
+  for (const [path, content] of Object.entries(saw.files)) if (secret(content)) where.push(path);
   const readable = Object.values(saw.proc).filter((p) => !p.environ.startsWith('(')).length;
-  return { modelPort: model.port, model: saw.model, agentKey: saw.env.ANTHROPIC_API_KEY, baseUrl: saw.env.ANTHROPIC_BASE_URL, where, environsRead: readable, filesRead: Object.keys(saw.files).length, received: model.received.map((r) => ({ host: r.host, path: r.path, auth: r.auth })) };
+  return { modelPort: model.port, model: saw.model, oauth: saw.oauth, agentKey: saw.env.ANTHROPIC_API_KEY, agentToken: saw.env.CLAUDE_CODE_OAUTH_TOKEN, baseUrl: saw.env.ANTHROPIC_BASE_URL, where, environsRead: readable, filesRead: Object.keys(saw.files).length, received: model.received.map((r) => ({ host: r.host, path: r.path, auth: r.auth })) };
 }
 
 async function runner(base: string, apiPort: number, directPort: number, modelPort: number): Promise<void> {
@@ -107,7 +108,7 @@ async function runner(base: string, apiPort: number, directPort: number, modelPo
   // The claude-code backend with the job's Anthropic key (the canary): the proxy holds it, the agent gets a placeholder.
   const keyRequest: SandboxRequest = { ...request, network: { mode: 'allow', allow: [`api.anthropic.com:${modelPort}`] } };
   // The stand-in listens on another port than 443: the job names it as its gateway, as a job with one of its own does.
-  const keyEnv = { ...env, PATH: `${join(base, 'bin')}:${env.PATH}`, ANTHROPIC_API_KEY: CANARY, ANTHROPIC_BASE_URL: `https://api.anthropic.com:${modelPort}` };
+  const keyEnv = { ...env, PATH: `${join(base, 'bin')}:${env.PATH}`, ANTHROPIC_API_KEY: CANARY, CLAUDE_CODE_OAUTH_TOKEN: OAUTH_CANARY, ANTHROPIC_BASE_URL: `https://api.anthropic.com:${modelPort}` };
   const keySandbox = { ...sandbox, internalHosts: ['api.anthropic.com'], modelCa: readFileSync(join(base, 'model-ca.pem'), 'utf8') };
   const keyAttempt = shown(await runWorker(makeTask({ backend: { uses: 'claude-code', env: {} }, outputsSchema: null, env: { KEY_AGENT_SAW: join(base, 'agent-drop/saw.json') }, sandbox: keyRequest, timeoutMinutes: 2 }), { cwd: w.workspace, env: keyEnv, sandbox: keySandbox }));
 
