@@ -48,7 +48,7 @@ export interface AttemptSandboxOptions {
   /** Tests: the proxy's resolver, and the names it may connect to loopback (their stand-ins). */
   resolve?: Resolve;
   internalHosts?: readonly string[];
-  /** The model credentials the proxy holds (proxy-keys.ts); tests' stand-in model APIs' port and certificate authority. */
+  /** The model credentials the proxy holds and where each API's requests go (proxy-keys.ts); tests' certificate authority. */
   models?: ProxyOptions['models'];
 }
 
