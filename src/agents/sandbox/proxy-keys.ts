@@ -47,7 +47,9 @@ export function planModelKeys(backend: AgentBackend, env: NodeJS.ProcessEnv, pro
   for (const name of own) {
     if (!set(env, name)) continue;
     const h = proxy ? backend.heldKeys?.[name] : undefined;
-    if (h) held.push({ name, api: h.api, slot: h.slot, value: env[name]!, placeholder: placeholderFor(name) });
+    // A value that is no header value (a line break in it) is not sent by the proxy: nor would the CLI send it.
+    if (h && !/^[\x21-\x7e]+$/.test(env[name]!)) inAgent.push(`${name} (not a value an HTTP header can carry)`);
+    else if (h) held.push({ name, api: h.api, slot: h.slot, value: env[name]!, placeholder: placeholderFor(name) });
     else inAgent.push(`${name} (${proxy ? `${backend.name} cannot be pointed at the proxy with it` : 'no proxy for this attempt'})`);
   }
   if (!held.length) {

@@ -231,36 +231,72 @@ export async function startProxy(o: ProxyOptions): Promise<EgressProxy> {
     req.resume();
   };
 
-  /** A request to the model path: on to the API's host over HTTPS, with the held key where the agent put its placeholder. */
-  const model = (req: IncomingMessage, res: ServerResponse, path: string, refuse: (status: number, reason: string, body: string) => void): void => {
+  type Refuse = (status: number, reason: string, body: string) => void;
+
+  /**
+   * A request to the model path, checked and connected: the socket to the API's host (TLS
+   * unless the job's gateway is plain HTTP), the path there, and the request's end-to-end headers
+   * with the held key where the agent put its placeholder and the API's Host. Null when refused.
+   */
+  const modelRequest = async (req: IncomingMessage, path: string, refuse: Refuse): Promise<{ up: Socket; path: string; headers: string[]; key: string } | null> => {
     const m = modelTarget(path);
     if (!m) {
       tally.refuse(MALFORMED);
       refuse(400, 'Bad Request', `baton: the proxy forwards absolute-form http:// requests, tunnels everything else with CONNECT host:port, and serves the model APIs ${Object.keys(MODEL_APIS).join(', ')} under ${MODEL_PATH}<api>/.\n`);
-      return;
+      return null;
     }
     const upstream = o.models?.upstreams?.[m.api] ?? { secure: true, host: MODEL_APIS[m.api], port: 443, prefix: '' };
     const target = parseAuthority(upstream.host.includes(':') ? `[${upstream.host}]:${upstream.port}` : `${upstream.host}:${upstream.port}`);
     if (!target) {
       tally.refuse(MALFORMED);
       refuse(502, 'Bad Gateway', `baton: the model API's address ${upstream.host} is not a host name or an IP address.\n`);
-      return;
+      return null;
     }
+    const key = targetKey(target);
     const { headers, path: outPath } = withHeldKey(m.api, endToEnd(req.rawHeaders, req.headers.connection), m.path, o.models?.keys ?? []);
     const bracketed = target.host.includes(':') ? `[${target.host}]` : target.host;
-    headers.push('Host', target.port === (upstream.secure ? 443 : 80) ? bracketed : `${bracketed}:${target.port}`, 'Connection', 'close');
+    headers.push('Host', target.port === (upstream.secure ? 443 : 80) ? bracketed : `${bracketed}:${target.port}`);
+    const up = await open(target, refuse);
+    if (!up) return null;
+    if (!upstream.secure) return { up, path: upstream.prefix + outPath, headers, key };
+    const secure = tlsConnect({ socket: up, ...(!target.literal && { servername: target.host }), ...(o.models?.ca !== undefined && { ca: o.models.ca }) });
+    track(secure);
+    secure.once('error', () => {
+      tally.fail(key, 'the TLS handshake failed');
+      refuse(502, 'Bad Gateway', unreachableBody(key, 'the TLS handshake failed'));
+    });
+    return { up: secure, path: upstream.prefix + outPath, headers, key };
+  };
+
+  /** A request to the model path: on to the API's host, with the held key where the agent put its placeholder. */
+  const model = (req: IncomingMessage, res: ServerResponse, path: string, refuse: Refuse): void => {
     req.pause();
-    void open(target, refuse).then((up) => {
-      if (!up) return;
-      if (!upstream.secure) return forward(req, res, up, headers, upstream.prefix + outPath, targetKey(target), refuse);
-      const secure = tlsConnect({ socket: up, ...(!target.literal && { servername: target.host }), ...(o.models?.ca !== undefined && { ca: o.models.ca }) });
-      track(secure);
-      secure.once('error', () => {
-        tally.fail(targetKey(target), 'the TLS handshake failed');
-        if (!res.headersSent) refuse(502, 'Bad Gateway', unreachableBody(targetKey(target), 'the TLS handshake failed'));
-        else res.destroy();
-      });
-      forward(req, res, secure, headers, upstream.prefix + outPath, targetKey(target), refuse);
+    const once: Refuse = (status, reason, body) => (res.headersSent ? res.destroy() : refuse(status, reason, body));
+    void modelRequest(req, path, once).then((r) => {
+      if (!r) return;
+      r.headers.push('Connection', 'close');
+      forward(req, res, r.up, r.headers, r.path, r.key, once);
+    });
+  };
+
+  /**
+   * A WebSocket on the model path (codex's Responses transport): the upgrade request sent on with
+   * the held key like any model request, then bytes both ways, never looked into.
+   */
+  const modelUpgrade = (req: IncomingMessage, client: Socket, head: Buffer, path: string): void => {
+    client.on('error', () => client.destroy());
+    client.pause();
+    const refuse: Refuse = (status, reason, body) => answerAndClose(client, status, reason, body);
+    void modelRequest(req, path, refuse).then((r) => {
+      if (!r) return;
+      if (client.destroyed) return void r.up.destroy();
+      const lines = [`${req.method} ${r.path} HTTP/1.1`];
+      for (let i = 0; i + 1 < r.headers.length; i += 2) lines.push(`${r.headers[i]}: ${r.headers[i + 1]}`);
+      lines.push('Connection: Upgrade', `Upgrade: ${String(req.headers.upgrade)}`);
+      r.up.write(`${lines.join('\r\n')}\r\n\r\n`);
+      if (head.length > 0) r.up.write(head);
+      splice(client, r.up, idleMs);
+      client.resume();
     });
   };
 
@@ -289,8 +325,13 @@ export async function startProxy(o: ProxyOptions): Promise<EgressProxy> {
     });
   });
 
-  // Plain HTTP Upgrade (ws://) is not forwarded: clients tunnel WebSockets with CONNECT.
-  server.on('upgrade', (_req: IncomingMessage, socket: Socket) => {
+  // Plain HTTP Upgrade (ws://) is not forwarded, but on the model path: clients tunnel WebSockets with CONNECT.
+  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    const url = req.url ?? '';
+    const form = url.startsWith('/') ? null : absoluteHttp(url);
+    const self = form ? parseAuthority(form.authority, 80) : null;
+    if (url.startsWith('/')) return modelUpgrade(req, socket, head, url);
+    if (form && self && isSelf(self)) return modelUpgrade(req, socket, head, form.path);
     tally.refuse(MALFORMED);
     answerAndClose(socket, 501, 'Not Implemented', 'baton: the proxy does not forward Upgrade over plain HTTP; tunnel it with CONNECT.\n');
   });

@@ -7,7 +7,8 @@ import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MODEL_APIS } from '../../../src/agents/sandbox/proxy-models.ts';
@@ -63,6 +64,14 @@ export async function startModelStandIn(host = '127.0.0.2', certificate = standI
       received.push({ host: req.headers.host ?? '', method: req.method ?? '', path: req.url ?? '', auth, body });
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
     });
+  });
+  // A WebSocket upgrade (codex's Responses transport): recorded, answered 101, then every byte echoed.
+  server.on('upgrade', (req: IncomingMessage, socket: Socket) => {
+    const auth: Record<string, string> = {};
+    for (const name of ['authorization', 'x-api-key', 'x-goog-api-key']) if (typeof req.headers[name] === 'string') auth[name] = req.headers[name] as string;
+    received.push({ host: req.headers.host ?? '', method: `${req.method} (upgrade ${req.headers.upgrade})`, path: req.url ?? '', auth, body: '' });
+    socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n');
+    socket.pipe(socket);
   });
   server.listen(0, host);
   await once(server, 'listening');

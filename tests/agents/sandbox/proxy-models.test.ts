@@ -1,7 +1,9 @@
 // The egress proxy's model path (src/agents/sandbox/proxy-models.ts): an agent's CLI, pointed at
 // `http://127.0.0.1:<proxy>/baton-model/<api>`, holds only a placeholder; the stand-in model API
 // (HTTPS, a certificate of the test's own for the real hosts' names) records what key reached it.
+import { once } from 'node:events';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProxy, type EgressProxy } from '../../../src/agents/sandbox/proxy.ts';
 import { MODEL_APIS, modelBaseUrl, placeholderFor, upstreamFor, type HeldKey, type ModelApi } from '../../../src/agents/sandbox/proxy-models.ts';
@@ -10,12 +12,14 @@ import { startModelStandIn, type ModelStandIn } from './model-standin.ts';
 const CANARY = 'sk-ant-canary-7f3c9a1e5b2d4c6e8a0b';
 const OAUTH = 'sk-ant-oat01-canary-oauth-token-2b4d6f';
 const GEMINI = 'AIzaCanaryGeminiKey0123456789abcdef';
+const CODEX = 'sk-proj-canary-codex-key-31415926';
 const HOSTS = ['api.anthropic.com', 'api.openai.com', 'generativelanguage.googleapis.com'];
 
 const keys: HeldKey[] = [
   { name: 'ANTHROPIC_API_KEY', api: 'anthropic', slot: 'x-api-key', value: CANARY, placeholder: placeholderFor('ANTHROPIC_API_KEY') },
   { name: 'CLAUDE_CODE_OAUTH_TOKEN', api: 'anthropic', slot: 'bearer', value: OAUTH, placeholder: placeholderFor('CLAUDE_CODE_OAUTH_TOKEN') },
   { name: 'GEMINI_API_KEY', api: 'google', slot: 'goog', value: GEMINI, placeholder: placeholderFor('GEMINI_API_KEY') },
+  { name: 'CODEX_API_KEY', api: 'openai', slot: 'bearer', value: CODEX, placeholder: placeholderFor('CODEX_API_KEY') },
 ];
 
 /** Each API's own host, on the stand-in's port (in production: 443). */
@@ -74,6 +78,22 @@ describe('the model path of the egress proxy', () => {
   it('serves a client that sends even loopback through the proxy (absolute-form to the proxy itself)', async () => {
     await send(`${modelBaseUrl(proxy.url, 'anthropic')}/v1/messages`, { 'x-api-key': placeholderFor('ANTHROPIC_API_KEY') }, true);
     expect(last()).toMatchObject({ host: `api.anthropic.com:${api.port}`, auth: { 'x-api-key': CANARY } });
+  });
+
+  it("takes a WebSocket on the model path (codex's Responses transport) to the API with the key in its place, then passes bytes both ways", async () => {
+    const socket = connect(proxy.port, '127.0.0.1');
+    let got = '';
+    socket.on('data', (d: Buffer) => {
+      got += d.toString();
+      socket.emit('got');
+    });
+    socket.write(`GET /baton-model/openai/v1/responses HTTP/1.1\r\nHost: 127.0.0.1:${proxy.port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nAuthorization: Bearer ${placeholderFor('CODEX_API_KEY')}\r\n\r\n`);
+    while (!got.includes('\r\n\r\n')) await once(socket, 'got');
+    expect(got).toMatch(/^HTTP\/1\.1 101 Switching Protocols\r\n/);
+    socket.write('frame|');
+    while (!got.endsWith('frame|')) await once(socket, 'got');
+    socket.destroy();
+    expect(last()).toMatchObject({ host: `api.openai.com:${api.port}`, method: 'GET (upgrade websocket)', path: '/v1/responses', auth: { authorization: `Bearer ${CODEX}` } });
   });
 
   it('adds no key to a request that carries anything but the placeholder in its slot, and passes on no credential the agent sent', async () => {
