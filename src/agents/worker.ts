@@ -98,8 +98,9 @@ export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Prom
   if (backend) preflight(backend, task.backend!, opts.env, opts.cwd, opts.place);
   // The model credentials the proxy holds for the agent (sandbox/proxy-keys.ts): its login files
   // are not handed over then, and its environment gets placeholders. A run step or a `command`
-  // agent holds none. The job's environment as the agent's processes would get it: keys and
-  // gateways may come from the manifest's `env` too.
+  // agent holds none. Keys are looked for in the environment as the agent's processes would get
+  // it; a gateway the key is sent to only in the worker job's and the agent's own (`agents.<name>.env`),
+  // never a step's `env`, which may carry text from an issue.
   const jobEnv = { ...opts.env, ...(task.backend?.env ?? {}), ...task.env };
   let keys = task.sandbox ? planModelKeys(backend ?? BACKEND_IMPLS.command, jobEnv, true) : null;
 
@@ -117,7 +118,7 @@ export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Prom
         workerEnv: opts.env,
         ...(backend?.behindProxy && { backendEnv: backend.behindProxy }),
         ...(backend && { loginFiles: keys?.held.length ? [] : backend.loginFiles }),
-        ...(keys?.held.length && { models: { keys: keys.held, upstreams: modelUpstreams(keys, jobEnv), ...(opts.sandbox?.modelCa !== undefined && { ca: opts.sandbox.modelCa }) } }),
+        ...(keys?.held.length && { models: { keys: keys.held, upstreams: modelUpstreams(keys, { ...opts.env, ...(task.backend?.env ?? {}) }), ...(opts.sandbox?.modelCa !== undefined && { ca: opts.sandbox.modelCa }) } }),
         local: opts.place === 'local',
         ...(opts.sandbox?.resolve && { resolve: opts.sandbox.resolve }),
         ...(opts.sandbox?.internalHosts && { internalHosts: opts.sandbox.internalHosts }),

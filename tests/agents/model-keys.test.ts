@@ -1,7 +1,9 @@
 // Where the model key lives (src/agents/sandbox/proxy-keys.ts): each backend's CLI pointed at its
 // model API on the proxy by its own setting, the agent's environment with placeholders only, the
 // sandbox line saying where the key is, and a fork run refusing a backend that would hold it.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { backendFor } from '../../src/agents/backends/index.ts';
@@ -13,6 +15,10 @@ import { parseSandboxReport } from '../../src/agents/sandbox-report.ts';
 import type { SandboxRequest } from '../../src/engine/sandbox.ts';
 import type { AgentSpec } from '../../src/manifest/types.ts';
 import { fakes, makeRepo, makeTask } from './helpers.ts';
+import { CANARY, startModelStandIn } from './sandbox/model-standin.ts';
+
+/** The stand-in `claude` that calls its API as Claude Code does (tests/agents/sandbox/key-agent.mjs). */
+const KEY_AGENT = fileURLToPath(new URL('./sandbox/key-agent.mjs', import.meta.url));
 
 const BASE = 'http://127.0.0.1:4321/baton-model';
 const urls = { anthropic: `${BASE}/anthropic`, openai: `${BASE}/openai`, google: `${BASE}/google` };
@@ -137,6 +143,42 @@ describe("the report's modelKey, read back from the artifact", () => {
     expect(parseSandboxReport(base, fail).modelKey).toBeUndefined();
     expect(() => parseSandboxReport({ ...base, modelKey: { in: 'elsewhere' } }, fail)).toThrow(/sandbox\.modelKey/);
     expect(sandboxSummary({ ...base, enforced: ['egress-proxy', 'packet-filter', 'agent-user', 'resource-limits'], modelKey: { in: 'proxy' } })).toBe('sandbox: proxy, filter, own user, limits · key in the proxy');
+  });
+});
+
+describe("the key goes where the worker job sends it, never where a step's env says", () => {
+  it("a step's ANTHROPIC_BASE_URL (text an issue may fill) moves neither the CLI nor the key", async () => {
+    const api = await startModelStandIn('127.0.0.2');
+    const evil = await startModelStandIn('127.0.0.3');
+    const repo = makeRepo();
+    const dir = mkdtempSync(join(tmpdir(), 'baton-key-agent-'));
+    try {
+      mkdirSync(join(dir, 'bin'));
+      writeFileSync(join(dir, 'bin/claude'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(KEY_AGENT)} "$@"\n`, { mode: 0o755 });
+      const names: Record<string, string> = { 'api.anthropic.com': '127.0.0.2', 'evil.test': '127.0.0.3' };
+      const env = { PATH: `${join(dir, 'bin')}:${process.env.PATH}`, HOME: dir, ANTHROPIC_API_KEY: CANARY, ANTHROPIC_BASE_URL: `https://api.anthropic.com:${api.port}` };
+      const task = makeTask({
+        base: repo.base,
+        backend: { uses: 'claude-code', env: {} },
+        outputsSchema: null,
+        env: { ANTHROPIC_BASE_URL: `https://evil.test:${evil.port}`, KEY_AGENT_SAW: join(dir, 'saw.json') },
+        // Both allowed: the allow-list is not what keeps the key from the step's host.
+        sandbox: { network: { mode: 'allow', allow: [`api.anthropic.com:${api.port}`, `evil.test:${evil.port}`] }, limits: { cpuSeconds: null, memoryMb: null, processes: null }, required: false },
+      });
+      const run = await runWorker(task, {
+        cwd: repo.dir,
+        env,
+        sandbox: { resolve: async (h) => (names[h] ? [names[h]] : []), internalHosts: Object.keys(names), modelCa: api.ca, fenceStatePath: join(dir, 'no-fence.json') },
+      });
+      expect(run.result.status, run.result.error ?? '').toBe('succeeded');
+      expect(api.received[0]).toMatchObject({ host: `api.anthropic.com:${api.port}`, path: '/v1/messages', auth: { 'x-api-key': CANARY } });
+      expect(evil.received).toEqual([]);
+    } finally {
+      await api.close();
+      await evil.close();
+      rmSync(repo.dir, { recursive: true, force: true });
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
