@@ -132,9 +132,10 @@ export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Prom
   const refusal = fork && backend && keys?.inAgent.length ? forkKeyRefusal(backend, keys.inAgent) : null;
   if (keys?.held.length && !sandbox?.fenced) keys.inAgent.push("the worker's environment: the agent runs as the worker's user, without the fence");
   try {
-    const notes = fork ? [`baton: a fork's pull request: the agent gets no secret but its model key${fork.dropped.length ? ` (not handed on: ${fork.dropped.join(', ')})` : ''}`] : [];
+    const notes = fork ? [`baton: a fork's pull request: the agent gets no secret; its model key stays in the sandbox's proxy${fork.dropped.length ? ` (not handed on: ${fork.dropped.join(', ')})` : ''}`] : [];
     if (keys?.others.length) notes.push(`baton: other backends' model keys are not the agent's and were not handed on: ${keys.others.join(', ')}`);
-    return await attempt(task, opts, { checkout, backend, mcp, sandbox, keys, refusal, start, now, notes });
+    const scrub = keys ? keyScrub(keys, jobEnv) : { held: [], dropped: [] };
+    return await attempt(task, opts, { checkout, backend, mcp, sandbox, keys, scrub, refusal, start, now, notes });
   } finally {
     await sandbox?.close();
   }
@@ -145,9 +146,11 @@ interface Prepared {
   backend: AgentBackend | null;
   mcp: ReturnType<typeof resolveMcpServers> | null;
   sandbox: AttemptSandbox | null;
-  /** Where the model credential is; null for a run step. */
+  /** Where the model credential is; null for a task without a sandbox request. */
   keys: KeyPlan | null;
-  /** Why the attempt must not start (the sandbox's own refusal comes first); null when it may. */
+  /** What no process of the attempt gets: the held keys (as placeholders), other backends' keys. */
+  scrub: KeyScrub;
+  /** Why the attempt must not start, before the sandbox's own refusal; null when it may. */
   refusal: string | null;
   start: number;
   now: () => number;
@@ -155,7 +158,7 @@ interface Prepared {
   notes: string[];
 }
 
-async function attempt(task: DispatchWorker, opts: WorkerOptions, { checkout, backend, mcp, sandbox, keys, start, now, notes, ...prepared }: Prepared): Promise<Sealed<WorkerRun>> {
+async function attempt(task: DispatchWorker, opts: WorkerOptions, { checkout, backend, mcp, sandbox, keys, scrub, start, now, notes, ...prepared }: Prepared): Promise<Sealed<WorkerRun>> {
   // Some CLIs' file tools reach only the checkout or a folder of their own: the temp folder
   // (prompt files, BATON_OUTPUT) goes where the backend says; it is gone before changes are listed.
   // Under the fence it is a folder the agent's user can reach by its path, and no one else.
@@ -179,7 +182,6 @@ async function attempt(task: DispatchWorker, opts: WorkerOptions, { checkout, ba
     const r = restoreAgentConfig(checkout, runBase);
     if (r.removed.length) transcript.push(`baton: removed agent configuration the run's base does not have, before the agent started: ${r.removed.join(', ')}`);
   };
-  const scrub = keys ? keyScrub(keys, { ...opts.env, ...(task.backend?.env ?? {}), ...task.env }) : { held: [], dropped: [] };
   const modelBaseUrls = sandbox?.proxyUrl && scrub.held.length ? heldApis(keys!, (api) => modelBaseUrl(sandbox.proxyUrl!, api)) : undefined;
   const ctx: Run = { task, opts, outputFile, deadline, now, transcript, tmp, restore, scrub, ...(modelBaseUrls && { modelBaseUrls }), ...(mcp && { mcpServers: mcp.servers, configDir }), ...(sandbox && { sandbox }) };
   // A fork's agent whose CLI would hold its key is refused whatever else the machine lacks: that is what must change.

@@ -21,7 +21,7 @@ const WHY = 'a fork\'s pull request runs code nobody of this repository wrote, s
 /**
  * Why each step may run on a fork's code (the kinds not named here are refused):
  * - agent (with `writes: false`) and review (without `fix`): the agent reads the fork's code in
- *   the sandbox, with no secret (the model key stays in the proxy); its result is outputs or one review on the pull request;
+ *   the sandbox, with the model key only; its result is outputs or one review on the pull request;
  * - ask: questions on the pull request, answered by people;
  * - label: labels the repository already has, on the pull request;
  * - approve: runs nothing and writes nothing but its question — and it is how a maintainer
