@@ -61,7 +61,7 @@ export interface PullRequestTrigger {
   authors: Authors;
   /** Steps that write push to the PR's head branch (same repository only); default false: a follow-up PR against it. */
   pushToHead: boolean;
-  /** A fork's pull request: `ignore` (default) starts nothing; `review` runs with the fork's code, no write token, no secret but the model key. */
+  /** A fork's pull request: `ignore` (default) starts nothing; `review` runs with the fork's code, no write token, no secret (the model key stays in the sandbox's proxy). */
   forks: 'ignore' | 'review';
 }
 

@@ -26,7 +26,7 @@ import { FENCE_PROTECTIONS, fencedCommand, probeFence, readRefusals, sweepComman
 import { limitHit, limitReason, type LimitHit } from './limits.ts';
 import { closeHome } from './setup.ts';
 import { checkLoginFilePath, handOverLoginFiles, WRITE_LOGIN_FILE } from './login-files.ts';
-import { startProxy, type EgressProxy } from './proxy.ts';
+import { startProxy, type EgressProxy, type ProxyOptions } from './proxy.ts';
 import { proxyEnv } from './proxy-env.ts';
 import type { Refusal } from './ruleset.ts';
 import type { Resolve } from './upstream.ts';
@@ -48,6 +48,8 @@ export interface AttemptSandboxOptions {
   /** Tests: the proxy's resolver, and the names it may connect to loopback (their stand-ins). */
   resolve?: Resolve;
   internalHosts?: readonly string[];
+  /** The model credentials the proxy holds and where each API's requests go (proxy-keys.ts); tests' certificate authority. */
+  models?: ProxyOptions['models'];
 }
 
 /** What the worker keeps of one attempt's sandbox. */
@@ -58,6 +60,8 @@ export interface AttemptSandbox {
   fenced: boolean;
   /** Added to every process's environment: the proxy's variables and the CLI's. */
   env: Record<string, string>;
+  /** The proxy's `http://127.0.0.1:<port>` (its model path serves the held keys); null when it did not start. */
+  proxyUrl: string | null;
   /** For runProcess; undefined when the fence is not in force. */
   fence: ProcessFence | undefined;
   /** A fresh folder under `parent` the agent's user can reach (by its path: nobody can list it). */
@@ -135,6 +139,7 @@ export async function openAttemptSandbox(o: AttemptSandboxOptions): Promise<Atte
       allowed: (host, port) => matchesHost(allow, host, port),
       ...(o.resolve && { resolve: o.resolve }),
       ...(internal.length && { allowInternalAddresses: (host: string) => internal.includes(host) }),
+      ...(o.models && { models: o.models }),
     });
   } catch (err) {
     missing.push({ protection: 'egress-proxy', reason: `the proxy could not start: ${(err as Error).message}` });
@@ -204,6 +209,7 @@ export async function openAttemptSandbox(o: AttemptSandboxOptions): Promise<Atte
     refusal,
     fenced,
     env,
+    proxyUrl: proxy?.url ?? null,
     fence,
     folder(parent, prefix) {
       mkdirSync(parent, { recursive: true });

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxReport } from '../../../src/engine/sandbox.ts';
 import { runInNamespace } from './namespace.ts';
+import { CANARY, OAUTH_CANARY } from './model-standin.ts';
 
 const SCENARIO = fileURLToPath(new URL('./worker-scenario.ts', import.meta.url));
 
@@ -31,6 +32,8 @@ interface Out {
   leftAfterTimeout: number;
   leftAtEnd: number;
   login: { fenced: boolean; code: number | null; stderr: string; seen: Record<string, string>; transcript: string; loginContent: string };
+  keyAttempt: Run;
+  keySeen: { modelPort: number; model: string; oauth: string; agentToken: string; agentKey: string; baseUrl: string; where: string[]; environsRead: number; filesRead: number; received: { host: string; path: string; auth: Record<string, string> }[] };
 }
 
 describe("the worker's sandbox, in a namespace of its own", () => {
@@ -45,6 +48,28 @@ describe("the worker's sandbox, in a namespace of its own", () => {
     expect(out.agentUid).not.toBe(out.runnerUid);
     expect(out.probe.sandbox).toMatchObject({ enforced: ['egress-proxy', 'packet-filter', 'agent-user', 'resource-limits'], missing: [], limit: null });
     expect(out.probe.transcript).toContain('baton: sandbox: proxy, filter, own user, limits · refused: evil.test (1)');
+  });
+
+  it('the model key and OAuth token reach the stand-in model API through the proxy and are nowhere the agent can read', () => {
+    const { keyAttempt: run, keySeen: seen } = out;
+    expect(run.status, run.error ?? '').toBe('succeeded');
+    // The agent called its API through ANTHROPIC_BASE_URL on the proxy, holding a placeholder …
+    expect(seen.agentKey).toBe('baton-proxy-holds-the-key-ANTHROPIC_API_KEY');
+    expect(seen.agentToken).toBe('baton-proxy-holds-the-key-CLAUDE_CODE_OAUTH_TOKEN');
+    expect(seen.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/baton-model\/anthropic$/);
+    expect([seen.model, seen.oauth]).toEqual(['200:{"ok":true}', '200:{"ok":true}']);
+    // … and the real key and token arrived at the model host, in the header the CLI sent each placeholder in.
+    expect(seen.received).toEqual([
+      { host: `api.anthropic.com:${seen.modelPort}`, path: '/v1/messages', auth: { 'x-api-key': CANARY } },
+      { host: `api.anthropic.com:${seen.modelPort}`, path: '/v1/messages', auth: { authorization: `Bearer ${OAUTH_CANARY}` } },
+    ]);
+    // Its environment, every /proc environ and command line it could open, its home (no login
+    // file handed over while the proxy holds a key), its checkout and temp folder: no canary.
+    expect(seen.environsRead).toBeGreaterThan(0);
+    expect(seen.filesRead).toBeGreaterThan(0);
+    expect(seen.where).toEqual([]);
+    expect(run.sandbox.modelKey).toEqual({ in: 'proxy' });
+    expect(run.transcript).toContain('· key in the proxy');
   });
 
   it('the proxy refuses a host the step does not allow, and the report counts it', () => {
