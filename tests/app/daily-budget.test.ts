@@ -11,6 +11,7 @@ import type { GitHubClient, RepoContext } from '../../src/hosts/github/client.ts
 import { byName, defaultBranchHead, loadManifests } from '../../src/hosts/github/manifests.ts';
 import { RECORD_MARKER } from '../../src/record/render.ts';
 import { readStateBlock, writeStateBlock } from '../../src/record/state-block.ts';
+import { dayClocks } from './day-clocks.ts';
 import { appRequests, openLabelled, startHarness, type Harness } from './harness.ts';
 
 const DAILY = `name: daily
@@ -30,7 +31,6 @@ steps:
 
 const o = { owner: 'acme', repo: 'widgets' };
 const DAY_MS = 86_400_000;
-const HOUR_MS = 3_600_000;
 /** Signs the state of the apps under test (BATON_STATE_SECRET): the forger below knows it too. */
 const STATE_SECRET = 'daily-budget-test-state-secret';
 
@@ -40,24 +40,6 @@ afterEach(async () => {
   h = undefined;
   vi.unstubAllEnvs();
 });
-
-/** The app's clock and GitHub's, moved on together (the app's by `now`, GitHub's by the emulator's clock). */
-function clocks() {
-  let offset = 0;
-  return {
-    now: () => Date.now() + offset,
-    moveOn(h: Harness, ms: number) {
-      offset += ms;
-      h.emu.clock.advance(ms);
-    },
-    /** Moves both clocks to the next 12:00 UTC: a test's day never straddles midnight. */
-    toNoon(h: Harness) {
-      const now = Date.now() + offset;
-      const noon = Math.floor(now / DAY_MS) * DAY_MS + 12 * HOUR_MS;
-      this.moveOn(h, (noon > now ? noon : noon + DAY_MS) - now);
-    },
-  };
-}
 
 async function repoComments(h: Harness): Promise<Array<{ body: string; author: string; thread: number }>> {
   const all = await h.as('alice').paginate('GET /repos/{owner}/{repo}/issues/comments', { ...o, per_page: 100 });
@@ -103,7 +85,7 @@ async function scheduledStart(h: Harness, number: number, key: string): Promise<
 describe('app: budget.per-day', () => {
   it('max-runs 2, per pool: three asked starts make two runs and one reply; schedules start two more, then one note and no write; a person is told once per thread; the next UTC day runs start again', async () => {
     vi.stubEnv('BATON_STATE_SECRET', STATE_SECRET);
-    const clock = clocks();
+    const clock = dayClocks();
     h = await startHarness({ files: { '.agents/workflows/daily.yml': DAILY }, now: clock.now });
     clock.toNoon(h);
     const alice = h.as('alice');
@@ -166,7 +148,7 @@ describe('app: budget.per-day', () => {
 
   it('max-cost-usd reached by a finished run stops new runs; a state block pasted by someone else never counts; /baton status shows the day', async () => {
     vi.stubEnv('BATON_STATE_SECRET', STATE_SECRET);
-    const clock = clocks();
+    const clock = dayClocks();
     h = await startHarness({ files: { '.agents/workflows/daily.yml': DAILY, '.agents/workflows/costly.yml': COSTLY }, roles: { alice: 'admin' }, now: clock.now });
     clock.toNoon(h);
     const alice = h.as('alice');
