@@ -945,20 +945,20 @@ ${nu(r)}`)}),s.add(r))}var $J=1e4;async function Io(t,e,r,n){let s=Array.isArray
         },
         "per-day": {
           "title": "Per day",
-          "description": "Caps over this workflow's runs started on one UTC day, counted from the day's run records on GitHub and checked before a run starts. When one is reached, no run starts and baton posts one note a day per workflow.",
+          "description": "Caps over this workflow's runs started on one UTC day, checked before a run starts and counted from a ledger of refs only baton writes (\`refs/baton/budget/\u2026\`), so that nobody without write access can fill it. Each cap holds on its own for two pools: runs a person with the workflow's role asked for (a label, \`/baton <workflow>\`), and runs events and schedules started (whoever opened the issue or pushed): strangers' issues and pushes never use up what a maintainer's command starts from. When a cap is reached, no run of that pool starts; a person who asked is told once per thread, and starts by events and schedules leave one note a day per workflow.",
           "type": "object",
           "additionalProperties": false,
           "minProperties": 1,
           "properties": {
             "max-runs": {
               "title": "Max runs a day",
-              "description": "Most runs of this workflow that may start on one UTC day.",
+              "description": "Most runs of this workflow that may start on one UTC day, in each pool (asked for by people with its role; started by events and schedules).",
               "type": "integer",
               "minimum": 1
             },
             "max-cost-usd": {
               "title": "Max cost a day (USD)",
-              "description": "No new run starts once the day's runs of this workflow have spent this much, in US dollars.",
+              "description": "No new run of a pool starts once the runs of that pool started that day and ended since have spent this much, in US dollars (a run still going counts once it ends; its own \`max-cost-usd\` holds it meanwhile).",
               "type": "number",
               "exclusiveMinimum": 0
             }

@@ -93,8 +93,8 @@ describe('attack 6: strangers cannot spend a budget for others (Actions-only)', 
     await alice.rest.issues.createComment({ ...o, issue_number: asked, body: '/baton triage' });
     await a.settle();
     const said = (await alice.paginate('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', { ...o, issue_number: asked, per_page: 100 })).map((c) => c.body ?? '');
+    expect(said.find((b) => b.includes('baton:record')) ?? 'no run').toContain(`run \`triage-${asked}-1\` — succeeded`);
     // Her issue's own automatic start meets the strangers' spent pool (one note); her command does not.
     expect(said.join('\n')).not.toContain('@alice, `triage` has reached its daily budget');
-    expect(said.find((b) => b.includes('baton:record'))).toContain(`run \`triage-${asked}-1\` — succeeded`);
   }, 240_000);
 });
