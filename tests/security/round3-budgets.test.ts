@@ -37,6 +37,15 @@ describe('attack 6: strangers cannot spend a budget for others (App)', () => {
     expect(await h.record(flood.asked)).toContain('— succeeded');
   }, 120_000);
 
+  it("1,001 stranger comments alone refuse nothing: the stranger's next issue and the maintainer's command both start", async () => {
+    const clock = dayClocks();
+    h = await startHarness({ files: { '.agents/workflows/tri.yml': TRI }, now: clock.now });
+    clock.toNoon(h);
+    const flood = await strangerFlood(h, 1001, 2);
+    expect(flood.strangerRuns).toBe(2);
+    expect(flood.maintainerStarted).toBe(true);
+  }, 120_000);
+
   it("1,001 stranger comments and 30 stranger issues in a day: the maintainer's command starts, and no start read the repository's comments", async () => {
     const clock = dayClocks();
     h = await startHarness({ files: { '.agents/workflows/tri.yml': TRI }, now: clock.now });
