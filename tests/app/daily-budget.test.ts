@@ -146,6 +146,25 @@ describe('app: budget.per-day', () => {
     h.emu.assertNoViolations();
   }, 90_000);
 
+  it('a start that makes no run (inputs the workflow does not take) gives its place in the day back', async () => {
+    vi.stubEnv('BATON_STATE_SECRET', STATE_SECRET);
+    const clock = dayClocks();
+    h = await startHarness({ files: { '.agents/workflows/daily.yml': DAILY }, now: clock.now });
+    clock.toNoon(h);
+    const asked = await issue(h, 'Asked');
+    for (const _ of [1, 2]) {
+      await h.as('alice').rest.issues.createComment({ ...o, issue_number: asked, body: '/baton daily colour=red' });
+      await h.settle();
+    }
+    expect((await h.comments(asked)).filter((b) => b.includes('`daily` was not started'))).toHaveLength(2);
+    const ledger = (await h.as('alice').paginate('GET /repos/{owner}/{repo}/git/matching-refs/{ref}', { ...o, ref: 'baton/budget/' })) as Array<{ ref: string }>;
+    expect(ledger.map((r) => r.ref)).toEqual([]);
+    const ran = [await openLabelled(h, 'baton:daily'), await openLabelled(h, 'baton:daily')];
+    await h.settle();
+    expect(await runThreads(h)).toEqual(ran.sort((a, b) => a - b));
+    h.emu.assertNoViolations();
+  }, 90_000);
+
   it('max-cost-usd reached by a finished run stops new runs; a state block pasted by someone else never counts; /baton status shows the day', async () => {
     vi.stubEnv('BATON_STATE_SECRET', STATE_SECRET);
     const clock = dayClocks();
