@@ -71,6 +71,7 @@ describe('the daily ledger', () => {
   });
 
   it('cannot be written by someone without write access', async () => {
+    emu.store.setRole(owner, repo, 'eve', 'read');
     await expect(user('eve').rest.git.createRef({ owner, repo, ref: startRef(noon, 'triage', 'asked', startName(1, 'x')), sha })).rejects.toMatchObject({ status: expect.any(Number) });
     const day = await readDay(gh, noon, 'triage');
     expect(spendOfDay(day, 'asked').runs).toBe(0);
