@@ -58,7 +58,10 @@ export async function withinDailyBudget(runs: RunService, gh: RepoContext, req: 
       return;
     }
     // The day's first start of the workflow clears the ledgers of days gone by.
-    if (POOLS.every((p) => day.starts[p].size === 0)) await pruneDays(gh, at);
+    if (POOLS.every((p) => day.starts[p].size === 0)) {
+      // Housekeeping: a refusal here must not refuse the start (the next day's first start tries again).
+      await pruneDays(gh, at).catch((err: unknown) => log.warn(`could not clear the daily ledgers of days gone by: ${(err as Error).message}`));
+    }
     const ref = startRef(at, req.workflow.name, pool, name);
     await recordStart(gh, ref, req.manifestCommit);
     const run = await start();
@@ -91,7 +94,12 @@ async function refuse(gh: RepoContext, req: StartRequest, permission: Role | 'no
  */
 export async function recordRunSpend(gh: RepoContext, workflow: Workflow, state: RunState): Promise<void> {
   if (workflow.budget.perDay === undefined) return;
-  await recordSpent(gh, state, poolOf(state.trigger));
+  try {
+    await recordSpent(gh, state, poolOf(state.trigger));
+  } catch {
+    // GitHub refused the ref for good (its 5xx were tried again in createRef): the day then
+    // counts this run without its money, rather than the run's end never being written.
+  }
 }
 
 /** `/baton status`'s part: the day's spend of each workflow with `budget.per-day` ('' when none has one: nothing more is read). */

@@ -106,14 +106,18 @@ export async function recordSpent(gh: RepoContext, state: RunState, pool: Pool):
   await makeLedgerRef(gh, `${dayPrefix(utcDay(state.startedAt), state.workflow)}spent/${pool}/${state.runId}/${amount}`, state.manifestCommit);
 }
 
+/** Refs deleted at most per call of pruneDays: a backlog is cleared over a few days' first starts, never in one start. */
+export const PRUNE_MAX = 100;
+
 /**
  * Deletes the ledgers of days before yesterday (yesterday's stays: a run started then may still
  * be counted by a process whose clock is behind). Called on a workflow's first start of a day.
  */
 export async function pruneDays(gh: RepoContext, at: number): Promise<void> {
   const keep = utcDay(at - DAY_MS);
-  for (const { ref } of await refsUnder(gh, BUDGET_PREFIX.slice('refs/'.length))) {
+  const old = (await refsUnder(gh, BUDGET_PREFIX.slice('refs/'.length))).filter(({ ref }) => {
     const day = ref.slice(BUDGET_PREFIX.length, BUDGET_PREFIX.length + 10);
-    if (/^\d{4}-\d{2}-\d{2}$/.test(day) && day < keep) await deleteRef(gh, ref);
-  }
+    return /^\d{4}-\d{2}-\d{2}$/.test(day) && day < keep;
+  });
+  for (const { ref } of old.slice(0, PRUNE_MAX)) await deleteRef(gh, ref);
 }
