@@ -55,10 +55,12 @@ export async function supersedeOlder(runs: RunService, gh: RepoContext, s: Super
     await runs.onRun(
       gh,
       id,
-      (memory) =>
-        memory.state.status === 'running' && !(spared = !overrules && memory.state.trigger === undefined)
-          ? [{ type: 'cancel.requested', key: `${s.key}/supersede/${id}`, at, actor: s.actor, permission: s.permission, supersededBy: { runId: s.run.runId, head: s.head } }]
-          : [],
+      (memory) => {
+        if (memory.state.status !== 'running') return [];
+        // A run a person asked for (no trigger) stays, unless the new run's starter holds the role too.
+        spared = !overrules && memory.state.trigger === undefined;
+        return spared ? [] : [{ type: 'cancel.requested', key: `${s.key}/supersede/${id}`, at, actor: s.actor, permission: s.permission, supersededBy: { runId: s.run.runId, head: s.head } }];
+      },
       log,
     );
     log.info(spared ? `run ${id}: not superseded by ${s.run.runId}: @${s.actor} does not have the role of \`${s.workflow.name}\` and the run was asked for by a person with it` : `run ${id}: superseded by ${s.run.runId} (${s.workflow.name}, concurrency.cancel-in-progress)`);
