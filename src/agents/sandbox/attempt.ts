@@ -129,20 +129,22 @@ export async function openAttemptSandbox(o: AttemptSandboxOptions): Promise<Atte
   const allow = request.network.mode === 'off' ? [] : [...request.network.allow, ...credentialHosts(backend, o.workerEnv)];
   const internal = o.internalHosts ?? [];
   const missing: SandboxReport['missing'] = [];
+  // The fence first: the packet filter admits the agent to the proxy's port the setup recorded, so
+  // the proxy listens there (any free port without the fence).
+  const probe = fenceProbe(o);
+  const state = probe.state;
   let proxy: EgressProxy | null = null;
   try {
     proxy = await startProxy({
       allowed: (host, port) => matchesHost(allow, host, port),
+      ...(state && { port: state.proxyPort }),
       ...(o.resolve && { resolve: o.resolve }),
       ...(internal.length && { allowInternalAddresses: (host: string) => internal.includes(host) }),
     });
   } catch (err) {
-    missing.push({ protection: 'egress-proxy', reason: `the proxy could not start: ${(err as Error).message}` });
+    missing.push({ protection: 'egress-proxy', reason: `the proxy could not start${state ? ` on the port the packet filter admits (${state.proxyPort})` : ''}: ${(err as Error).message}` });
   }
-
-  const probe = fenceProbe(o);
   missing.push(...probe.missing);
-  const state = probe.state;
   // The fence is all or nothing: an agent user without the filter or the limits is not run as.
   const fenced = state !== null && probe.missing.length === 0;
   const root = process.getuid?.() === 0;

@@ -16,6 +16,9 @@ interface Probe {
   path: boolean;
   otherLoopback: string;
   proxy: string;
+  otherPortOnProxyAddress: { result: string; ms: number };
+  testNet: { result: string; ms: number };
+  ownServer: string;
   udpResolver: string;
   udpLoopback53: string;
   lookup: string;
@@ -34,7 +37,8 @@ interface FenceProbeOut {
 interface Out {
   probeBefore: FenceProbeOut;
   probeAfter: FenceProbeOut;
-  ports: { proxyPort: number; otherPort: number };
+  ports: { proxyPort: number; otherPort: number; samePort: number };
+  heard: { other: number; same: number };
   root: Probe;
   sudo: { uid: number; probe: FenceProbeOut; seen: Probe; refusals: { host: string; count: number }[]; changes: { path: string }[]; leftBeforeSweep: number; leftAfterSweep: number; error?: string };
   dnsReceived: string[];
@@ -71,9 +75,19 @@ describe('the fence, in a namespace of its own', () => {
         expect(seen().secretInArgv).toBe(false);
       });
 
-      it('reaches the proxy on 127.0.0.1 and is refused another loopback address', () => {
+      it("reaches the proxy's port on 127.0.0.1 and its own server there, and is refused another user's listener on any other loopback port or address", () => {
         expect(seen().proxy).toBe('ok:proxy-here');
+        expect(seen().ownServer).toBe('ok:own-here');
         expect(seen().otherLoopback).toBe('ECONNREFUSED');
+        expect(seen().otherPortOnProxyAddress.result).toBe('ECONNREFUSED');
+        // Refused at its SYN's first retransmission, not left to the client's 5 s timeout.
+        expect(seen().otherPortOnProxyAddress.ms).toBeLessThan(2500);
+      });
+
+      it('is refused a host beyond the job\'s own address at once, not left to its timeout', () => {
+        expect(seen().testNet.result).toBe('ECONNREFUSED');
+        // The client gives up after 5 s; a refusal comes in milliseconds (1 s is room for a loaded machine).
+        expect(seen().testNet.ms).toBeLessThan(1000);
       });
 
       it('resolves no name: UDP to 127.0.0.53:53 and 127.0.0.1:53 is refused, and a lookup fails', () => {
@@ -92,10 +106,15 @@ describe('the fence, in a namespace of its own', () => {
     });
   }
 
-  it('the fake resolvers received nothing, and readRefusals names every refused destination', () => {
+  it('the fake resolvers and the other users\' loopback listeners received nothing', () => {
     expect(out.dnsReceived).toEqual([]);
+    expect(out.heard).toEqual({ other: 0, same: 0 });
+  });
+
+  it('readRefusals names every destination the agent tried and was refused, and nothing it did not try', () => {
     const hosts = out.refusals.map((r) => r.host);
-    expect(hosts).toEqual(expect.arrayContaining([`127.0.0.2:${out.ports.otherPort}/tcp`, '127.0.0.53:53/udp', '127.0.0.1:53/udp']));
+    const tried = [`127.0.0.2:${out.ports.otherPort}/tcp`, `127.0.0.1:${out.ports.samePort}/tcp`, '192.0.2.2:443/tcp', '127.0.0.53:53/udp', '127.0.0.1:53/udp'];
+    expect([...hosts].sort()).toEqual([...tried].sort());
     expect(hosts.some((h) => h.startsWith(`127.0.0.1:${out.ports.proxyPort}/`))).toBe(false);
     for (const r of out.refusals) expect(r.count).toBeGreaterThanOrEqual(1);
     // The worker (as the runner user) reads them through the setup step's sudo rule.
@@ -124,12 +143,14 @@ describe('the fence, in a namespace of its own', () => {
 describe('the fence, as text', () => {
   const user = { name: 'baton-agent', uid: 999, gid: 995, home: '/home/baton-agent' };
 
-  it('the ruleset filters only the agent uid, lets loopback through but port 53, and counts the rest', () => {
-    const text = fenceRuleset(999);
-    expect(text).toContain('meta skuid != 999 accept');
-    expect(text.indexOf('th dport 53 jump refuse')).toBeLessThan(text.indexOf('ip daddr 127.0.0.1 accept'));
+  it("the ruleset filters only the agent's sockets, admits the proxy's port before anything else on loopback but port 53, and counts the rest", () => {
+    const text = fenceRuleset(999, 24_680);
+    expect(text).toContain('meta skuid 999 jump agent');
+    expect(text).not.toContain('skuid !=');
+    expect(text.indexOf('th dport 53 jump refuse')).toBeLessThan(text.indexOf('ip daddr 127.0.0.1 tcp dport 24680 accept'));
     expect(text).toMatch(/update @refused4 \{ ip daddr \. meta l4proto \. th dport \}/);
-    expect(() => fenceRuleset(0)).toThrow(/positive integer/);
+    expect(() => fenceRuleset(0, 24_680)).toThrow(/positive integer/);
+    expect(() => fenceRuleset(999, 53)).toThrow(/port number other than 53/);
   });
 
   it('refusals are parsed from nft JSON, IPv6 bracketed, most refused first', () => {
@@ -149,7 +170,7 @@ describe('the fence, as text', () => {
   });
 
   it('a table without the skuid rule does not count as the packet filter', () => {
-    const rule = (uid: number) => ({ rule: { chain: 'output', expr: [{ match: { op: '!=', left: { meta: { key: 'skuid' } }, right: uid } }, { accept: null }] } });
+    const rule = (uid: number) => ({ rule: { chain: 'output', expr: [{ match: { op: '==', left: { meta: { key: 'skuid' } }, right: uid } }, { jump: { target: 'agent' } }] } });
     expect(filtersUid(JSON.stringify({ nftables: [rule(999)] }), 999)).toBe(true);
     expect(filtersUid(JSON.stringify({ nftables: [rule(1000)] }), 999)).toBe(false);
     expect(filtersUid(JSON.stringify({ nftables: [] }), 999)).toBe(false);

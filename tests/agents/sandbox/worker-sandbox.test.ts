@@ -62,6 +62,18 @@ describe("the worker's sandbox, in a namespace of its own", () => {
     expect(out.probe.sandbox.refused).toContainEqual({ host: `127.0.0.3:${out.ports.directPort}/tcp`, count: 1 });
   });
 
+  it('a direct connection to a host beyond the job\'s own address fails at once, not at the client\'s timeout', () => {
+    const testNet = out.probe.outputs!.testNet as { result: string; ms: number };
+    expect(testNet.result).toBe('ECONNREFUSED');
+    // The client gives up after 5 s; the refusal comes in milliseconds (1 s is room for a loaded machine).
+    expect(testNet.ms).toBeLessThan(1000);
+  });
+
+  it('the report lists what the agent tried and nothing else: no resets to the job\'s own address', () => {
+    // The lookup tried both resolvers of the scenario's resolv.conf.
+    expect(out.probe.sandbox.refused.map((r) => r.host).sort()).toEqual(['127.0.0.3:' + out.ports.directPort + '/tcp', '127.0.0.1:53/udp', '127.0.0.53:53/udp', '192.0.2.2:443/tcp', 'evil.test'].sort());
+  });
+
   it('the agent resolves no name', () => {
     expect(out.probe.outputs!.lookup).toBe('EAI_AGAIN');
     expect(out.probe.sandbox.refused.map((r) => r.host)).toContain('127.0.0.53:53/udp');

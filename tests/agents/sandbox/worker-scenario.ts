@@ -19,7 +19,7 @@ import { readFenceState } from '../../../src/agents/sandbox/fence.ts';
 import { runWorker, type WorkerOptions } from '../../../src/agents/worker.ts';
 import type { SandboxRequest } from '../../../src/engine/sandbox.ts';
 import { makeTask } from '../helpers.ts';
-import { HERE, listen, makeWorld, processesOf, RUNNER, settledProcessesOf, setup, type World } from './world.ts';
+import { HERE, listen, makeWorld, processesOf, RUNNER, settledProcessesOf, setup, TEST_NET, testNet, type World } from './world.ts';
 
 const API_HOST = 'api.anthropic.test';
 
@@ -41,6 +41,7 @@ async function worker(): Promise<void> {
   try {
     giveRunnerLogins(w);
     setup(w);
+    testNet();
     const state = readFenceState(w.statePath)!;
     const api = createHttpServer((_req, res) => res.end('api-here'));
     const direct = createServer((s) => s.end('direct-here\n'));
@@ -67,7 +68,7 @@ async function runner(base: string, apiPort: number, directPort: number): Promis
   const env = { PATH: process.env.PATH, HOME: w.runnerHome };
   const sandbox: WorkerOptions['sandbox'] = { resolve, internalHosts: [API_HOST], fenceStatePath: w.statePath };
   const request: SandboxRequest = { network: { mode: 'allow', allow: [`${API_HOST}:${apiPort}`] }, limits: { cpuSeconds: 120, memoryMb: null, processes: 512 }, required: true };
-  const config = { allowed: `${API_HOST}:${apiPort}`, directHost: '127.0.0.3', directPort, workerPid: process.pid };
+  const config = { allowed: `${API_HOST}:${apiPort}`, directHost: '127.0.0.3', directPort, testNetHost: TEST_NET.far, workerPid: process.pid };
   const agentTask = (run: string[], over: Parameters<typeof makeTask>[0] = {}) =>
     makeTask({ backend: { uses: 'command', env: {}, run }, outputsSchema: null, env: { PROBE_CONFIG: JSON.stringify(config) }, sandbox: request, timeoutMinutes: 2, ...over });
   const shown = (r: Awaited<ReturnType<typeof runWorker>>) => ({ status: r.result.status, error: r.result.error, outputs: r.result.outputs, sandbox: r.result.sandbox, changes: r.result.changes.map((c) => c.path), transcript: r.transcript.slice(-2000) });
