@@ -23,7 +23,7 @@ import { credentialHosts, modelHosts } from '../../manifest/network.ts';
 import type { AgentSpec, Backend } from '../../manifest/types.ts';
 import type { ProcessFence, ProcessResult } from '../process.ts';
 import { FENCE_PROTECTIONS, fencedCommand, probeFence, readRefusals, sweepCommand, type FenceProbe, type FenceState } from './fence.ts';
-import { limitHit, limitReason, type LimitHit } from './limits.ts';
+import { limitHit, limitReason, limitWatch, type LimitHit } from './limits.ts';
 import { closeHome } from './setup.ts';
 import { checkLoginFilePath, handOverLoginFiles, WRITE_LOGIN_FILE } from './login-files.ts';
 import { startProxy, type EgressProxy } from './proxy.ts';
@@ -193,8 +193,12 @@ export async function openAttemptSandbox(o: AttemptSandboxOptions): Promise<Atte
 
   const env: Record<string, string> = proxy ? { ...proxyEnv(proxy.url), ...(o.backendEnv ?? {}) } : {};
   let hit: LimitHit | null = null;
+  // What the agent's processes hold, read while the attempt runs: a memory or process limit
+  // leaves no trace in the CLI's own words.
+  const watch = fenced ? limitWatch(state.user.uid, request.limits) : null;
   let closed = false;
   const close = async (): Promise<void> => {
+    watch?.stop();
     if (closed || !proxy) return;
     closed = true;
     await proxy.close();
@@ -233,9 +237,9 @@ export async function openAttemptSandbox(o: AttemptSandboxOptions): Promise<Atte
     },
     limit(r) {
       if (!fenced) return null;
-      const h = limitHit(r, request.limits);
+      const h = limitHit(r, request.limits, watch?.take());
       if (h === null) return null;
-      hit = h;
+      hit = h.limit;
       return limitReason(h, request.limits);
     },
     unreachableModelApi() {

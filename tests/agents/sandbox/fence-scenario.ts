@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ResourceLimits } from '../../../src/engine/sandbox.ts';
 import { fencedCommand, probeFence, readFenceState, readRefusals, sweepCommand, type FenceState } from '../../../src/agents/sandbox/fence.ts';
-import { limitHit, limitReason } from '../../../src/agents/sandbox/limits.ts';
+import { limitHit, limitReason, limitWatch } from '../../../src/agents/sandbox/limits.ts';
 import { runProcess } from '../../../src/agents/process.ts';
 import { collectChanges, openCheckout } from '../../../src/agents/changes.ts';
 import { HERE, listen, makeWorld, processesOf, RUNNER, settledProcessesOf, setup, TEST_NET, testNet, type World } from './world.ts';
@@ -34,11 +34,18 @@ async function runProbe(state: FenceState, w: World, proxyPort: number, otherPor
   return { ...JSON.parse(r.stdout.trim().split('\n').pop()!), secretInArgv: f.argv.some((a) => a.includes(SECRET)) };
 }
 
-async function limitRun(state: FenceState, w: World, limits: ResourceLimits, script: string): Promise<{ hit: string | null; reason: string | null; code: number | null; signal: string | null }> {
-  const f = fencedCommand([process.execPath, '-e', script], { user: state.user, limits, env: { PATH: process.env.PATH }, root: true });
+/**
+ * A CLI's attempt whose tool runs into a limit: the tool's words go nowhere, the CLI prints its
+ * own and exits 1, as claude does ("claude exited with code 1"). What ended it must be named all the same.
+ */
+async function limitRun(state: FenceState, w: World, limits: ResourceLimits, tool: string, viaCli = true): Promise<{ hit: string | null; reason: string | null; code: number | null; signal: string | null }> {
+  const cli = !viaCli ? tool : `const r = require('node:child_process').spawnSync(process.execPath, ['-e', ${JSON.stringify(tool)}], { stdio: 'ignore' }); console.error('the-cli: a tool failed (' + (r.status ?? r.signal) + ')'); process.exit(1);`;
+  const f = fencedCommand([process.execPath, '-e', cli], { user: state.user, limits, env: { PATH: process.env.PATH }, root: true });
+  const watch = limitWatch(state.user.uid, limits);
   const r = await runProcess(f.argv, { cwd: w.workspace, env: f.env, timeoutMs: 60_000 });
-  const hit = limitHit(r, limits);
-  return { hit, reason: hit && limitReason(hit, limits), code: r.code, signal: r.signal, ...(hit === null && { stderr: r.stderr.slice(-1000) }) };
+  const hit = limitHit(r, limits, watch.take());
+  watch.stop();
+  return { hit: hit?.limit ?? null, reason: hit && limitReason(hit, limits), code: r.code, signal: r.signal, ...(hit === null && { stderr: r.stderr.slice(-1000) }) };
 }
 
 async function fence(): Promise<void> {
@@ -84,14 +91,17 @@ async function fence(): Promise<void> {
     out.changes = collectChanges(openCheckout(w.workspace, 'HEAD')).changes;
 
     out.limits = {
-      cpu: await limitRun(state, w, { ...NO_LIMITS, cpuSeconds: 1 }, 'for (;;) {}'),
-      memory: await limitRun(state, w, { ...NO_LIMITS, memoryMb: 256 }, 'const a = []; for (;;) a.push(Buffer.alloc(16 << 20, 1));'),
+      // The CLI itself spins: its signal says so.
+      cpu: await limitRun(state, w, { ...NO_LIMITS, cpuSeconds: 1 }, 'for (;;) {}', false),
+      // A tool that allocates until an allocation fails, then takes a moment to report it and exit.
+      memory: await limitRun(state, w, { ...NO_LIMITS, memoryMb: 256 }, 'const a = []; try { for (;;) a.push(Buffer.alloc(16 << 20, 1)); } catch { setTimeout(() => process.exit(1), 500); }'),
       processes: await limitRun(
         state,
         w,
-        // Node's own threads count against RLIMIT_NPROC too: room for them, not for 100 children.
+        // A tool that forks until a fork fails, then takes a moment to report it and exit. Node's own
+        // threads count against RLIMIT_NPROC too: room for them, not for 100 children.
         { ...NO_LIMITS, processes: 32 },
-        "const { spawn } = require('node:child_process'); let n = 0; const next = () => { const c = spawn('sleep', ['30']); c.on('spawn', () => { if (++n < 100) next(); }); c.on('error', (e) => { console.error(e.message); process.exit(1); }); }; next();",
+        "const { spawn } = require('node:child_process'); let n = 0; const next = () => { const c = spawn('sleep', ['30']); c.on('spawn', () => { if (++n < 100) next(); }); c.on('error', (e) => { console.error(e.message); setTimeout(() => process.exit(1), 500); }); }; next();",
       ),
     };
 

@@ -126,10 +126,11 @@ describe('the fence, in a namespace of its own', () => {
     expect(out.sudo.changes.map((c) => c.path)).toEqual(['agent-file.txt']);
   });
 
-  it('an agent that spins, allocates or forks past its limit ends with the limit as its reason', () => {
+  it('an agent that spins, allocates or forks past its limit ends with the limit as its reason, whatever its CLI says', () => {
     expect(out.limits.cpu).toMatchObject({ hit: 'cpu', reason: expect.stringMatching(/CPU limit \(1 s/) });
-    expect(out.limits.memory).toMatchObject({ hit: 'memory', reason: expect.stringMatching(/memory limit \(256 MiB/) });
-    expect(out.limits.processes).toMatchObject({ hit: 'processes', reason: expect.stringMatching(/process limit \(32 processes/) });
+    // The CLI printed only "the-cli: a tool failed" and exited 1.
+    expect(out.limits.memory).toMatchObject({ hit: 'memory', reason: expect.stringMatching(/memory limit of 256 MiB per process was reached \(a process of the agent held 2\d\d MiB of data\)/) });
+    expect(out.limits.processes).toMatchObject({ hit: 'processes', reason: expect.stringMatching(/process limit of 32 was reached \(its user had 32 processes and threads at once\)/) });
   });
 
   it('the sweep ends what the agent left running in a session of its own, from root and through sudo', () => {
@@ -180,9 +181,14 @@ describe('the fence, as text', () => {
     expect(prlimitOptions({ cpuSeconds: 60, memoryMb: 512, processes: 100 })).toEqual(['--cpu=60:61', `--data=${512 * 1024 * 1024}`, '--nproc=100']);
     expect(() => prlimitOptions({ cpuSeconds: 0, memoryMb: null, processes: null })).toThrow(/cpuSeconds/);
     const limits = { cpuSeconds: 1, memoryMb: 10, processes: 5 };
-    expect(limitHit({ code: 0, signal: null, stdout: '', stderr: 'Resource temporarily unavailable' }, limits)).toBeNull();
+    expect(limitHit({ code: 0, signal: null, stdout: '', stderr: 'Resource temporarily unavailable' }, limits, { tasks: 5, dataKiB: 10 * 1024 })).toBeNull();
     // A limit that was not set is never blamed.
     expect(limitHit({ code: 1, signal: null, stdout: '', stderr: 'Cannot allocate memory' }, { ...limits, memoryMb: null })).toBeNull();
+    // What the processes held names the limit when the CLI's words do not.
+    const cli = { code: 1, signal: null, stdout: '', stderr: 'claude exited with code 1' };
+    expect(limitHit(cli, limits, { tasks: 5, dataKiB: 0 })?.limit).toBe('processes');
+    expect(limitHit(cli, limits, { tasks: 4, dataKiB: 9.5 * 1024 })?.limit).toBe('memory');
+    expect(limitHit(cli, limits, { tasks: 4, dataKiB: 8 * 1024 })).toBeNull();
   });
 
   it('secrets travel in the environment, never in argv; sudo keeps exactly the variables given', () => {

@@ -25,6 +25,8 @@ interface Out {
   probe: Run;
   leftAfterProbe: number;
   cpu: Run;
+  memory: Run;
+  processes: Run;
   required: Run;
   requiredStarted: boolean;
   timedOut: Run;
@@ -118,6 +120,16 @@ describe("the worker's sandbox, in a namespace of its own", () => {
     expect(out.cpu.status).toBe('crashed');
     expect(out.cpu.error).toMatch(/ran into its CPU limit \(1 s of CPU time per process\)/);
     expect(out.cpu.sandbox.limit).toBe('cpu');
+  });
+
+  it("a CLI whose tool ran into the memory or process limit fails the attempt with the limit named, not with the CLI's own words", () => {
+    expect(out.memory.status).toBe('crashed');
+    expect(out.memory.error).toMatch(/^the agent's memory limit of 256 MiB per process was reached/);
+    expect(out.memory.sandbox.limit).toBe('memory');
+    expect(out.memory.transcript).toContain('the-cli: a tool failed');
+    expect(out.processes.status).toBe('crashed');
+    expect(out.processes.error).toMatch(/^the agent's process limit of 40 was reached/);
+    expect(out.processes.sandbox.limit).toBe('processes');
   });
 
   it('`sandbox: required` without the fence fails the attempt before the agent starts, naming each missing protection and why', () => {

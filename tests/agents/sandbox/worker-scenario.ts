@@ -81,6 +81,18 @@ async function runner(base: string, apiPort: number, directPort: number): Promis
     await runWorker(makeTask({ kind: 'agent', agent: null, backend: null, prompt: null, command: 'while :; do :; done', outputsSchema: null, sandbox: { ...request, limits: { cpuSeconds: 1, memoryMb: null, processes: 512 } }, timeoutMinutes: 2 }), { cwd: w.workspace, env, sandbox }),
   );
 
+  // A CLI whose tool runs into a limit, takes a moment to report it, and the CLI says only its own words and exits 1.
+  const viaCli = (tool: string): string[] => [process.execPath, '-e', `require('node:child_process').spawnSync(process.execPath, ['-e', ${JSON.stringify(tool)}], { stdio: 'ignore' }); console.error('the-cli: a tool failed'); process.exit(1);`];
+  const memory = shown(
+    await runWorker(agentTask(viaCli('const a = []; try { for (;;) a.push(Buffer.alloc(16 << 20, 1)); } catch { setTimeout(() => process.exit(1), 500); }'), { sandbox: { ...request, limits: { cpuSeconds: 120, memoryMb: 256, processes: 512 } } }), { cwd: w.workspace, env, sandbox }),
+  );
+  const processes = shown(
+    await runWorker(
+      agentTask(viaCli("const { spawn } = require('node:child_process'); const next = () => spawn('sleep', ['30']).on('spawn', next).on('error', () => setTimeout(() => process.exit(1), 500)); next();"), { sandbox: { ...request, limits: { cpuSeconds: 120, memoryMb: null, processes: 40 } } }),
+      { cwd: w.workspace, env, sandbox },
+    ),
+  );
+
   // A step that requires the sandbox on a machine where the setup step did not run.
   const marker = join(w.workspace, 'agent-started.txt');
   const required = shown(await runWorker(agentTask(['/bin/sh', '-c', 'echo started > agent-started.txt']), { cwd: w.workspace, env, sandbox: { ...sandbox, fenceStatePath: join(base, 'no-fence.json') } }));
@@ -92,7 +104,7 @@ async function runner(base: string, apiPort: number, directPort: number): Promis
 
   const login = await loginAttempt(w, env, request, sandbox);
 
-  console.log(JSON.stringify({ runnerUid: process.getuid!(), probe, leftAfterProbe, cpu, required, requiredStarted, timedOut, leftAfterTimeout, login }));
+  console.log(JSON.stringify({ runnerUid: process.getuid!(), probe, leftAfterProbe, cpu, memory, processes, required, requiredStarted, timedOut, leftAfterTimeout, login }));
 }
 
 /** The login a `claude login` left in the runner's home (a stand-in: what matters is that it is the runner's). */
