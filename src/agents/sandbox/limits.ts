@@ -17,9 +17,11 @@
 // agent's user (limitWatch) — how many processes and threads it has at once (RLIMIT_NPROC's
 // count), and each process's VmData (RLIMIT_DATA's). A failed attempt during which the user
 // stood at its process limit, or a process came within a tenth of its data limit, ran into
-// that limit. Sampling can miss a process that fills its memory and dies between two reads;
-// the error texts of the agent's tools (strerror, Node's and Python's messages) in what the
-// attempt printed are the second reading.
+// that limit. The reads come every 100 ms, every 5 ms while a process holds more than half its
+// data limit (a Node process aborts the moment an allocation fails). A reading can still miss
+// a process that fills its memory and dies between two reads, or a fork that fails and is given
+// up at once; the error texts of the agent's tools (strerror, Node's and Python's messages) in
+// what the attempt printed are the second reading.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import type { ResourceLimits } from '../../engine/sandbox.ts';
 
@@ -102,29 +104,48 @@ export interface LimitWatch {
   stop(): void;
 }
 
+/** A process past this share of its data limit is read more often: the rest may go in milliseconds. */
+const HOT_DATA = 0.5;
+
 /**
  * Reads /proc for the agent's user every `everyMs` while the attempt runs, keeping the highest
- * readings. Only the limits that are set are watched; with neither, nothing is read.
+ * readings; every `hotMs` while one of its processes holds more than half its data limit, so that
+ * the last stretch before an allocation fails (and a Node process aborts) is seen. Only the
+ * limits that are set are watched; with neither, nothing is read.
  */
-export function limitWatch(uid: number, limits: ResourceLimits, everyMs = 100, proc = '/proc'): LimitWatch {
+export function limitWatch(uid: number, limits: ResourceLimits, o: { everyMs?: number; hotMs?: number; proc?: string } = {}): LimitWatch {
   const high: Peaks = { tasks: 0, dataKiB: 0 };
+  const hotKiB = limits.memoryMb === null ? Infinity : limits.memoryMb * 1024 * HOT_DATA;
+  let hot = false;
   const read = (): void => {
-    const now = readPeaks(uid, proc);
+    const now = readPeaks(uid, o.proc);
     high.tasks = Math.max(high.tasks, now.tasks);
     high.dataKiB = Math.max(high.dataKiB, now.dataKiB);
+    hot = now.dataKiB > hotKiB;
   };
-  const timer = limits.memoryMb === null && limits.processes === null ? null : setInterval(read, everyMs);
-  timer?.unref();
+  const watched = limits.memoryMb !== null || limits.processes !== null;
+  let timer: NodeJS.Timeout | null = null;
+  let stopped = false;
+  const next = (): void => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      read();
+      next();
+    }, hot ? (o.hotMs ?? 5) : (o.everyMs ?? 100));
+    timer.unref();
+  };
+  if (watched) next();
   return {
     take() {
-      if (timer) read();
+      if (watched) read();
       const seen = { ...high };
       high.tasks = 0;
       high.dataKiB = 0;
       return seen;
     },
     stop() {
-      if (timer) clearInterval(timer);
+      stopped = true;
+      if (timer) clearTimeout(timer);
     },
   };
 }

@@ -84,7 +84,7 @@ async function runner(base: string, apiPort: number, directPort: number): Promis
   // A CLI whose tool runs into a limit, takes a moment to report it, and the CLI says only its own words and exits 1.
   const viaCli = (tool: string): string[] => [process.execPath, '-e', `require('node:child_process').spawnSync(process.execPath, ['-e', ${JSON.stringify(tool)}], { stdio: 'ignore' }); console.error('the-cli: a tool failed'); process.exit(1);`];
   const memory = shown(
-    await runWorker(agentTask(viaCli('const a = []; try { for (;;) a.push(Buffer.alloc(16 << 20, 1)); } catch { setTimeout(() => process.exit(1), 500); }'), { sandbox: { ...request, limits: { cpuSeconds: 120, memoryMb: 256, processes: 512 } } }), { cwd: w.workspace, env, sandbox }),
+    await runWorker(agentTask(viaCli('const a = []; for (;;) a.push(Buffer.alloc(16 << 20, 1));'), { sandbox: { ...request, limits: { cpuSeconds: 120, memoryMb: 256, processes: 512 } } }), { cwd: w.workspace, env, sandbox }),
   );
   const processes = shown(
     await runWorker(
