@@ -22,6 +22,7 @@ interface Out {
   runnerUid: number;
   agentUid: number;
   ports: { apiPort: number; directPort: number };
+  directHeard: number;
   probe: Run;
   leftAfterProbe: number;
   cpu: Run;
@@ -59,8 +60,9 @@ describe("the worker's sandbox, in a namespace of its own", () => {
     expect(out.probe.sandbox.unreachable).toEqual([]);
   });
 
-  it('a direct connection around the proxy is refused and listed by address', () => {
+  it("a direct connection around the proxy to another user's loopback listener is refused, the listener hears nothing, and the report lists it by address", () => {
     expect(out.probe.outputs!.direct).toBe('ECONNREFUSED');
+    expect(out.directHeard).toBe(0);
     expect(out.probe.sandbox.refused).toContainEqual({ host: `127.0.0.3:${out.ports.directPort}/tcp`, count: 1 });
   });
 

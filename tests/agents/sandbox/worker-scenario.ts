@@ -3,7 +3,8 @@
 // `runWorker` runs — as the runner user, becoming the agent through sudo as on a GitHub
 // runner — attempts whose tasks carry a sandbox request. Only loopback is used: the allowed
 // stand-in API listens on 127.0.0.2 (the proxy's injected resolver maps api.anthropic.test
-// there), the address an agent tries to reach directly on 127.0.0.3.
+// there), the address an agent tries to reach directly on 127.0.0.3; beyond the job's own
+// address, a TEST-NET host on a veth pair of the namespace (world.ts testNet).
 //
 //   worker-scenario.ts worker  → everything, one JSON object on stdout
 //   worker-scenario.ts runner  → (internal) the runWorker side, as the runner user
@@ -44,7 +45,9 @@ async function worker(): Promise<void> {
     testNet();
     const state = readFenceState(w.statePath)!;
     const api = createHttpServer((_req, res) => res.end('api-here'));
-    const direct = createServer((s) => s.end('direct-here\n'));
+    // Another user's listener on loopback (root's here), as a service container mapped to localhost is.
+    let directHeard = 0;
+    const direct = createServer((s) => (directHeard++, s.end('direct-here\n')));
     servers.push(api as unknown as Server, direct);
     const apiPort = await listen(api as unknown as Server, '127.0.0.2');
     const directPort = await listen(direct, '127.0.0.3');
@@ -55,7 +58,7 @@ async function worker(): Promise<void> {
     });
     if (runner.code !== 0) throw new Error(`the runner side failed (${runner.code ?? runner.signal}): ${runner.stderr.slice(-3000)}`);
     const out = JSON.parse(runner.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
-    console.log(JSON.stringify({ ...out, agentUid: state.user.uid, ports: { apiPort, directPort }, leftAtEnd: await settledProcessesOf(state.user.uid) }));
+    console.log(JSON.stringify({ ...out, agentUid: state.user.uid, ports: { apiPort, directPort }, directHeard, leftAtEnd: await settledProcessesOf(state.user.uid) }));
   } finally {
     for (const s of servers) s.close();
     rmSync(w.base, { recursive: true, force: true });
