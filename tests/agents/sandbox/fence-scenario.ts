@@ -2,7 +2,8 @@
 // (`unshare --net --mount --fork`, fence-namespace.ts): nothing here reaches the machine's
 // users, files or firewall. The user database is a copy the scenario makes (useradd
 // --prefix), bind-mounted over /etc/passwd & co. in the private mount namespace only; the
-// packet filter is loaded into the namespace's own nftables; only loopback is touched.
+// packet filter is loaded into the namespace's own nftables; only loopback and a veth pair
+// the scenario makes in the namespace (a TEST-NET host beyond the job's address) are touched.
 //
 //   fence-scenario.ts fence   → the whole scenario, one JSON object on stdout
 //   fence-scenario.ts setup   → only setupFence, timed (the bench)

@@ -1,7 +1,7 @@
 // The worker's sandbox scenario, run as root inside a network and mount namespace of its own
 // (namespace.ts), in the test's own user database (world.ts): the fence is set up, then
 // `runWorker` runs — as the runner user, becoming the agent through sudo as on a GitHub
-// runner — attempts whose tasks carry a sandbox request. Only loopback is used: the allowed
+// runner — attempts whose tasks carry a sandbox request. Only the namespace's own links are used: the allowed
 // stand-in API listens on 127.0.0.2 (the proxy's injected resolver maps api.anthropic.test
 // there), the address an agent tries to reach directly on 127.0.0.3; beyond the job's own
 // address, a TEST-NET host on a veth pair of the namespace (world.ts testNet).
