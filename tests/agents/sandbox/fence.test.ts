@@ -1,8 +1,9 @@
 // The agent sandbox's Linux fence (src/agents/sandbox/): an agent of its own user, a packet
 // filter, resource limits. The scenario runs as root in a network and mount namespace the
 // test makes (fence-scenario.ts): the machine's users, files and firewall are never touched,
-// and nothing but loopback and the namespace's own veth pair is. Without the rights for that (root: CAP_SYS_ADMIN for the
-// namespaces, CAP_NET_ADMIN for nftables) the test fails, saying so; it never skips.
+// and nothing but loopback and the namespace's own veth pair is. Without the rights for that
+// (root: CAP_SYS_ADMIN for the namespaces, CAP_NET_ADMIN for nftables) the test fails, saying
+// so; it never skips.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fencedCommand, filtersUid } from '../../../src/agents/sandbox/fence.ts';
 import { limitHit, prlimitOptions } from '../../../src/agents/sandbox/limits.ts';
