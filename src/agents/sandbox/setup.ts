@@ -34,12 +34,35 @@ export interface SetupOptions {
 /**
  * The egress proxy's port for the job: the packet filter admits the agent to it and to no other
  * user's listener, so it is fixed here, before the filter is loaded. Drawn below Linux's
- * ephemeral range (32768–60999 by default), where the kernel never hands a port out by itself:
- * only a program that asks for it by number could hold it first, and the proxy then does not
- * start (reported missing; `sandbox: required` refuses).
+ * ephemeral range (32768–60999 by default), where the kernel never hands a port out by itself,
+ * and not one a socket holds now (a `services:` container mapped to localhost started before the
+ * steps): only a program started later that asks for it by number could hold it first, and the
+ * proxy then does not start (reported missing; `sandbox: required` refuses).
  */
-export function pickProxyPort(): number {
-  return 20_000 + randomInt(12_000);
+export function pickProxyPort(taken: ReadonlySet<number> = portsInUse()): number {
+  for (;;) {
+    const port = 20_000 + randomInt(12_000);
+    if (!taken.has(port)) return port;
+  }
+}
+
+/** Local TCP ports sockets hold now, from /proc/net/tcp and tcp6 (`0100007F:1F90` is port 8080). */
+export function portsInUse(files: readonly string[] = ['/proc/net/tcp', '/proc/net/tcp6']): Set<number> {
+  const ports = new Set<number>();
+  for (const file of files) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      continue; // no IPv6, or no /proc: nothing to avoid there
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const local = line.trim().split(/\s+/)[1];
+      const port = local ? parseInt(local.slice(local.lastIndexOf(':') + 1), 16) : NaN;
+      if (Number.isInteger(port)) ports.add(port);
+    }
+  }
+  return ports;
 }
 
 interface PasswdEntry {

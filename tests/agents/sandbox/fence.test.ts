@@ -4,11 +4,13 @@
 // and nothing but loopback and the namespace's own veth pair is. Without the rights for that
 // (root: CAP_SYS_ADMIN for the namespaces, CAP_NET_ADMIN for nftables) the test fails, saying
 // so; it never skips.
+import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fencedCommand, filtersUid } from '../../../src/agents/sandbox/fence.ts';
 import { limitHit, prlimitOptions } from '../../../src/agents/sandbox/limits.ts';
 import { fenceRuleset, parseRefusals } from '../../../src/agents/sandbox/ruleset.ts';
-import { sudoersRule } from '../../../src/agents/sandbox/setup.ts';
+import { pickProxyPort, portsInUse, sudoersRule } from '../../../src/agents/sandbox/setup.ts';
 import { runInNamespace } from './namespace.ts';
 
 interface Probe {
@@ -206,5 +208,24 @@ describe('the fence, as text', () => {
     expect(rule).toContain('runner ALL=(root) NOPASSWD: /usr/sbin/nft -j list table inet baton');
     expect(rule.split('\n').filter((l) => l.startsWith('runner '))).toHaveLength(2);
     expect(() => sudoersRule('runner ALL=(ALL) ALL #', '/usr/sbin/nft')).toThrow(/plain user name/);
+  });
+});
+
+describe("the proxy's port, drawn by the setup", () => {
+  it('is below the ephemeral range and never one a socket holds', async () => {
+    const listener = createServer().listen(0, '127.0.0.1');
+    await once(listener, 'listening');
+    try {
+      expect(portsInUse().has((listener.address() as AddressInfo).port)).toBe(true);
+    } finally {
+      listener.close();
+    }
+    const taken = new Set(Array.from({ length: 12_000 }, (_, i) => 20_000 + i).filter((p) => p !== 25_000));
+    expect(pickProxyPort(taken)).toBe(25_000);
+    for (let i = 0; i < 50; i++) {
+      const port = pickProxyPort();
+      expect(port).toBeGreaterThanOrEqual(20_000);
+      expect(port).toBeLessThan(32_768);
+    }
   });
 });
