@@ -351,8 +351,8 @@ async function invoke(run: Run, argv: string[], stdin: string | undefined, env: 
   return r;
 }
 
-/** The failure a finished process stands for, or null when it exited 0. */
-function failure(run: Run, name: string, r: ProcessResult): Outcome | null {
+/** The failure a finished process stands for, or null when it exited 0; `limit` when a resource limit of the sandbox ended it. */
+function failure(run: Run, name: string, r: ProcessResult): (Outcome & { limit?: true }) | null {
   const usage = {};
   if (r.timedOut) return { status: 'timed-out', outputs: null, error: `${name} did not finish within the step's ${minutes(run)} and was stopped; its changes so far are kept`, usage };
   if (r.aborted) {
@@ -361,7 +361,7 @@ function failure(run: Run, name: string, r: ProcessResult): Outcome | null {
   }
   // A resource limit of the sandbox ended it: that is the reason, whatever it printed.
   const limit = run.sandbox?.limit(r);
-  if (limit) return { status: 'crashed', outputs: null, error: limit, usage };
+  if (limit) return { status: 'crashed', outputs: null, error: limit, usage, limit: true };
   if (r.spawnError) return { status: 'crashed', outputs: null, error: `${name} could not be started: ${r.spawnError.message}`, usage };
   if (r.code !== 0) {
     const last = lastLines(r.stderr || r.stdout);
@@ -417,8 +417,11 @@ async function runAgent(run: Run, backend: AgentBackend, firstPrompt: string): P
       return cause ? { infrastructure: cause } : {};
     };
     // A CLI that exits non-zero with a failure in its own format (gemini's JSON on stderr)
-    // says it better than its last lines.
-    if (failed) return { ...failed, ...(parsed.error && r.code ? { error: `${inv.argv[0]} exited with code ${r.code}: ${parsed.error}` } : {}), usage, ...infra() };
+    // says it better than its last lines; not better than the limit that ended it.
+    if (failed) {
+      const { limit, ...outcome } = failed;
+      return { ...outcome, ...(!limit && parsed.error && r.code ? { error: `${inv.argv[0]} exited with code ${r.code}: ${parsed.error}` } : {}), usage, ...infra() };
+    }
     if (parsed.error) return { status: 'crashed', outputs: null, error: parsed.error, usage, ...infra() };
 
     // The BATON_OUTPUT file first (the agent wrote it on purpose), then the CLI's own
@@ -443,7 +446,10 @@ async function runAgent(run: Run, backend: AgentBackend, firstPrompt: string): P
 async function runShell(run: Run): Promise<Outcome> {
   const r = await invoke(run, [...SHELL, run.task.command!], undefined, environment(run, {}));
   const failed = failure(run, 'the command', r);
-  if (failed) return failed;
+  if (failed) {
+    const { limit: _limit, ...outcome } = failed;
+    return outcome;
+  }
   const file = readOutputFile(run.outputFile);
   const schema = run.task.outputsSchema;
   if (file === undefined || file.trim() === '') {

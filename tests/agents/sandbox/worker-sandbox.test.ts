@@ -23,9 +23,12 @@ interface Out {
   runnerUid: number;
   agentUid: number;
   ports: { apiPort: number; directPort: number };
+  directHeard: number;
   probe: Run;
   leftAfterProbe: number;
   cpu: Run;
+  memory: Run;
+  processes: Run;
   required: Run;
   requiredStarted: boolean;
   timedOut: Run;
@@ -82,9 +85,22 @@ describe("the worker's sandbox, in a namespace of its own", () => {
     expect(out.probe.sandbox.unreachable).toEqual([]);
   });
 
-  it('a direct connection around the proxy is refused and listed by address', () => {
+  it("a direct connection around the proxy to another user's loopback listener is refused, the listener hears nothing, and the report lists it by address", () => {
     expect(out.probe.outputs!.direct).toBe('ECONNREFUSED');
+    expect(out.directHeard).toBe(0);
     expect(out.probe.sandbox.refused).toContainEqual({ host: `127.0.0.3:${out.ports.directPort}/tcp`, count: 1 });
+  });
+
+  it('a direct connection to a host beyond the job\'s own address fails at once, not at the client\'s timeout', () => {
+    const testNet = out.probe.outputs!.testNet as { result: string; ms: number };
+    expect(testNet.result).toBe('ECONNREFUSED');
+    // The client gives up after 5 s; the refusal comes in milliseconds (1 s is room for a loaded machine).
+    expect(testNet.ms).toBeLessThan(1000);
+  });
+
+  it('the report lists what the agent tried and nothing else: no resets to the job\'s own address', () => {
+    // The lookup tried both resolvers of the scenario's resolv.conf.
+    expect(out.probe.sandbox.refused.map((r) => r.host).sort()).toEqual(['127.0.0.3:' + out.ports.directPort + '/tcp', '127.0.0.1:53/udp', '127.0.0.53:53/udp', '192.0.2.2:443/tcp', 'evil.test'].sort());
   });
 
   it('the agent resolves no name', () => {
@@ -131,6 +147,16 @@ describe("the worker's sandbox, in a namespace of its own", () => {
     expect(out.cpu.status).toBe('crashed');
     expect(out.cpu.error).toMatch(/ran into its CPU limit \(1 s of CPU time per process\)/);
     expect(out.cpu.sandbox.limit).toBe('cpu');
+  });
+
+  it("a CLI whose tool ran into the memory or process limit fails the attempt with the limit named, not with the CLI's own words", () => {
+    expect(out.memory.status).toBe('crashed');
+    expect(out.memory.error).toMatch(/^the agent's memory limit of 256 MiB per process was reached/);
+    expect(out.memory.sandbox.limit).toBe('memory');
+    expect(out.memory.transcript).toContain('the-cli: a tool failed');
+    expect(out.processes.status).toBe('crashed');
+    expect(out.processes.error).toMatch(/^the agent's process limit of 40 was reached/);
+    expect(out.processes.sandbox.limit).toBe('processes');
   });
 
   it('`sandbox: required` without the fence fails the attempt before the agent starts, naming each missing protection and why', () => {

@@ -1,9 +1,10 @@
 // The worker's sandbox scenario, run as root inside a network and mount namespace of its own
 // (namespace.ts), in the test's own user database (world.ts): the fence is set up, then
 // `runWorker` runs — as the runner user, becoming the agent through sudo as on a GitHub
-// runner — attempts whose tasks carry a sandbox request. Only loopback is used: the allowed
+// runner — attempts whose tasks carry a sandbox request. Only the namespace's own links are used: the allowed
 // stand-in API listens on 127.0.0.2 (the proxy's injected resolver maps api.anthropic.test
-// there), the address an agent tries to reach directly on 127.0.0.3.
+// there), the address an agent tries to reach directly on 127.0.0.3; beyond the job's own
+// address, a TEST-NET host on a veth pair of the namespace (world.ts testNet).
 //
 //   worker-scenario.ts worker  → everything, one JSON object on stdout
 //   worker-scenario.ts runner  → (internal) the runWorker side, as the runner user
@@ -19,7 +20,7 @@ import { readFenceState } from '../../../src/agents/sandbox/fence.ts';
 import { runWorker, type WorkerOptions } from '../../../src/agents/worker.ts';
 import type { SandboxRequest } from '../../../src/engine/sandbox.ts';
 import { makeTask } from '../helpers.ts';
-import { HERE, listen, makeWorld, processesOf, RUNNER, settledProcessesOf, setup, type World } from './world.ts';
+import { HERE, listen, makeWorld, processesOf, RUNNER, settledProcessesOf, setup, TEST_NET, testNet, type World } from './world.ts';
 import { CANARY, OAUTH_CANARY, startModelStandIn, type ModelStandIn } from './model-standin.ts';
 
 const API_HOST = 'api.anthropic.test';
@@ -43,6 +44,7 @@ async function worker(): Promise<void> {
   try {
     giveRunnerLogins(w);
     setup(w);
+    testNet();
     // The stand-in model API (HTTPS, its own certificate) and the stand-in `claude` the key attempt runs.
     model = await startModelStandIn('127.0.0.2');
     writeFileSync(join(w.base, 'model-ca.pem'), model.ca, { mode: 0o644 });
@@ -54,7 +56,9 @@ async function worker(): Promise<void> {
     writeFileSync(join(w.base, 'bin/claude'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(join(w.base, 'key-agent.mjs'))} "$@"\n`, { mode: 0o755 });
     const state = readFenceState(w.statePath)!;
     const api = createHttpServer((_req, res) => res.end('api-here'));
-    const direct = createServer((s) => s.end('direct-here\n'));
+    // Another user's listener on loopback (root's here), as a service container mapped to localhost is.
+    let directHeard = 0;
+    const direct = createServer((s) => (directHeard++, s.end('direct-here\n')));
     servers.push(api as unknown as Server, direct);
     const apiPort = await listen(api as unknown as Server, '127.0.0.2');
     const directPort = await listen(direct, '127.0.0.3');
@@ -65,7 +69,7 @@ async function worker(): Promise<void> {
     });
     if (runner.code !== 0) throw new Error(`the runner side failed (${runner.code ?? runner.signal}): ${runner.stderr.slice(-3000)}`);
     const out = JSON.parse(runner.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
-    console.log(JSON.stringify({ ...out, agentUid: state.user.uid, ports: { apiPort, directPort }, leftAtEnd: await settledProcessesOf(state.user.uid), keySeen: keySeen(w, model) }));
+    console.log(JSON.stringify({ ...out, agentUid: state.user.uid, ports: { apiPort, directPort }, directHeard, leftAtEnd: await settledProcessesOf(state.user.uid), keySeen: keySeen(w, model) }));
   } finally {
     for (const s of servers) s.close();
     await model?.close();
@@ -97,7 +101,7 @@ async function runner(base: string, apiPort: number, directPort: number, modelPo
   const env = { PATH: process.env.PATH, HOME: w.runnerHome };
   const sandbox: WorkerOptions['sandbox'] = { resolve, internalHosts: [API_HOST], fenceStatePath: w.statePath };
   const request: SandboxRequest = { network: { mode: 'allow', allow: [`${API_HOST}:${apiPort}`] }, limits: { cpuSeconds: 120, memoryMb: null, processes: 512 }, required: true };
-  const config = { allowed: `${API_HOST}:${apiPort}`, directHost: '127.0.0.3', directPort, workerPid: process.pid };
+  const config = { allowed: `${API_HOST}:${apiPort}`, directHost: '127.0.0.3', directPort, testNetHost: TEST_NET.far, workerPid: process.pid };
   const agentTask = (run: string[], over: Parameters<typeof makeTask>[0] = {}) =>
     makeTask({ backend: { uses: 'command', env: {}, run }, outputsSchema: null, env: { PROBE_CONFIG: JSON.stringify(config) }, sandbox: request, timeoutMinutes: 2, ...over });
   const shown = (r: Awaited<ReturnType<typeof runWorker>>) => ({ status: r.result.status, error: r.result.error, outputs: r.result.outputs, sandbox: r.result.sandbox, changes: r.result.changes.map((c) => c.path), transcript: r.transcript.slice(-2000) });
@@ -117,6 +121,18 @@ async function runner(base: string, apiPort: number, directPort: number, modelPo
     await runWorker(makeTask({ kind: 'agent', agent: null, backend: null, prompt: null, command: 'while :; do :; done', outputsSchema: null, sandbox: { ...request, limits: { cpuSeconds: 1, memoryMb: null, processes: 512 } }, timeoutMinutes: 2 }), { cwd: w.workspace, env, sandbox }),
   );
 
+  // A CLI whose tool runs into a limit, takes a moment to report it, and the CLI says only its own words and exits 1.
+  const viaCli = (tool: string): string[] => [process.execPath, '-e', `require('node:child_process').spawnSync(process.execPath, ['-e', ${JSON.stringify(tool)}], { stdio: 'ignore' }); console.error('the-cli: a tool failed'); process.exit(1);`];
+  const memory = shown(
+    await runWorker(agentTask(viaCli('const a = []; for (;;) a.push(Buffer.alloc(16 << 20, 1));'), { sandbox: { ...request, limits: { cpuSeconds: 120, memoryMb: 256, processes: 512 } } }), { cwd: w.workspace, env, sandbox }),
+  );
+  const processes = shown(
+    await runWorker(
+      agentTask(viaCli("const { spawn } = require('node:child_process'); const next = () => spawn('sleep', ['30']).on('spawn', next).on('error', () => setTimeout(() => process.exit(1), 500)); next();"), { sandbox: { ...request, limits: { cpuSeconds: 120, memoryMb: null, processes: 40 } } }),
+      { cwd: w.workspace, env, sandbox },
+    ),
+  );
+
   // A step that requires the sandbox on a machine where the setup step did not run.
   const marker = join(w.workspace, 'agent-started.txt');
   const required = shown(await runWorker(agentTask(['/bin/sh', '-c', 'echo started > agent-started.txt']), { cwd: w.workspace, env, sandbox: { ...sandbox, fenceStatePath: join(base, 'no-fence.json') } }));
@@ -128,7 +144,7 @@ async function runner(base: string, apiPort: number, directPort: number, modelPo
 
   const login = await loginAttempt(w, env, request, sandbox!);
 
-  console.log(JSON.stringify({ runnerUid: process.getuid!(), probe, leftAfterProbe, keyAttempt, cpu, required, requiredStarted, timedOut, leftAfterTimeout, login }));
+  console.log(JSON.stringify({ runnerUid: process.getuid!(), probe, leftAfterProbe, keyAttempt, cpu, memory, processes, required, requiredStarted, timedOut, leftAfterTimeout, login }));
 }
 
 /** The login a `claude login` left in the runner's home (a stand-in: what matters is that it is the runner's). */
