@@ -200,13 +200,15 @@ export interface PullRequestFailed extends EventBase {
 /**
  * The host added a label step's labels: `applied` are the repository's labels it added (in the
  * repository's spelling), `unknown` the names the repository has no label for (not created).
- * `note`: why nothing was added (a run with no issue to label).
+ * `refused`: names the host would not add (a label that starts a workflow). `note`: why nothing
+ * was added (a run with no issue to label, a fork run).
  */
 export interface LabelsApplied extends EventBase {
   type: 'labels.applied';
   step: string;
   applied: string[];
   unknown: string[];
+  refused?: string[];
   note?: string;
 }
 

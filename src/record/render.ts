@@ -9,6 +9,7 @@ import { breakerLines } from './breakers.ts';
 import { cell, duration, usd } from './format.ts';
 import { stepCost } from './cost.ts';
 import { inert } from './inert.ts';
+import { quietMentions } from '../engine/mentions.ts';
 import { writeStateBlock } from './state-block.ts';
 
 /** GitHub refuses comment bodies longer than this. */
@@ -84,7 +85,7 @@ function compose(state: RunState, workflow: Workflow, opts: RenderOptions, mode:
   const tail: string[] = [];
   const questions = openQuestions(state, workflow);
   if (questions) tail.push('', questions);
-  if (state.reason && state.status !== 'running') tail.push('', `**${state.status === 'failed' ? 'Failed' : state.status === 'cancelled' ? 'Cancelled' : 'Stopped'}:** ${state.reason}`);
+  if (state.reason && state.status !== 'running') tail.push('', `**${state.status === 'failed' ? 'Failed' : state.status === 'cancelled' ? 'Cancelled' : 'Stopped'}:** ${quietMentions(state.reason)}`);
   const breakers = breakerLines(state, workflow);
   if (breakers.length) tail.push('', '**Agents whose backend failed before any work:**', ...breakers);
   const sandbox = sandboxLines(state, workflow);
@@ -142,11 +143,11 @@ function statusText(state: RunState, workflow: Workflow, id: string, s: StepStat
         const rounds = step.kind === 'review' || step.kind === 'checks' ? ` of ${step.maxRounds}` : '';
         if (s.gate.phase === 'fixing') return `fix round ${s.gate.round}${rounds}`;
         // A checks gate's note says what holds it (checks waiting for approval).
-        if (s.gate.phase === 'posting') return s.note ?? 'posting the review';
-        if (s.gate.phase === 'waiting-checks') return s.note ?? (s.gate.round ? `waiting for checks (after fix round ${s.gate.round})` : 'waiting for checks');
+        if (s.gate.phase === 'posting') return s.note !== null ? quietMentions(s.note) : 'posting the review';
+        if (s.gate.phase === 'waiting-checks') return s.note !== null ? quietMentions(s.note) : (s.gate.round ? `waiting for checks (after fix round ${s.gate.round})` : 'waiting for checks');
         return s.gate.round ? `reviewing (after fix round ${s.gate.round})` : 'reviewing';
       }
-      if (s.note) return s.note;
+      if (s.note) return quietMentions(s.note);
       if (s.fanOut) {
         const done = s.jobs.filter((j) => j.status === 'succeeded').length;
         const running = s.jobs.filter((j) => j.status === 'running').length;
@@ -156,16 +157,16 @@ function statusText(state: RunState, workflow: Workflow, id: string, s: StepStat
     }
     case 'succeeded': {
       if (s.ask && s.ask.answeredBy.length) return `answered by ${[...new Set(s.ask.answeredBy)].map((u) => '@' + u).join(', ')}`;
-      if (step.kind === 'pull-request' && state.pr) return s.note ? `${prName(state.pr)} (${s.note})` : prName(state.pr);
+      if (step.kind === 'pull-request' && state.pr) return s.note ? `${prName(state.pr)} (${quietMentions(s.note)})` : prName(state.pr);
       if (s.fanOut) return `${s.jobs.length} item${s.jobs.length === 1 ? '' : 's'} done`;
       if (s.gate && s.gate.round) return `passed after ${s.gate.round} fix round${s.gate.round === 1 ? '' : 's'}`;
       const approvedBy = (s.outputs as { approvedBy?: unknown } | null)?.approvedBy;
       if (step.kind === 'approve' && typeof approvedBy === 'string') return `approved by @${approvedBy}`;
-      if (s.note !== null) return s.note;
+      if (s.note !== null) return quietMentions(s.note);
       return isOutputRef(s.outputs) ? 'done (output kept in the check run)' : 'done';
     }
     default:
-      return s.reason ? `${s.status}: ${s.reason}` : s.status;
+      return s.reason ? `${s.status}: ${quietMentions(s.reason)}` : s.status;
   }
 }
 
@@ -182,8 +183,8 @@ function sandboxLines(state: RunState, workflow: Workflow): string[] {
   for (const step of workflow.steps) {
     const jobs = (stepState(state, step.id)?.jobs ?? []).filter((j) => j.sandbox);
     const distinct = [...new Set(jobs.map((j) => j.sandbox!))];
-    if (distinct.length === 1) lines.push(`- ${cell(step.name, 60)}: ${cell(distinct[0]!, 320)}`);
-    else for (const j of jobs) lines.push(`- ${cell(step.name, 60)} [${cell(j.slot, 20)}]: ${cell(j.sandbox!, 320)}`);
+    if (distinct.length === 1) lines.push(`- ${cell(step.name, 60)}: ${cell(quietMentions(distinct[0]!), 320)}`);
+    else for (const j of jobs) lines.push(`- ${cell(step.name, 60)} [${cell(j.slot, 20)}]: ${cell(quietMentions(j.sandbox!), 320)}`);
   }
   return lines.length > MAX_SANDBOX_LINES ? [...lines.slice(0, MAX_SANDBOX_LINES), `- … and ${lines.length - MAX_SANDBOX_LINES} more`] : lines;
 }
@@ -218,7 +219,7 @@ function openQuestions(state: RunState, workflow: Workflow): string | undefined 
     const ask = s?.ask;
     if (!ask || s.status !== 'running') continue;
     ask.questions.forEach((q, i) => {
-      if (ask.answers[i] === null) lines.push(`${lines.length + 1}. ${cell(q, 500)}`);
+      if (ask.answers[i] === null) lines.push(`${lines.length + 1}. ${cell(quietMentions(q), 500)}`);
     });
   }
   if (!lines.length) return undefined;

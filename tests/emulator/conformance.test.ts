@@ -73,6 +73,13 @@ describe('npm run conformance', () => {
     const { stdout } = await kit(['--emulator', '--only', 'two concurrent creates of one ref', '--out', out]);
     expect(stdout).toContain('| scenario | assumption | github | emulator | verdict |');
     expect(stdout).toMatch(/\| two concurrent creates of one ref \| reading refCreateRace \(default already-exists\) \| no claim \(emulator only\) \| .*update-failed → loser: 422 Reference update failed \[update-failed\] \| agree \|/);
+    // The unknowns U1–U8 (the runner probe is U5) follow, each with its scenario's answers or what to do by hand.
+    expect(stdout.match(/^- U\d: /gm)).toEqual(['- U1: ', '- U2: ', '- U3: ', '- U4: ', '- U5: ', '- U6: ', '- U7: ', '- U8: ']);
+    expect(stdout).toContain('- U5: The runner probe.');
+    expect(stdout).toContain('  - scenario "two concurrent creates of one ref": emulator already-exists → loser: 422 Reference already exists [already-exists] ; update-failed → loser: 422 Reference update failed [update-failed]; verdict agree');
+    expect(stdout).toContain('  - scenario "where a workflow-file change is refused": not run (--only)');
+    expect(stdout.match(/^ {2}- by hand: /gm)).toHaveLength(2);
+    expect(stdout.match(/^ {2}- against GitHub, by hand: /gm)).toHaveLength(1);
     const json = JSON.parse(await readFile(out, 'utf8')) as Record<string, unknown>;
     expect(json).toEqual({
       claimAboutGitHub: false,

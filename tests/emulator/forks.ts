@@ -23,8 +23,9 @@
 import type { Emulator } from './emulator.ts';
 import type { GitRepo } from './git.ts';
 import { unprocessable, type RouteContext } from './http/router.ts';
-import { openPull } from './routes/pulls.ts';
 import { refuseWorkflowRule } from './routes/workflow-files.ts';
+import { openPull, pullJson } from './routes/pulls.ts';
+import { now } from './store.ts';
 
 export interface ForkPullRequest {
   /** The repository the pull request is opened against. */
@@ -102,4 +103,22 @@ export async function refuseForkOnlyCommit(ctx: RouteContext, git: GitRepo, sha:
   if (reading === 'accepted' || !(await onlyInForks(git, sha))) return;
   if (reading === 'does-not-exist') throw unprocessable('Reference does not exist');
   refuseWorkflowRule(ctx);
+}
+
+/**
+ * The contributor pushes `sha` to their fork's branch of pull request `number`: GitHub moves
+ * the pull request's head (and `refs/pull/<n>/head` here) and sends `pull_request.synchronize`
+ * to the base repository, the pusher its sender (docs "Webhook events and payloads",
+ * pull_request: "synchronize — a pull request's head branch was updated").
+ */
+export async function pushToForkPullRequest(emulator: Emulator, o: { owner: string; repo: string; fork: string; number: number; sha: string }): Promise<void> {
+  const repo = emulator.repo(o.owner, o.repo);
+  const issue = repo.issues.get(o.number);
+  const pull = issue?.pull;
+  if (!issue || !pull || pull.headRepo.toLowerCase() !== `${o.fork}/${repo.name}`.toLowerCase()) throw new Error(`#${o.number} is no pull request from ${o.fork}'s fork`);
+  const before = pull.headSha;
+  pull.headSha = o.sha;
+  issue.updatedAt = now();
+  await emulator.git(o.owner, o.repo).updateRef(`refs/pull/${o.number}/head`, o.sha);
+  emulator.webhooks.emit('pull_request', { action: 'synchronize', number: o.number, before, after: o.sha, pull_request: await pullJson(emulator, repo, issue) }, { owner: repo.owner, repo: repo.name, sender: o.fork });
 }

@@ -291,6 +291,13 @@ export class Store {
     for (const repo of this.repos.values()) repo.installationId = this.installation(repo.owner).id;
   }
 
+  /** How many comments an issue or pull request has (its `comments` field). */
+  commentCount(repoId: number, issueNumber: number): number {
+    let n = 0;
+    for (const c of this.comments.values()) if (c.repoId === repoId && c.issueNumber === issueNumber) n++;
+    return n;
+  }
+
   /** The app by slug; a slug never seen before is another app installed on the repositories (a CI service). */
   appBySlug(slug: string): App {
     if (slug === this.app.slug) return this.app;

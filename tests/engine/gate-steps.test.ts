@@ -80,7 +80,7 @@ describe('review', () => {
     const comments = [{ path: 'README.md', line: 1, body: 'typo' }];
     r.send({ type: 'review.submitted', actor: 'bob', permission: 'write', state: 'changes_requested', body: 'one thing', comments });
     expect(r.dispatch('review', 'fix-1').feedback).toEqual({ source: 'human-review', summary: 'one thing', by: 'bob', comments, checks: [] });
-    expect(r.dispatch('review', 'fix-1').prompt).toContain('Review by @bob:');
+    expect(r.dispatch('review', 'fix-1').prompt).toContain('Review by @bob (quoted below');
   });
 
   it('handles a human review that arrives during a fix round right after it', () => {
@@ -200,7 +200,7 @@ describe('checks', () => {
     const fix = r.dispatch('ci', 'fix-1');
     expect(fix).toMatchObject({ kind: 'fix', branch: 'baton/steps/r1/ci-fix-1' });
     expect(fix.feedback?.checks).toEqual([{ name: 'test', conclusion: 'failure', summary: 'expected 1 to be 2' }]);
-    expect(fix.prompt).toContain('### test (failure)\nexpected 1 to be 2');
+    expect(fix.prompt).toContain('test (failure)\nexpected 1 to be 2');
     r.complete('ci', null, { slot: 'fix-1' });
     expect(r.state.head).toBe('head2');
     expect(r.status('ci')).toBe('running');

@@ -210,7 +210,10 @@ export function refName(ref: string): string {
 /**
  * The test merge commit GitHub keeps at `refs/pull/<n>/merge` (and the head at
  * `refs/pull/<n>/head`): undefined when the pull request does not merge cleanly, in which
- * case GitHub starts no `pull_request` workflow either.
+ * case GitHub starts no `pull_request` workflow either: "Workflows will not run on
+ * pull_request activity if the pull request has a merge conflict. The merge conflict must be
+ * resolved first" (docs "Events that trigger workflows", pull_request). Any activity: a label,
+ * a close, a push. `pull_request_target` runs anyway (it does not run on the merge commit).
  */
 export function pullMergeCommit(gitDir: string, number: number, baseSha: string, headSha: string): Promise<string | undefined> {
   // Events of one pull request (opened, labeled) are triggered side by side: one computes the

@@ -8,7 +8,7 @@ import { ZERO_SHA, type GitRepo, type Person } from '../git.ts';
 import { notFound, unprocessable, validationFailed, type RouteContext } from '../http/router.ts';
 import { onPush } from '../push.ts';
 import type { Repo } from '../store.ts';
-import { actor, body, gitOf, repoOf, resolveCommitish } from './util.ts';
+import { actor, body, gitOf, refusePushless, repoOf, resolveCommitish } from './util.ts';
 import { defaultBranchHead, refUpdateBase, refuseWorkflowChangesByApi, refuseWorkflowCommit, refuseWorkflowTree } from './workflow-files.ts';
 import { refuseForkOnlyCommit } from '../forks.ts';
 
@@ -206,6 +206,7 @@ export function registerGitRoutes(emulator: Emulator): void {
     '/repos/{owner}/{repo}/git/refs',
     async (ctx) => {
       const repo = repoOf(ctx);
+      refusePushless(ctx, repo);
       const git = gitOf(ctx, repo);
       const input = body<{ ref: string; sha: string }>(ctx);
       if (!/^refs\/[^/]+\/.+/.test(input.ref) || input.ref.includes('..') || input.ref.endsWith('/') || /[\s~^:?*[\\]/.test(input.ref)) {
@@ -246,6 +247,7 @@ export function registerGitRoutes(emulator: Emulator): void {
     '/repos/{owner}/{repo}/git/refs/{ref}',
     async (ctx) => {
       const repo = repoOf(ctx);
+      refusePushless(ctx, repo);
       const git = gitOf(ctx, repo);
       const input = body<{ sha: string; force?: boolean }>(ctx);
       const current = await existing(ctx, git);
@@ -271,6 +273,7 @@ export function registerGitRoutes(emulator: Emulator): void {
     '/repos/{owner}/{repo}/git/refs/{ref}',
     async (ctx) => {
       const repo = repoOf(ctx);
+      refusePushless(ctx, repo);
       const git = gitOf(ctx, repo);
       const current = await existing(ctx, git);
       await git.deleteRef(current.ref);
