@@ -2,7 +2,11 @@
 // emulator with the real App, a run waits for an answer; then someone without a role comments 30
 // times, every kind of comment baton reacts to (commands, answers, a look-alike status comment).
 // The App's writes to the repository in that window are counted from the emulator's request log.
+// And what strangers' volume costs a maintainer: after 1,001 comments and 30 issues by someone
+// without a role in one day, is the maintainer's `/baton <workflow>` refused?
+import { dayClocks } from '../../tests/app/day-clocks.ts';
 import { appRequests, startHarness } from '../../tests/app/harness.ts';
+import { strangerFlood, TRI } from '../../tests/security/stranger-flood-scenario.ts';
 import type { Figure } from './figure.ts';
 
 const ASK = `name: ask
@@ -41,4 +45,25 @@ export const strangerWritesPer30Comments: Figure = {
   unit: 'writes',
   target: { op: '<=', value: 3 },
   measure: strangerWrites,
+};
+
+/** 1 when the maintainer's command after the flood started no run, 0 when it started one. */
+async function maintainerRefusedAfterFlood(): Promise<number> {
+  const clock = dayClocks();
+  const h = await startHarness({ files: { '.agents/workflows/tri.yml': TRI }, now: clock.now });
+  try {
+    clock.toNoon(h);
+    const flood = await strangerFlood(h);
+    return flood.maintainerStarted ? 0 : 1;
+  } finally {
+    await h.close();
+  }
+}
+
+export const maintainerRunsRefusedAfterStrangerFlood: Figure = {
+  name: 'maintainer_runs_refused_after_stranger_flood',
+  description: "maintainer commands refused after one person without a role wrote 1,001 comments and opened 30 issues in a day on a workflow every new issue starts (`authors: [any]`, `budget.per-day: { max-runs: 3 }`)",
+  unit: 'runs',
+  target: { op: '<=', value: 0 },
+  measure: maintainerRefusedAfterFlood,
 };

@@ -10,6 +10,7 @@ import { compare } from './compare.ts';
 import { report, table } from './report.ts';
 import { SCENARIOS } from './scenarios/index.ts';
 import { githubTarget } from './targets/github.ts';
+import { unknownsList } from './unknowns.ts';
 
 const USAGE = 'usage: npm run conformance -- (--repo OWNER/REPO [--api-url URL] | --emulator) [--out FILE] [--only SCENARIO]';
 
@@ -45,6 +46,7 @@ async function main(argv: string[]): Promise<number> {
   const rows = await compare(scenarios, github, (line) => console.error(line));
   const result = report(rows, values.repo === undefined ? null : { repo: values.repo, apiUrl: values['api-url'] });
   process.stdout.write(table(result));
+  process.stdout.write(unknownsList(rows, github !== null));
   await writeFile(values.out, `${JSON.stringify(result, null, 2)}\n`);
   console.error(`wrote ${values.out}`);
   return rows.some((r) => r.verdict === 'failed') ? 1 : 0;

@@ -2,8 +2,9 @@
 // environment, hooks, agents, skills or MCP configuration. An agent that read an issue may
 // have been told to plant any of them for the next agent to obey, so:
 //  - a result that changes one is refused unless its step lists it (protected-paths.ts);
-//  - before each agent starts, the worker puts every one back as the run's base commit had
-//    it (restore-agent-config.ts): what a maintainer committed stays, what a step wrote goes.
+//  - before each agent starts, the worker puts every one back as the default branch has it
+//    (restore-agent-config.ts): what a maintainer committed stays; what a step, a pull
+//    request or a fork wrote goes.
 // docs/agents.md shows this table (tests/docs/agent-config-table.test.ts keeps them equal).
 import { comparableName } from './git-path.ts';
 

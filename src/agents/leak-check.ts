@@ -6,9 +6,14 @@
 // file can use (UTF-8, UTF-16 LE or BE, with or without a byte-order mark). A hit withholds
 // the whole result: the attempt fails with a message that names where, never what.
 //
-// Redaction (redact.ts) runs before this and masks the forms it knows in contents; it is the
-// second line of defence. The first is keeping the key from leaving the agent's sandbox at
-// all (an egress allow-list, not built yet). This door is what no encoding gets around.
+// Redaction (redact.ts) runs before this and masks the forms it knows in contents. Neither is
+// the model key's defence: the agent never holds that key — the sandbox's egress proxy does,
+// and the agent's environment has a placeholder (sandbox/proxy-keys.ts) — so nothing it writes
+// can carry it, in any encoding. This door is the second line, for the secrets an agent does
+// hold (an MCP server's token, a credential the proxy cannot hold: the step's sandbox line then
+// says "key in the agent") and for slips of the worker's own. It finds the forms it lists, and
+// no list of encodings is complete: char codes, ROT13, base32 or a dot between characters
+// pass it (tests/security/round3-key.test.ts).
 import { formPatterns, MIN_LENGTH, secretForms } from './redact.ts';
 
 declare const SEALED: unique symbol;

@@ -45,5 +45,12 @@ export function parseSandboxReport(v: unknown, fail: (why: string) => never): Sa
     return { host: host!, error: error! };
   });
   const limit = o.limit === null || o.limit === undefined ? null : LIMITS.includes(o.limit as (typeof LIMITS)[number]) ? (o.limit as SandboxReport['limit']) : fail(`\`sandbox.limit\` must be one of ${LIMITS.join(', ')} or null`);
-  return { enforced, missing, refused, unreachable, limit };
+  const key = o.modelKey as Record<string, unknown> | undefined | null;
+  let modelKey: SandboxReport['modelKey'];
+  if (key !== undefined && key !== null) {
+    if (key.in === 'proxy') modelKey = { in: 'proxy' };
+    else if (key.in === 'agent' && text(key.why, REPORT_CAPS.reason) !== null) modelKey = { in: 'agent', why: text(key.why, REPORT_CAPS.reason)! };
+    else fail("`sandbox.modelKey` must be { in: 'proxy' } or { in: 'agent', why }");
+  }
+  return { enforced, missing, refused, unreachable, limit, ...(modelKey && { modelKey }) };
 }

@@ -22,12 +22,15 @@ import type { McpServers } from './backends/mcp-config.ts';
 import { redactor, secretValues } from './redact.ts';
 import { forkEnvironment } from './fork-environment.ts';
 import { loginFileSecrets } from './login-secrets.ts';
-import { restoreAgentConfig } from './restore-agent-config.ts';
+import { readAgentConfig, restoreAgentConfig, RunBaseMissingError, withoutRestored, type AgentConfig } from './restore-agent-config.ts';
 import { seal, type Sealed } from './leak-check.ts';
 import { buildPrompt, buildReprompt } from './prompt.ts';
 import { RESULT_VERSION, type ResultBundle, type WorkerResult } from './result.ts';
 import { openAttemptSandbox, type AttemptSandbox } from './sandbox/attempt.ts';
 import type { Resolve } from './sandbox/upstream.ts';
+import { agentEnvironment, forkKeyRefusal, heldApis, keyScrub, modelUpstreams, planModelKeys, type KeyPlan, type KeyScrub } from './sandbox/proxy-keys.ts';
+import { modelBaseUrl, type ModelApi } from './sandbox/proxy-models.ts';
+import { BACKEND_IMPLS } from './backends/index.ts';
 import { validateOutputs } from './validate-output.ts';
 
 export interface WorkerOptions {
@@ -48,8 +51,11 @@ export interface WorkerOptions {
   secrets?: string[];
   /** Where the agent runs, for the wording of setup failures (default: a GitHub worker job). */
   place?: SetupPlace;
-  /** Tests of the sandbox: the proxy's resolver, the names it may connect to loopback, the fence record's path. */
-  sandbox?: { resolve?: Resolve; internalHosts?: readonly string[]; fenceStatePath?: string };
+  /**
+   * Tests of the sandbox: the proxy's resolver, the names it may connect to loopback, the fence
+   * record's path, and their stand-in model APIs' certificate authority.
+   */
+  sandbox?: { resolve?: Resolve; internalHosts?: readonly string[]; fenceStatePath?: string; modelCa?: string | Buffer };
 }
 
 /** The result bundle, plus what a summary of the attempt shows. */
@@ -90,8 +96,18 @@ export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Prom
   if (!agent && task.command === null) throw new WorkerSetupError(`step ${task.step}: the task has neither a prompt with an agent nor a command to run`);
   const backend = agent ? backendFor(task.backend!.uses) : null;
   if (backend) preflight(backend, task.backend!, opts.env, opts.cwd, opts.place);
-  // The agent's MCP servers, their `${NAME}` references read from the job's environment.
-  const mcp = backend ? resolveMcpServers(task.agent ?? task.backend!.uses, task.backend!, opts.env) : null;
+  // The model credentials the proxy holds for the agent (sandbox/proxy-keys.ts): its login files
+  // are not handed over then, and its environment gets placeholders. A run step or a `command`
+  // agent holds none. Keys are looked for in the environment as the agent's processes would get
+  // it; a gateway the key is sent to only in the worker job's and the agent's own (`agents.<name>.env`),
+  // never a step's `env`, which may carry text from an issue.
+  const jobEnv = { ...opts.env, ...(task.backend?.env ?? {}), ...task.env };
+  let keys = task.sandbox ? planModelKeys(backend ?? BACKEND_IMPLS.command, jobEnv, true) : null;
+
+  // The agent's MCP servers, their `${NAME}` references read from the job's environment — a model
+  // key among them as the agent gets it (an MCP server runs as the agent).
+  const mcpEnv = keys ? agentEnvironment(opts.env, keyScrub(keys, jobEnv)) : opts.env;
+  const mcp = backend ? resolveMcpServers(task.agent ?? task.backend!.uses, task.backend!, mcpEnv) : null;
 
   // The sandbox of this attempt (sandbox/attempt.ts): the proxy runs from here to the end, and
   // every process below is started through it. Tasks of older versions carry no request.
@@ -101,16 +117,25 @@ export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Prom
         agent: agent ? task.backend : null,
         workerEnv: opts.env,
         ...(backend?.behindProxy && { backendEnv: backend.behindProxy }),
-        ...(backend && { loginFiles: backend.loginFiles }),
+        ...(backend && { loginFiles: keys?.held.length ? [] : backend.loginFiles }),
+        ...(keys?.held.length && { models: { keys: keys.held, upstreams: modelUpstreams(keys, { ...opts.env, ...(task.backend?.env ?? {}) }), ...(opts.sandbox?.modelCa !== undefined && { ca: opts.sandbox.modelCa }) } }),
         local: opts.place === 'local',
         ...(opts.sandbox?.resolve && { resolve: opts.sandbox.resolve }),
         ...(opts.sandbox?.internalHosts && { internalHosts: opts.sandbox.internalHosts }),
         ...(opts.sandbox?.fenceStatePath !== undefined && { fenceStatePath: opts.sandbox.fenceStatePath }),
       })
     : null;
+  // No proxy, no held key; unfenced, the agent runs as the worker's user and can read the worker's environment.
+  if (keys && !sandbox?.proxyUrl) keys = planModelKeys(backend ?? BACKEND_IMPLS.command, jobEnv, false);
+  // A stranger's code and a credential the CLI itself keeps where the agent reads it: the agent
+  // does not start. (Without the fence a fork run is refused by the sandbox itself: `required`.)
+  const refusal = fork && backend && keys?.inAgent.length ? forkKeyRefusal(backend, keys.inAgent) : null;
+  if (keys?.held.length && !sandbox?.fenced) keys.inAgent.push("the worker's environment: the agent runs as the worker's user, without the fence");
   try {
-    const notes = fork ? [`baton: a fork's pull request: the agent gets no secret but its model key${fork.dropped.length ? ` (not handed on: ${fork.dropped.join(', ')})` : ''}`] : [];
-    return await attempt(task, opts, { checkout, backend, mcp, sandbox, start, now, notes });
+    const notes = fork ? [`baton: a fork's pull request: the agent gets no secret; its model key stays in the sandbox's proxy${fork.dropped.length ? ` (not handed on: ${fork.dropped.join(', ')})` : ''}`] : [];
+    if (keys?.others.length) notes.push(`baton: other backends' model keys are not the agent's and were not handed on: ${keys.others.join(', ')}`);
+    const scrub = keys ? keyScrub(keys, jobEnv) : { held: [], dropped: [] };
+    return await attempt(task, opts, { checkout, backend, mcp, sandbox, keys, scrub, refusal, start, now, notes });
   } finally {
     await sandbox?.close();
   }
@@ -121,13 +146,19 @@ interface Prepared {
   backend: AgentBackend | null;
   mcp: ReturnType<typeof resolveMcpServers> | null;
   sandbox: AttemptSandbox | null;
+  /** Where the model credential is; null for a task without a sandbox request. */
+  keys: KeyPlan | null;
+  /** What no process of the attempt gets: the held keys (as placeholders), other backends' keys. */
+  scrub: KeyScrub;
+  /** Why the attempt must not start, before the sandbox's own refusal; null when it may. */
+  refusal: string | null;
   start: number;
   now: () => number;
   /** Lines the transcript starts with. */
   notes: string[];
 }
 
-async function attempt(task: DispatchWorker, opts: WorkerOptions, { checkout, backend, mcp, sandbox, start, now, notes }: Prepared): Promise<Sealed<WorkerRun>> {
+async function attempt(task: DispatchWorker, opts: WorkerOptions, { checkout, backend, mcp, sandbox, keys, scrub, start, now, notes, ...prepared }: Prepared): Promise<Sealed<WorkerRun>> {
   // Some CLIs' file tools reach only the checkout or a folder of their own: the temp folder
   // (prompt files, BATON_OUTPUT) goes where the backend says; it is gone before changes are listed.
   // Under the fence it is a folder the agent's user can reach by its path, and no one else.
@@ -145,22 +176,30 @@ async function attempt(task: DispatchWorker, opts: WorkerOptions, { checkout, ba
   const deadline = limitMinutes === null ? null : start + limitMinutes * 60_000;
   const transcript: string[] = [...notes];
   // The door before the agent starts (and before each re-prompt): agent configuration as the
-  // run's base commit has it. A task from an App that does not name the run's base: the attempt's.
-  const runBase = task.runBase || checkout.base;
+  // default branch's commit of the run's manifests has it (read once, before any agent ran).
+  // A task of an older App that does not name it: the attempt's base — never on a fork run,
+  // whose base is the fork's code.
+  const configCommit = task.runBase || (task.sandbox?.fork ? null : checkout.base);
+  let config: AgentConfig | undefined;
   const restore = (): void => {
-    const r = restoreAgentConfig(checkout, runBase);
-    if (r.removed.length) transcript.push(`baton: removed agent configuration the run's base does not have, before the agent started: ${r.removed.join(', ')}`);
+    if (configCommit === null) throw new RunBaseMissingError("the task of a fork run names no commit to take agent configuration from (`runBase`), and the fork's own must not be used; update baton");
+    config ??= readAgentConfig(checkout, configCommit);
+    const r = restoreAgentConfig(checkout, config);
+    if (r.removed.length) transcript.push(`baton: removed agent configuration the default branch does not have, before the agent started: ${r.removed.join(', ')}`);
   };
-  const ctx: Run = { task, opts, outputFile, deadline, now, transcript, tmp, restore, ...(mcp && { mcpServers: mcp.servers, configDir }), ...(sandbox && { sandbox }) };
+  const modelBaseUrls = sandbox?.proxyUrl && scrub.held.length ? heldApis(keys!, (api) => modelBaseUrl(sandbox.proxyUrl!, api)) : undefined;
+  const ctx: Run = { task, opts, outputFile, deadline, now, transcript, tmp, restore, scrub, ...(modelBaseUrls && { modelBaseUrls }), ...(mcp && { mcpServers: mcp.servers, configDir }), ...(sandbox && { sandbox }) };
+  // A fork's agent whose CLI would hold its key is refused whatever else the machine lacks: that is what must change.
+  const refusal = prepared.refusal ?? sandbox?.refusal ?? null;
 
   let outcome: Outcome;
   let prompt: string;
   try {
-    if (sandbox?.refusal) {
-      // Nothing starts: the step asked for protections this machine does not give.
+    if (refusal) {
+      // Nothing starts: the step asked for protections this machine does not give, or a fork's agent would hold its key.
       prompt = backend ? buildPrompt(task, outputFile) : task.command!;
-      transcript.push(`baton: ${sandbox.refusal}`);
-      outcome = { status: 'crashed', outputs: null, error: sandbox.refusal, usage: {} };
+      transcript.push(`baton: ${refusal}`);
+      outcome = { status: 'crashed', outputs: null, error: refusal, usage: {} };
     } else if (backend) {
       try {
         restore();
@@ -187,12 +226,14 @@ async function attempt(task: DispatchWorker, opts: WorkerOptions, { checkout, ba
   const downApi = outcome.status !== 'succeeded' ? sandbox?.unreachableModelApi() : null;
   if (downApi) outcome = { ...outcome, error: `the agent's model API could not be reached through the sandbox's proxy: ${downApi}${outcome.error ? `; ${outcome.error}` : ''}` };
   const sandboxReport = sandbox ? await sandbox.finish(transcript) : null;
+  if (sandboxReport && keys && (keys.held.length || keys.inAgent.length)) sandboxReport.modelKey = keys.inAgent.length ? { in: 'agent', why: keys.inAgent.join('; ') } : { in: 'proxy' };
   if (sandboxReport) transcript.push(`baton: ${sandboxSummary(sandboxReport)}`);
 
   // Collected whatever happened above: a crash or a timeout keeps its partial work.
   let changes: ReturnType<typeof collectChanges> = { changes: [], files: new Map(), diffstat: [], warnings: [] };
   try {
-    changes = collectChanges(checkout);
+    // What the restore put back and the agent left alone is not the agent's work.
+    changes = config ? withoutRestored(collectChanges(checkout), config) : collectChanges(checkout);
     for (const w of changes.warnings) transcript.push(`baton: ${w}`);
   } catch (err) {
     const why = `baton could not list the changes in ${opts.cwd}: ${(err as Error).message}`;
@@ -261,14 +302,19 @@ interface Run {
   tmp: string;
   mcpServers?: McpServers;
   configDir?: string;
-  /** Puts agent configuration back as the run's base has it (restore-agent-config.ts). */
+  /** Puts agent configuration back as the default branch has it (restore-agent-config.ts). */
   restore: () => void;
   sandbox?: AttemptSandbox;
+  /** The model credentials the proxy holds (every process gets their placeholders) and the other backends' keys (left out). */
+  scrub: KeyScrub;
+  /** Each held key's API and its base URL on the proxy, for the CLI's own setting. */
+  modelBaseUrls?: Partial<Record<ModelApi, string>>;
 }
 
 function environment(run: Run, extra: Record<string, string>): NodeJS.ProcessEnv {
   const { task } = run;
-  return {
+  // The last door of the agent's environment: where the proxy holds a key, no variable carries it.
+  return agentEnvironment({
     ...run.opts.env,
     ...(task.backend?.env ?? {}),
     ...task.env,
@@ -282,7 +328,7 @@ function environment(run: Run, extra: Record<string, string>): NodeJS.ProcessEnv
     BATON_ATTEMPT: String(task.attempt),
     BATON_INDEX: task.index === null ? '' : String(task.index),
     BATON_ITEM: task.item === null ? '' : JSON.stringify(task.item),
-  };
+  }, run.scrub);
 }
 
 /** Runs one process under what is left of the step's time, recording it in the transcript. */
@@ -305,8 +351,8 @@ async function invoke(run: Run, argv: string[], stdin: string | undefined, env: 
   return r;
 }
 
-/** The failure a finished process stands for, or null when it exited 0. */
-function failure(run: Run, name: string, r: ProcessResult): Outcome | null {
+/** The failure a finished process stands for, or null when it exited 0; `limit` when a resource limit of the sandbox ended it. */
+function failure(run: Run, name: string, r: ProcessResult): (Outcome & { limit?: true }) | null {
   const usage = {};
   if (r.timedOut) return { status: 'timed-out', outputs: null, error: `${name} did not finish within the step's ${minutes(run)} and was stopped; its changes so far are kept`, usage };
   if (r.aborted) {
@@ -315,7 +361,7 @@ function failure(run: Run, name: string, r: ProcessResult): Outcome | null {
   }
   // A resource limit of the sandbox ended it: that is the reason, whatever it printed.
   const limit = run.sandbox?.limit(r);
-  if (limit) return { status: 'crashed', outputs: null, error: limit, usage };
+  if (limit) return { status: 'crashed', outputs: null, error: limit, usage, limit: true };
   if (r.spawnError) return { status: 'crashed', outputs: null, error: `${name} could not be started: ${r.spawnError.message}`, usage };
   if (r.code !== 0) {
     const last = lastLines(r.stderr || r.stdout);
@@ -354,6 +400,7 @@ async function runAgent(run: Run, backend: AgentBackend, firstPrompt: string): P
       // Under the fence the CLI runs as the agent's user, not as the worker's root.
       root: !run.sandbox?.fenced && process.getuid?.() === 0,
       ...(run.mcpServers && { mcpServers: run.mcpServers, configDir: run.configDir }),
+      ...(run.modelBaseUrls && { modelBaseUrls: run.modelBaseUrls }),
     });
     for (const [path, content] of Object.entries(inv.files ?? {})) {
       mkdirSync(dirname(path), { recursive: true });
@@ -370,8 +417,11 @@ async function runAgent(run: Run, backend: AgentBackend, firstPrompt: string): P
       return cause ? { infrastructure: cause } : {};
     };
     // A CLI that exits non-zero with a failure in its own format (gemini's JSON on stderr)
-    // says it better than its last lines.
-    if (failed) return { ...failed, ...(parsed.error && r.code ? { error: `${inv.argv[0]} exited with code ${r.code}: ${parsed.error}` } : {}), usage, ...infra() };
+    // says it better than its last lines; not better than the limit that ended it.
+    if (failed) {
+      const { limit, ...outcome } = failed;
+      return { ...outcome, ...(!limit && parsed.error && r.code ? { error: `${inv.argv[0]} exited with code ${r.code}: ${parsed.error}` } : {}), usage, ...infra() };
+    }
     if (parsed.error) return { status: 'crashed', outputs: null, error: parsed.error, usage, ...infra() };
 
     // The BATON_OUTPUT file first (the agent wrote it on purpose), then the CLI's own
@@ -396,7 +446,10 @@ async function runAgent(run: Run, backend: AgentBackend, firstPrompt: string): P
 async function runShell(run: Run): Promise<Outcome> {
   const r = await invoke(run, [...SHELL, run.task.command!], undefined, environment(run, {}));
   const failed = failure(run, 'the command', r);
-  if (failed) return failed;
+  if (failed) {
+    const { limit: _limit, ...outcome } = failed;
+    return outcome;
+  }
   const file = readOutputFile(run.outputFile);
   const schema = run.task.outputsSchema;
   if (file === undefined || file.trim() === '') {

@@ -76,6 +76,7 @@ export function batonApp(options: BatonAppOptions = {}): ApplicationFunction {
       stateSecret: resolveStateSecret(options),
       manifests: registerTriggerLabels(app),
       keepBranches: options.keepBranches ?? flagFromEnv('BATON_KEEP_BRANCHES', process.env.BATON_KEEP_BRANCHES),
+      ...(options.trackingIssueComments ? { trackingIssueComments: options.trackingIssueComments } : {}),
     };
     const runs = new RunService(config.now, { ...leaseFromEnv(process.env.BATON_LEASE_TTL, process.env.BATON_CLAIM_GRACE), ...options.lease });
 

@@ -11,6 +11,8 @@ export interface AppConfig {
   manifests?: ManifestCache;
   /** BATON_KEEP_BRANCHES: the branches of finished runs are never deleted. */
   keepBranches?: boolean;
+  /** Comments a tracking issue takes before baton continues on a new one (tests set it; default 2,000). */
+  trackingIssueComments?: number;
 }
 
 export interface RepositoryPayload {
@@ -30,6 +32,7 @@ export function repoContext(octokit: GitHubClient, repository: RepositoryPayload
     ...(config.stateSecret ? { stateSecret: config.stateSecret } : {}),
     ...(config.manifests ? { manifests: config.manifests } : {}),
     ...(config.keepBranches ? { keepBranches: true } : {}),
+    ...(config.trackingIssueComments ? { trackingIssueComments: config.trackingIssueComments } : {}),
   };
 }
 

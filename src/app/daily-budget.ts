@@ -1,36 +1,39 @@
 // `budget.per-day` at the door every start passes (handlers/start.ts: labels, commands, and
 // runs started by events and schedules), and in `/baton status`. A workflow without it costs
-// nothing here: no read. With it, the day's runs are read from GitHub (hosts/github/daily-spend.ts)
-// before each start; when a cap is reached no run starts, and the refusal costs at most one
-// note per workflow and day for starts nobody asked for, and one reply per thread and day for a
-// person who asked.
-import { dailyCapReached, describeSpend, spendOfDay, utcDay, type PerDay } from '../engine/daily-budget.ts';
-import type { Role } from '../manifest/types.ts';
+// nothing here: no read. With it, the workflow's ledger of the day is read before each start
+// (one listing of refs only baton writes: hosts/github/daily-spend.ts), in the pool the start
+// spends from (engine/daily-budget.ts: runs people with the workflow's role asked for, and runs
+// events and schedules started, each held to the caps on its own — strangers' issues and pushes
+// never use up what a maintainer's command starts from). A start let through is written into
+// the ledger before its run is made. When a cap is reached no run starts, and the refusal costs
+// at most one note per workflow and day for starts nobody asked for, and one reply per thread
+// and day for a person who asked.
+import { dailyCapReached, describeSpend, POOLS, poolOf, spendOfDay, utcDay, type PerDay } from '../engine/daily-budget.ts';
+import type { RunState } from '../engine/index.ts';
+import type { Role, Workflow } from '../manifest/types.ts';
 import type { RepoContext } from '../hosts/github/client.ts';
-import { DAY_READ_MAX_PAGES, readDay, type DayRead } from '../hosts/github/daily-spend.ts';
+import { claimNote, forgetStart, pruneDays, readDay, recordSpent, recordStart, startName, startRef } from '../hosts/github/daily-spend.ts';
 import { defaultBranchHead, loadManifests, validWorkflows } from '../hosts/github/manifests.ts';
-import { standingOf, written } from '../hosts/github/stranger-door.ts';
+import { standingOf } from '../hosts/github/stranger-door.ts';
 import type { StartRequest } from './handlers/start.ts';
 import { KeyedQueue } from './queue.ts';
 import { replyOnce } from './replies.ts';
 import type { Log, RunService } from './runs.ts';
 
 /**
- * One check-and-start at a time per workflow in a process: a start is counted once its record
- * is on GitHub, so two starts checked side by side would both see room for one more. Across
+ * One check-and-start at a time per workflow in a process: a start is counted once its ledger
+ * ref is on GitHub, so two starts checked side by side would both see room for one more. Across
  * processes (replicas, parallel Actions jobs) nothing serialises them: see docs/operations.md.
  */
 const queues = new WeakMap<RunService, KeyedQueue>();
 
-const UNCOUNTED = `more comments were written or edited in this repository today than baton reads to count the day's runs (${DAY_READ_MAX_PAGES * 100})`;
-
 /**
- * Runs `start` when the workflow's daily caps allow one more run on the UTC day of `at` (the
+ * Runs `start` when the caps of the start's pool allow one more run on the UTC day of `at` (the
  * run's own `at`, so the day checked is the day its `startedAt` will say); otherwise starts
- * nothing and says so once. A day that cannot be counted refuses (a cap that cannot be checked
- * is not one that allows).
+ * nothing and says so once. `start` answers the run it made, if any: a start that made none
+ * (given way, refused by the engine) is taken back out of the ledger.
  */
-export async function withinDailyBudget(runs: RunService, gh: RepoContext, req: StartRequest, permission: Role | 'none', at: number, log: Log, start: () => Promise<unknown>): Promise<void> {
+export async function withinDailyBudget(runs: RunService, gh: RepoContext, req: StartRequest, permission: Role | 'none', at: number, log: Log, start: () => Promise<RunState | undefined>): Promise<void> {
   const perDay = req.workflow.budget.perDay;
   if (perDay === undefined) {
     await start();
@@ -39,47 +42,75 @@ export async function withinDailyBudget(runs: RunService, gh: RepoContext, req: 
   let queue = queues.get(runs);
   if (!queue) queues.set(runs, (queue = new KeyedQueue()));
   await queue.run(`${gh.owner}/${gh.repo}:${req.workflow.name}`.toLowerCase(), async () => {
-    const day = await readDay(gh, at);
-    // This start was made already (a redelivery, or the same delivery on another replica): no new
-    // run, so no cap applies; the start path reconciles the run it made.
-    if (day.runs.some((r) => r.appliedKeys.includes(req.key))) return start();
-    const reached = day.complete ? dailyCapReached(perDay, spendOfDay(day.runs, req.workflow.name, at)) : UNCOUNTED;
-    if (reached === null) return start();
-    log.info(`refused a start of \`${req.workflow.name}\` on #${req.thread.number}: budget.per-day (${reached})`);
-    return refuse(gh, req, permission, at, reached, day, log);
+    const pool = poolOf(req.trigger);
+    const day = await readDay(gh, at, req.workflow.name);
+    const name = startName(req.thread.number, req.key);
+    // This start was let through already (a redelivery, or the same delivery on another
+    // replica): no new run, so no cap applies; the start path reconciles the run it made.
+    if (day.starts[pool].has(name)) {
+      await start();
+      return;
+    }
+    const reached = dailyCapReached(perDay, spendOfDay(day, pool), pool);
+    if (reached !== null) {
+      log.info(`refused a start of \`${req.workflow.name}\` on #${req.thread.number}: budget.per-day (${reached})`);
+      await refuse(gh, req, permission, at, reached, day.noted);
+      return;
+    }
+    // The day's first start of the workflow clears the ledgers of days gone by.
+    if (POOLS.every((p) => day.starts[p].size === 0)) {
+      // Housekeeping: a refusal here must not refuse the start (the next day's first start tries again).
+      await pruneDays(gh, at).catch((err: unknown) => log.warn(`could not clear the daily ledgers of days gone by: ${(err as Error).message}`));
+    }
+    const ref = startRef(at, req.workflow.name, pool, name);
+    await recordStart(gh, ref, req.manifestCommit);
+    const run = await start();
+    if (!run || run.status === 'idle' || !run.appliedKeys.includes(req.key)) await forgetStart(gh, ref);
   });
 }
 
 /**
- * The note: on the thread of the first refused start of the day; its marker, found by the
- * day's read anywhere in the repository, keeps later automatic starts silent (no write at
+ * The note: on the thread of the first refused automatic start of the day (the ledger's `noted`
+ * ref, made once however many processes refuse at once, keeps later ones silent: no write at
  * all). A person who asks is answered in their thread, once per thread and day, through the
  * reply door (they have the workflow's role: anyone else was refused before this).
  */
-async function refuse(gh: RepoContext, req: StartRequest, permission: Role | 'none', at: number, reached: string, day: DayRead, log: Log): Promise<void> {
+async function refuse(gh: RepoContext, req: StartRequest, permission: Role | 'none', at: number, reached: string, noted: boolean): Promise<void> {
   const name = req.workflow.name;
   const key = `budget/${name}/${utcDay(at)}`;
-  const text = day.complete
-    ? `\`${name}\` has reached its daily budget: ${reached} (UTC day ${utcDay(at)}). No run was started. Runs of \`${name}\` start again after 00:00 UTC, or once \`budget.per-day\` of the workflow is raised on the default branch; until then, starts by events and schedules are refused without another note, and a person who asks is told once per issue or pull request.`
-    : `baton could not count today's runs of \`${name}\`: ${reached}. Its \`budget.per-day\` cannot be checked, so no run was started (UTC day ${utcDay(at)}).`;
+  const text = `\`${name}\` has reached its daily budget: ${reached} (UTC day ${utcDay(at)}). No run was started. Runs of \`${name}\` start again after 00:00 UTC, or once \`budget.per-day\` of the workflow is raised on the default branch; until then, starts by events and schedules are refused without another note, and a person who asks is told once per issue or pull request.`;
   if (req.trigger === undefined) {
     await replyOnce(gh, req.thread.number, key, `@${req.actor}, ${text}`, standingOf(req.actor, permission, req.workflow.on.roles, req.workflow.on.bots));
     return;
   }
-  // Not found in a day that could not be read whole is no proof it was not posted: silence (the log says why).
-  if (!day.complete) {
-    log.warn(`${name}: ${text}`);
-    return;
-  }
-  if (written(day.markers, key)) return;
+  if (noted || !(await claimNote(gh, at, name, req.manifestCommit))) return;
   await replyOnce(gh, req.thread.number, key, text);
+}
+
+/**
+ * A run that has just ended: what it cost goes into the ledger of the day it started, where the
+ * next starts of its pool count it against `max-cost-usd` (runs.ts calls this before the
+ * run's last record is written, so a record that says "ended" has its cost in the ledger).
+ */
+export async function recordRunSpend(gh: RepoContext, workflow: Workflow, state: RunState): Promise<void> {
+  if (workflow.budget.perDay === undefined) return;
+  try {
+    await recordSpent(gh, state, poolOf(state.trigger));
+  } catch {
+    // GitHub refused the ref for good (its 5xx were tried again in createRef): the day then
+    // counts this run without its money, rather than the run's end never being written.
+  }
 }
 
 /** `/baton status`'s part: the day's spend of each workflow with `budget.per-day` ('' when none has one: nothing more is read). */
 export async function dailySpendText(gh: RepoContext, at: number): Promise<string> {
   const budgeted = validWorkflows(await loadManifests(gh, await defaultBranchHead(gh))).filter((w): w is typeof w & { budget: { perDay: PerDay } } => w.budget.perDay !== undefined);
   if (budgeted.length === 0) return '';
-  const day = await readDay(gh, at);
-  const lines = budgeted.map((w) => `- ${day.complete ? describeSpend(w.name, w.budget.perDay, spendOfDay(day.runs, w.name, at)) : `\`${w.name}\` today: not counted, ${UNCOUNTED}; its starts are refused`}`);
+  const lines = await Promise.all(
+    budgeted.map(async (w) => {
+      const day = await readDay(gh, at, w.name);
+      return `- ${describeSpend(w.name, w.budget.perDay, { asked: spendOfDay(day, 'asked'), auto: spendOfDay(day, 'auto') })}`;
+    }),
+  );
   return `\n\n**Daily budgets** (UTC day ${utcDay(at)})\n${lines.join('\n')}`;
 }

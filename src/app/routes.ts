@@ -195,11 +195,12 @@ export const ROUTES: Record<string, Route> = {
       return onWorkerRunCompleted(runs, gh, { ...factsOfRun(r), path: r.path, displayTitle: r.display_title ?? '', conclusion: r.conclusion ?? null }, env.log);
     }
     // The CI doctor (`on.workflow_run`): CI on baton's run branches costs nothing; other runs one read of the default branch's head.
-    await onWorkflowRunEnded(runs, gh, { id: r.id, attempt: r.run_attempt ?? 1, name: r.name ?? '', url: r.html_url ?? '', headSha: r.head_sha, headBranch: r.head_branch ?? null, conclusion: r.conclusion ?? null, actor: r.actor?.login ?? '', actorIsBot: isBot(r.actor), key }, env.log);
+    const origin = originOfRun({ ...r, repository: r.repository ?? p.repository });
+    await onWorkflowRunEnded(runs, gh, { id: r.id, attempt: r.run_attempt ?? 1, name: r.name ?? '', url: r.html_url ?? '', headSha: r.head_sha, origin, conclusion: r.conclusion ?? null, actor: r.actor?.login ?? '', actorIsBot: isBot(r.actor), key }, env.log);
     if (env.workflowRunAsChecks) {
       const suite = r.check_suite_id ? { id: String(r.check_suite_id), label: `workflow ${r.name ?? r.path}`, conclusion: r.conclusion ?? null } : null;
       // The workflow run says where it ran (a fork's pull request, another branch): no read needed.
-      return onCheckSuite(runs, gh, { sha: r.head_sha, branch: r.head_branch ?? null, app: 'github-actions', run: originOfRun({ ...r, repository: r.repository ?? p.repository }), appId: null, ourAppId: null, suite, key }, env.log);
+      return onCheckSuite(runs, gh, { sha: r.head_sha, branch: r.head_branch ?? null, app: 'github-actions', run: origin, appId: null, ourAppId: null, suite, key }, env.log);
     }
   },
 };

@@ -6,6 +6,7 @@
 // record, reloads and is applied again, so what process memory holds is never trusted
 // over GitHub.
 import { drive } from '../hosts/driver.ts';
+import { recordRunSpend } from './daily-budget.ts';
 import { emptyState, isTerminal, type RunEvent, type RunRequested, type RunState } from '../engine/index.ts';
 import { runGivenWayTo, type GiveWay } from './opened-with-label.ts';
 import type { Workflow } from '../manifest/types.ts';
@@ -351,6 +352,7 @@ export class RunService {
       const claim = this.lease.claims ? new EventClaim(gh, memory, clock, ttlMs, (ms) => (claimMs.total += ms), graceMs, this.anchors, (attempt) => sleep(pollMs * attempt)) : null;
       const host = new GitHubHost(gh, memory, this.memories.commits, this.now, this.memories.outputs, claim);
       const events = await source(memory, workflow);
+      const ended = isTerminal(memory.state.status);
       const applied = events.length ? (await drive(host, workflow, memory.state, events)).applied.length : 0;
       // Nothing to do on this view (no event, or none that changes the run: CI on a commit no gate
       // waits on): with several processes the view may be stale (kept in memory, or read before
@@ -362,6 +364,9 @@ export class RunService {
       const now = this.now();
       if (!memory.warm || overdue(memory.state, now)) await this.reconcile(gh, host, memory, workflow);
       if (overdue(memory.state, now)) await drive(host, workflow, memory.state, [{ type: 'time.passed', key: `time:${now}`, at: now }]);
+      // A run that ended with this event: its cost goes into its day's ledger (budget.per-day) before
+      // the record says it ended, so a crash in between writes it again on the next event.
+      if (!ended && isTerminal(memory.state.status)) await recordRunSpend(gh, workflow, memory.state);
       await host.flush(workflow);
       if (claim?.claimed) this.onLease?.({ claimMs: claimMs.total, waitMs: 0, lost: 0, takenOver: 0 });
       memory.warm = true;

@@ -2,7 +2,12 @@
 // of the same workflow there that still run (default: for runs `on.pull_request` started, whose
 // older runs work on a head the pull request has moved past). Through the engine's cancel
 // event, with the run that replaces them: their status comment says why.
-import type { RunState, TriggerKind } from '../engine/index.ts';
+//
+// A run started by someone without the workflow's role (a stranger's push to their fork's pull
+// request) or by nobody in particular (a schedule) cancels only older runs that were started the
+// same way, automatically: never a run a person with the role asked for, who is not someone a
+// stranger's push may overrule (and whose run would otherwise be spent for nothing).
+import { isAllowed, listsBot, type RunState, type TriggerKind } from '../engine/index.ts';
 import type { Workflow } from '../manifest/types.ts';
 import type { RepoContext } from '../hosts/github/client.ts';
 import { parseRunId } from '../hosts/github/run-id.ts';
@@ -43,17 +48,21 @@ export async function supersedeOlder(runs: RunService, gh: RepoContext, s: Super
     const p = parseRunId(id);
     return p !== undefined && p.workflow === mine.workflow && p.n < mine.n;
   });
+  const overrules = isAllowed(s.permission, s.workflow.on.roles) || listsBot(s.workflow.on.bots, s.actor);
   for (const id of older) {
     const at = Date.now();
+    let spared = false;
     await runs.onRun(
       gh,
       id,
-      (memory) =>
-        memory.state.status === 'running'
-          ? [{ type: 'cancel.requested', key: `${s.key}/supersede/${id}`, at, actor: s.actor, permission: s.permission, supersededBy: { runId: s.run.runId, head: s.head } }]
-          : [],
+      (memory) => {
+        if (memory.state.status !== 'running') return [];
+        // A run a person asked for (no trigger) stays, unless the new run's starter holds the role too.
+        spared = !overrules && memory.state.trigger === undefined;
+        return spared ? [] : [{ type: 'cancel.requested', key: `${s.key}/supersede/${id}`, at, actor: s.actor, permission: s.permission, supersededBy: { runId: s.run.runId, head: s.head } }];
+      },
       log,
     );
-    log.info(`run ${id}: superseded by ${s.run.runId} (${s.workflow.name}, concurrency.cancel-in-progress)`);
+    log.info(spared ? `run ${id}: not superseded by ${s.run.runId}: @${s.actor} does not have the role of \`${s.workflow.name}\` and the run was asked for by a person with it` : `run ${id}: superseded by ${s.run.runId} (${s.workflow.name}, concurrency.cancel-in-progress)`);
   }
 }

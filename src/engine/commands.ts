@@ -47,9 +47,11 @@ export interface DispatchWorker extends CommandBase {
   /** Commit the worker starts from: the run branch head, or a checkpoint to continue. */
   base: string;
   /**
-   * The commit the run started from: before the agent starts, the worker puts every agent
-   * configuration path back as this commit has it (src/agents/restore-agent-config.ts).
-   * Absent in tasks of older versions.
+   * The commit agent configuration is taken from: the default branch's commit the run's
+   * manifests were read from (RunState.manifestCommit), never a pull request's head or a
+   * fork's. Before the agent starts, the worker puts every agent configuration path back as
+   * this commit has it (src/agents/restore-agent-config.ts). Absent in tasks of older
+   * versions (a fork run's worker then refuses to start the agent).
    */
   runBase?: string;
   /** True when `base` is a checkpoint of an earlier attempt: the prompt says it continues. */
@@ -152,6 +154,8 @@ export interface PostReview extends CommandBase {
   comments: ReviewComment[];
   /** The step waits for the host to say the review was posted (a pull request the run did not open). */
   confirm: boolean;
+  /** The run reads a fork's pull request: the host posts a COMMENT review whatever `event` says. */
+  fork?: true;
 }
 
 /** Open or update the run's PR. Follow-up: pull-request.ensured or pull-request.failed. */
@@ -181,8 +185,10 @@ export interface ApplyLabels extends CommandBase {
   type: 'apply-labels';
   step: string;
   thread: Thread | null;
-  /** Distinct names (compared without case), at most MAX_LABELS; an agent may have written them. */
+  /** Distinct names (compared without case), at most MAX_LABELS, each one the step's `labels` lists; an agent may have chosen them. */
   labels: string[];
+  /** The run reads a fork's pull request: the host adds nothing, whatever the manifest says. */
+  fork?: true;
 }
 
 /** Dispatch the CI workflow on the run branch (a checks step's `workflow:`). */

@@ -54,7 +54,11 @@ export interface RunRequested extends EventBase, Actor {
   pr?: Json;
   repo?: Json;
   baseBranch: string;
-  /** Head of the base branch: the run branch starts here. */
+  /**
+   * Head of the base branch: the run branch starts here. A fork run's head is the fork's
+   * commit, which workers check out by sha and which never becomes a branch: its run branch
+   * starts at `manifestCommit`, a commit of the default branch (start.ts).
+   */
   baseSha: string;
   /**
    * Set when an event or schedule the manifest subscribes to started the run (absent: a
@@ -203,13 +207,15 @@ export interface PullRequestFailed extends EventBase {
 /**
  * The host added a label step's labels: `applied` are the repository's labels it added (in the
  * repository's spelling), `unknown` the names the repository has no label for (not created).
- * `note`: why nothing was added (a run with no issue to label).
+ * `refused`: names the host would not add (a label that starts a workflow). `note`: why nothing
+ * was added (a run with no issue to label, a fork run).
  */
 export interface LabelsApplied extends EventBase {
   type: 'labels.applied';
   step: string;
   applied: string[];
   unknown: string[];
+  refused?: string[];
   note?: string;
 }
 

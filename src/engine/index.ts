@@ -11,6 +11,7 @@ export {
   InvalidStateError,
 } from './codec.ts';
 export { nextDeadline } from './deadlines.ts';
+export { headHeld } from './held.ts';
 export { isAllowed, describeRoles, listsBot, admitsAuthor, type TriggerKind } from './roles.ts';
 export { BREAKER_THRESHOLD, BREAKER_COOLDOWN_MS } from './breaker.ts';
 export * from './naming.ts';

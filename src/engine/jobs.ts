@@ -111,6 +111,7 @@ export function dispatchJob(d: Draft, stepId: string, slot: string): boolean {
     command: what.command,
     outputsSchema: schemaFor(step, job),
     base,
+    // Agent configuration comes from the default branch (the manifests' commit), never the run's head: a fork's or a pull request's own CLAUDE.md, hooks and MCP servers do not steer the agent.
     runBase: d.state.manifestCommit,
     resume: job.checkpoint !== null,
     branch,

@@ -13,6 +13,14 @@
 export function quietMentions(text: string): string {
   return text
     .split(/(^[ \t]*(?:`{3,}|~{3,})[^\n]*\n[\s\S]*?(?:\n[ \t]*(?:`{3,}|~{3,})[ \t]*(?:\n|$)|$))/m)
-    .map((part, i) => (i % 2 === 1 ? part : part.replace(/(^|[^\w`])@(?=[A-Za-z0-9])/g, '$1@\u200B')))
+    .map((part, i) => (i % 2 === 1 ? part : outsideCodeSpans(part)))
+    .join('');
+}
+
+/** Inline code spans (a run of backticks closed by a run of the same length) notify nobody either: left as they are. */
+function outsideCodeSpans(text: string): string {
+  return text
+    .split(/((`+)[\s\S]*?[^`]\2(?!`))/)
+    .map((part, i) => (i % 3 === 0 ? part.replace(/(^|[^\w`])@(?=[A-Za-z0-9])/g, '$1@\u200B') : i % 3 === 1 ? part : ''))
     .join('');
 }

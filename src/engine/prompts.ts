@@ -8,7 +8,9 @@ export function reviewPrompt(d: Draft, extra: string): string {
   const s = d.state;
   return [
     extra.trim(),
-    `Review the changes of baton run \`${s.runId}\` (workflow \`${s.workflow}\`): the diff between \`${s.baseBranch}\` and \`${s.runBranch}\` at ${s.head}.`,
+    s.fork
+      ? `Review the changes of pull request #${s.thread?.number ?? '?'} (baton run \`${s.runId}\`, workflow \`${s.workflow}\`): the diff between \`${s.baseBranch}\` and its head ${s.head}, the commit checked out.`
+      : `Review the changes of baton run \`${s.runId}\` (workflow \`${s.workflow}\`): the diff between \`${s.baseBranch}\` and \`${s.runBranch}\` at ${s.head}.`,
     'Answer with JSON: {"approved": boolean, "summary": string, "comments": [{"path": string, "line": number, "body": string}]}.',
     'A comment may suggest the exact replacement for the lines it is on: add "suggestion" (the new text of those lines, indented as in the file) and, for several lines, "start_line" (the first of them; "line" is the last). Line numbers are those of the new version of the file, on lines the diff shows.',
   ]

@@ -35,6 +35,7 @@ export function sandboxSummary(r: SandboxReport): string {
   }
   const list = (items: string[]): string => items.slice(0, SHOWN).join(', ') + (items.length > SHOWN ? ` and ${items.length - SHOWN} more` : '');
   if (r.limit) line += ` · ran into its ${r.limit} limit`;
+  if (r.modelKey) line += r.modelKey.in === 'proxy' ? ' · key in the proxy' : ` · key in the agent (${clip(r.modelKey.why, 100)})`;
   if (r.refused.length) line += ` · refused: ${list(r.refused.map((x) => `${clip(x.host, 80)} (${x.count})`))}`;
   if (r.unreachable.length) line += ` · unreachable: ${list(r.unreachable.map((x) => `${clip(x.host, 80)} (${clip(x.error, 80)})`))}`;
   return clip(line, MAX_SANDBOX_LINE);

@@ -63,4 +63,10 @@ export interface SandboxReport {
   unreachable: { host: string; error: string }[];
   /** The resource limit the agent ran into, when one ended the attempt. */
   limit: 'cpu' | 'memory' | 'processes' | null;
+  /**
+   * Where the agent's model credential was: in the egress proxy (the agent held a placeholder),
+   * or in the agent, with why (a CLI the proxy cannot stand in for, a stored login, no fence).
+   * Absent when the attempt had no model credential (a run step, a `command` agent).
+   */
+  modelKey?: { in: 'proxy' } | { in: 'agent'; why: string };
 }

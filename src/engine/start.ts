@@ -47,7 +47,12 @@ export function startRun(d: Draft, ev: RunRequested): void {
   if (ev.trigger !== undefined) s.trigger = ev.trigger;
   d.visible = true;
   d.statusChanges++; // every step is new: let the scheduler look at all of them
-  d.emit({ type: 'create-run-branch', runId: ev.runId, key: `${ev.runId}/branch`, branch: s.runBranch, sha: ev.baseSha });
+  // A fork run's head is the fork's commit, and it never becomes a branch of this repository:
+  // GitHub starts the repository's `on: push` workflows for a branch an App makes, which would
+  // run a stranger's code with the repository's secrets. Its branch (what names the run, and
+  // what the sweep lists) is made at the default branch's commit the manifest was read from; the
+  // workers check the fork's commit out by sha (GitHub keeps it as refs/pull/<n>/head).
+  d.emit({ type: 'create-run-branch', runId: ev.runId, key: `${ev.runId}/branch`, branch: s.runBranch, sha: ev.fork ? ev.manifestCommit : ev.baseSha });
   // The aggregate check is shown by showStarted, once the first steps have started.
 }
 

@@ -203,7 +203,7 @@ function normalizeStep(s: Raw, previous: string | undefined, runRoles: Role[]): 
     }
     case 'label': {
       const l: Raw = s.label;
-      return { ...base, kind, add: Array.isArray(l.add) ? l.add.map(String) : String(l.add) };
+      return { ...base, kind, add: Array.isArray(l.add) ? l.add.map(String) : String(l.add), labels: stringList(l.labels) };
     }
   }
 }

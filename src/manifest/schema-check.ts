@@ -125,8 +125,11 @@ function describe(e: ErrorObject, data: unknown): SchemaProblem {
       const hint = allowed.length ? didYouMean(key, allowed) || `; allowed keys: ${allowed.join(', ')}` : '';
       return { pointer: `${e.instancePath}/${escape(key)}`, atKey: true, message: `unknown key ${q(key)} ${inside}${hint}` };
     }
-    case 'required':
-      return { pointer: e.instancePath, atKey: false, message: `missing ${q(params.missingProperty)} ${where}` };
+    case 'required': {
+      const hint = REQUIRED_HINTS[`${parsePointer(e.instancePath).at(-1) ?? ''}.${params.missingProperty}`];
+      // With a hint, at the key whose mapping lacks it (a block mapping starts a line below).
+      return { pointer: e.instancePath, atKey: hint !== undefined, message: `missing ${q(params.missingProperty)} ${where}${hint ?? ''}` };
+    }
     case 'enum': {
       const allowed = (params.allowedValues as unknown[]).map(String);
       return {
@@ -198,6 +201,12 @@ const BOUND: Record<string, string> = {
   exclusiveMinimum: 'must be more than',
   maximum: 'must be at most',
   exclusiveMaximum: 'must be less than',
+};
+
+// A key that became required, with how to add it (manifests written before it was).
+const REQUIRED_HINTS: Record<string, string> = {
+  'label.labels':
+    ': a label step lists every label it may add (`labels: [bug, enhancement, question]`), and any other name `add` yields (an agent\'s choice, say) is dropped, never added; write there the labels this step is meant to apply',
 };
 
 // The schema's name patterns, said in words.

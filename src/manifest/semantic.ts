@@ -40,7 +40,7 @@ export const KIND_OUTPUTS: Partial<Record<Step['kind'], string[]>> = {
   checks: ['sha', 'checks', 'rounds'],
   approve: ['approvedBy'],
   'pull-request': ['number', 'url'],
-  label: ['applied', 'unknown'],
+  label: ['applied', 'unknown', 'dropped'],
 };
 
 /** GitHub's longest label name (the create-label endpoint refuses longer ones). */
@@ -66,19 +66,50 @@ export function checkSemantics(wf: Workflow, report: Report): void {
   for (const r of forkReviewRefusals(wf)) report(r.pointer, r.message, { key: r.key ?? false });
 }
 
-/** A label name written out (no expression) that GitHub could never have is a typo to say now, not at run time. */
+/**
+ * A label step's names: its `labels` list is written out (an expression there would let what
+ * the run read choose what the step may add) and holds no label that starts this workflow (the
+ * set's check, validate.ts, adds every other workflow's); a name written out in `add` is one
+ * the list holds, or it could never be added. A name GitHub could never have is a typo to say
+ * now, not at run time.
+ */
 function checkLabelNames(wf: Workflow, report: Report): void {
+  const triggers = new Map(wf.on.labels.map((l) => [l.toLowerCase(), l]));
   wf.steps.forEach((s, i) => {
-    if (s.kind !== 'label' || !Array.isArray(s.add)) return;
+    if (s.kind !== 'label') return;
+    const listed = new Set(s.labels.map((l) => l.trim().toLowerCase()));
+    s.labels.forEach((name, j) => {
+      const pointer = `/steps/${i}/label/labels/${j}`;
+      const what = `\`labels\` item ${j + 1} of step ${q(s.id)}`;
+      if (name.includes('${{')) report(pointer, `${what} is an expression; the labels a step may add are written out, so that nothing the run reads can widen them`);
+      else if (!badName(name, what, pointer, report) && triggers.has(name.trim().toLowerCase())) {
+        report(pointer, `${what} is ${q(triggers.get(name.trim().toLowerCase())!)}, the label that starts this workflow: a step must not add a label that starts a workflow (an agent could start runs at will)`);
+      }
+    });
+    if (!Array.isArray(s.add)) return;
     s.add.forEach((name, j) => {
       if (name.includes('${{')) return;
       const pointer = `/steps/${i}/label/add/${j}`;
-      if (name.trim() === '') report(pointer, `\`add\` item ${j + 1} of step ${q(s.id)} is blank; a label name has at least one character that is not a space`);
-      else if ([...name.trim()].length > MAX_LABEL_NAME) {
-        report(pointer, `\`add\` item ${j + 1} of step ${q(s.id)} has ${[...name.trim()].length} characters; GitHub's label names have at most ${MAX_LABEL_NAME}, so the repository cannot have this label`);
+      const what = `\`add\` item ${j + 1} of step ${q(s.id)}`;
+      if (!badName(name, what, pointer, report) && s.labels.length && !listed.has(name.trim().toLowerCase())) {
+        report(pointer, `${what} is ${q(name.trim())}, which the step's \`labels\` does not list, so it would never be added; add it to \`labels\``);
       }
     });
   });
+}
+
+/** Reports a name no GitHub label can have (blank, too long); true when it did. */
+function badName(name: string, what: string, pointer: string, report: Report): boolean {
+  if (name.trim() === '') {
+    report(pointer, `${what} is blank; a label name has at least one character that is not a space`);
+    return true;
+  }
+  const length = [...name.trim()].length;
+  if (length > MAX_LABEL_NAME) {
+    report(pointer, `${what} has ${length} characters; GitHub's label names have at most ${MAX_LABEL_NAME}, so the repository cannot have this label`);
+    return true;
+  }
+  return false;
 }
 
 /**

@@ -61,7 +61,7 @@ export interface PullRequestTrigger {
   authors: Authors;
   /** Steps that write push to the PR's head branch (same repository only); default false: a follow-up PR against it. */
   pushToHead: boolean;
-  /** A fork's pull request: `ignore` (default) starts nothing; `review` runs with the fork's code, no write token, no secret but the model key. */
+  /** A fork's pull request: `ignore` (default) starts nothing; `review` runs with the fork's code, no write token, no secret (the model key stays in the sandbox's proxy). */
   forks: 'ignore' | 'review';
 }
 
@@ -259,6 +259,8 @@ export interface LabelStep extends StepBase {
   kind: 'label';
   /** Label names as written (each may embed expressions), or one expression that yields an array of strings. */
   add: Template | string[];
+  /** Every label the step may add, written out: any other name `add` yields is dropped. */
+  labels: string[];
 }
 
 export type Step = AgentStep | RunStep | AskStep | ReviewStep | ChecksStep | ApproveStep | PullRequestStep | LabelStep;

@@ -234,7 +234,8 @@ function budgetLine(state: RunState, workflow: Workflow): string {
     b.maxMinutes ? `${duration(elapsed) || '0s'} of ${duration(b.maxMinutes * 60_000)}` : duration(elapsed) || '0s',
     // codex reports tokens, not dollars: its share is estimated from a price table.
     (b.maxCostUsd ? `${usd(state.budget.costUsd)} of ${usd(b.maxCostUsd)}` : usd(state.budget.costUsd)) + (state.budget.costEstimated ? ' (estimated in part from token counts)' : ''),
-    `branch \`${state.runBranch}\``,
+    // A fork run's code is the fork's commit, on no branch of this repository (engine/start.ts).
+    state.fork ? `the fork's commit \`${state.head.slice(0, 7)}\`` : `branch \`${state.runBranch}\``,
   ];
   // A local run's PR is its branch (number 0): named once above already.
   if (state.pr && state.pr.number > 0) parts.push(`PR ${prName(state.pr)}`);

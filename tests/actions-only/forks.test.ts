@@ -5,30 +5,11 @@
 // runs in the dispatched worker, sandboxed, with the model key only (docs/actions-only.md).
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodeTask } from '../../src/agents/task.ts';
-import { eventSubscriptions, onBlock } from '../../src/init/event-subscriptions.ts';
-import { withOnBlock } from '../../src/init/on-block.ts';
-import { loadWorkflowText } from '../../src/manifest/load.ts';
 import { readStateBlock } from '../../src/record/state-block.ts';
-import { forkCommit, openForkPullRequest } from '../emulator/forks.ts';
-import { initFiles, startActionsOnly, type ActionsOnly } from './harness.ts';
+import { actionsOnlyForkFiles, strangerForkPull } from '../support/fork-review.ts';
+import { startActionsOnly, type ActionsOnly } from './harness.ts';
 
 const o = { owner: 'acme', repo: 'widgets' };
-const REVIEW = `name: fork-review
-on:
-  pull_request:
-    forks: review
-    authors: [any]
-agents:
-  reviewer: { uses: claude-code }
-steps:
-  - id: look
-    agent: reviewer
-    writes: false
-    prompt: Read the change.
-    outputs: { type: object, required: [loot], properties: { loot: { type: string }, encoded: { type: string } } }
-  - id: review
-    review: { agent: reviewer }
-`;
 
 let h: ActionsOnly | undefined;
 afterEach(async () => {
@@ -36,17 +17,10 @@ afterEach(async () => {
   h = undefined;
 });
 
-/** What `baton init --mode actions --workflows review-pr` writes, with baton.yml's `on:` as `baton update` derives it once fork-review.yml is added. */
-async function files(manifest: string): Promise<Record<string, string>> {
-  const init = await initFiles(['--mode', 'actions', '--workflows', 'review-pr']);
-  const workflows = [init['.agents/workflows/review-pr.yml']!, manifest].map((t) => loadWorkflowText('w.yml', t).loaded!.workflow);
-  const batonYml = withOnBlock(init['.github/workflows/baton.yml']!, onBlock(eventSubscriptions(workflows)))!;
-  return { '.agents/workflows/fork-review.yml': manifest, '.github/workflows/baton.yml': batonYml };
-}
 
 describe('Actions-only: a pull request from a fork', () => {
-  it('with forks: review, pull_request_target drives the run: one review, the worker sandboxed with the model key only, nothing but baton\'s branch written', async () => {
-    const written = await files(REVIEW);
+  it('with forks: review, pull_request_target drives the run: one review, the worker sandboxed with the model key only, nothing but baton\'s branch written, and not at the fork\'s commit', async () => {
+    const written = await actionsOnlyForkFiles(['--mode', 'actions', '--workflows', 'review-pr']);
     expect(written['.github/workflows/baton.yml']).toContain('  pull_request_target: { types: [opened, synchronize, reopened, ready_for_review] }');
     h = await startActionsOnly({
       init: ['--mode', 'actions', '--workflows', 'review-pr'],
@@ -54,9 +28,7 @@ describe('Actions-only: a pull request from a fork', () => {
       agentScript: [{ probe: { ancestors: 0, output: true } }, { output: { approved: true, summary: 'Looks fine.', comments: [] } }],
       sandbox: true,
     });
-    const sha = await forkCommit(h.emu, { ...o, fork: 'mallory', files: { 'src/app.txt': 'const a = 1;\n' } });
-    const number = await openForkPullRequest(h.emu, { ...o, fork: 'mallory', branch: 'patch-1', sha, title: 'Add the app' });
-    await h.settle();
+    const { number, sha } = await strangerForkPull(h, o);
     const runId = `fork-review-${number}-1`;
 
     const reviews = (await h.as('alice').rest.pulls.listReviews({ ...o, pull_number: number })).data;
@@ -84,11 +56,16 @@ describe('Actions-only: a pull request from a fork', () => {
     const loot = JSON.parse(String((state.state.steps.find((s) => s.id === 'look')?.outputs as { loot?: string } | null)?.loot)) as Record<string, string>;
     expect(Object.keys(loot)).toEqual(['ANTHROPIC_API_KEY']);
 
-    // Branches: baton's run branch at the fork's commit; the fork's branch is written under no name.
-    const refs = await h.emu.git(o.owner, o.repo).listRefs('refs/heads/');
+    // Branches: baton's run branch at the default branch's commit, never the fork's (GitHub alone
+    // keeps that, as refs/pull/<n>/head); the fork's branch is written under no name.
+    const git = h.emu.git(o.owner, o.repo);
+    const main = await git.resolveRef('refs/heads/main');
+    const refs = await git.listRefs('refs/heads/');
     expect(refs.map((r) => [r.ref, r.sha])).toEqual([
-      [`refs/heads/baton/${runId}`, sha],
-      ['refs/heads/main', expect.any(String)],
+      [`refs/heads/baton/${runId}`, main],
+      ['refs/heads/main', main],
     ]);
+    // Only GitHub's own refs of the pull request (its head, the test merge) have the fork's commit.
+    expect((await git.refsContaining(sha)).filter((r) => !r.startsWith(`refs/pull/${number}/`))).toEqual([]);
   }, 180_000);
 });

@@ -46,7 +46,7 @@ describe('Actions-only mode with a workflow extending the library', () => {
       files: { '.agents/workflows/my-triage.yml': MY_TRIAGE },
       agentScript: [
         { output: { summary: 'The app crashes on start.', labels: ['bug'], questions: [] } },
-        { output: { labels: ['Bug', 'made-up'], kind: 'bug', priority: 'high' } },
+        { output: { labels: ['Bug', 'question', 'made-up'], kind: 'bug', priority: 'high' } },
       ],
     });
     const alice = h.as('alice');
@@ -63,9 +63,10 @@ describe('Actions-only mode with a workflow extending the library', () => {
     expect(workers.map((r) => r.displayTitle).sort()).toEqual([`baton ${runId} classify #1`, `baton ${runId} read #1`]);
     for (const r of h.runner.store.runs.values()) expect(r.conclusion, `${r.path}\n${h.runner.logs(r.id)}`).toBe('success');
     expect(h.runner.errors).toEqual([]);
-    // The library's last step, in the Action too: the labels the repository has are added, a made-up one is not created.
+    // The library's last step, in the Action too: the labels the repository has are added, one of
+    // the step's list it lacks is not created, a made-up one (not in the list) is dropped.
     expect((await alice.rest.issues.listLabelsOnIssue({ ...o, issue_number: issue.number })).data.map((l) => l.name).sort()).toEqual(['baton:my-triage', 'bug']);
     expect((await alice.rest.issues.listLabelsForRepo({ ...o, per_page: 100 })).data.map((l) => l.name)).not.toContain('made-up');
-    expect(record).toContain('added `bug`; not labels of this repository (not created): `made-up`');
+    expect(record).toContain("added `bug`; not labels of this repository (not created): `question`; not in the step's `labels`, so not added: `made-up`");
   }, 60_000);
 });

@@ -72,7 +72,7 @@ export interface Fakes {
   /** Sets the per-invocation behaviours (see tests/fixtures/fake-agents/README.md). */
   script(steps: unknown[]): void;
   /** What each fake invocation saw: argv, prompt, BATON_OUTPUT. */
-  log(): { name: string; argv: string[]; prompt: string; batonOutput: string | null; invocation: number; mcpServers?: Record<string, unknown>; mcpFiles?: string[]; mcpFileModes?: string[] }[];
+  log(): { name: string; argv: string[]; prompt: string; batonOutput: string | null; invocation: number; mcpServers?: Record<string, unknown>; mcpFiles?: string[]; mcpFileModes?: string[]; projectConfig?: Record<string, string> }[];
 }
 
 /** PATH with the fakes first, every credential set, and a private HOME. */

@@ -1,8 +1,9 @@
-// `budget.per-day`: the day's runs of a workflow are counted from GitHub (baton's own status
-// comments of the UTC day) at the door every start passes. A cap reached starts nothing and
-// costs one note a day per workflow; automatic starts after it cost no write; people who ask
-// are told once per thread; the next UTC day (the app's and GitHub's clocks moved on together)
-// starts runs again. A state block pasted by someone else never counts.
+// `budget.per-day`: the day's runs of a workflow are counted from its ledger on GitHub (refs
+// only baton writes) at the door every start passes, in two pools: runs people with the role
+// asked for, and runs events and schedules started. A cap reached starts nothing and costs one
+// note a day per workflow; automatic starts after it cost no write; people who ask are told once
+// per thread; the next UTC day (the app's and GitHub's clocks moved on together) starts runs
+// again. A state block pasted by someone else never counts.
 import { Octokit } from '@octokit/rest';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startRun } from '../../src/app/handlers/start.ts';
@@ -10,6 +11,7 @@ import type { GitHubClient, RepoContext } from '../../src/hosts/github/client.ts
 import { byName, defaultBranchHead, loadManifests } from '../../src/hosts/github/manifests.ts';
 import { RECORD_MARKER } from '../../src/record/render.ts';
 import { readStateBlock, writeStateBlock } from '../../src/record/state-block.ts';
+import { dayClocks } from './day-clocks.ts';
 import { appRequests, openLabelled, startHarness, type Harness } from './harness.ts';
 
 const DAILY = `name: daily
@@ -29,7 +31,6 @@ steps:
 
 const o = { owner: 'acme', repo: 'widgets' };
 const DAY_MS = 86_400_000;
-const HOUR_MS = 3_600_000;
 /** Signs the state of the apps under test (BATON_STATE_SECRET): the forger below knows it too. */
 const STATE_SECRET = 'daily-budget-test-state-secret';
 
@@ -39,24 +40,6 @@ afterEach(async () => {
   h = undefined;
   vi.unstubAllEnvs();
 });
-
-/** The app's clock and GitHub's, moved on together (the app's by `now`, GitHub's by the emulator's clock). */
-function clocks() {
-  let offset = 0;
-  return {
-    now: () => Date.now() + offset,
-    moveOn(h: Harness, ms: number) {
-      offset += ms;
-      h.emu.clock.advance(ms);
-    },
-    /** Moves both clocks to the next 12:00 UTC: a test's day never straddles midnight. */
-    toNoon(h: Harness) {
-      const now = Date.now() + offset;
-      const noon = Math.floor(now / DAY_MS) * DAY_MS + 12 * HOUR_MS;
-      this.moveOn(h, (noon > now ? noon : noon + DAY_MS) - now);
-    },
-  };
-}
 
 async function repoComments(h: Harness): Promise<Array<{ body: string; author: string; thread: number }>> {
   const all = await h.as('alice').paginate('GET /repos/{owner}/{repo}/issues/comments', { ...o, per_page: 100 });
@@ -100,9 +83,9 @@ async function scheduledStart(h: Harness, number: number, key: string): Promise<
 }
 
 describe('app: budget.per-day', () => {
-  it('max-runs 2: three starts make two runs and one note; a fourth costs no write; a person is told once per thread; the next UTC day runs start again', async () => {
+  it('max-runs 2, per pool: three asked starts make two runs and one reply; schedules start two more, then one note and no write; a person is told once per thread; the next UTC day runs start again', async () => {
     vi.stubEnv('BATON_STATE_SECRET', STATE_SECRET);
-    const clock = clocks();
+    const clock = dayClocks();
     h = await startHarness({ files: { '.agents/workflows/daily.yml': DAILY }, now: clock.now });
     clock.toNoon(h);
     const alice = h.as('alice');
@@ -116,7 +99,7 @@ describe('app: budget.per-day', () => {
     const [note, ...more] = await notes(h);
     expect(more).toEqual([]);
     expect(note!.thread).toBe(refused);
-    expect(note!.body).toContain('@alice, `daily` has reached its daily budget: 2 of 2 runs (`max-runs`) started today');
+    expect(note!.body).toContain('@alice, `daily` has reached its daily budget: 2 of 2 runs (`max-runs`) started today at the request of people with its role');
     for (const n of ran) expect(await h.record(n)).toContain('— succeeded');
 
     // A start redelivered after the cap was reached is the start of a run already made, not a new
@@ -128,10 +111,19 @@ describe('app: budget.per-day', () => {
     expect(appRequests(h.emu).slice(before).filter((r) => r.method !== 'GET' && !r.path.endsWith('/reactions')).map((r) => `${r.method} ${r.path}`)).toEqual([]);
     expect(await notes(h)).toHaveLength(1);
 
-    // A fourth start, by a schedule: no run, and no write at all (the note was posted today).
-    const fourth = await issue(h, 'Scheduled');
+    // Starts by a schedule spend the other pool: two runs more, then a third is refused with one
+    // note, and a fourth costs no write at all (the note was posted today).
+    const scheduled = [await issue(h, 'Scheduled 1'), await issue(h, 'Scheduled 2'), await issue(h, 'Scheduled 3'), await issue(h, 'Scheduled 4')];
+    await scheduledStart(h, scheduled[0]!, 'schedule:daily:1');
+    await scheduledStart(h, scheduled[1]!, 'schedule:daily:2');
+    await h.settle();
+    for (const n of scheduled.slice(0, 2)) expect(await h.record(n)).toContain('— succeeded');
+    await scheduledStart(h, scheduled[2]!, 'schedule:daily:3');
+    await h.settle();
+    expect(await h.comments(scheduled[2]!)).toEqual([expect.stringContaining('`daily` has reached its daily budget: 2 of 2 runs (`max-runs`) started today by events and schedules')]);
+    const fourth = scheduled[3]!;
     before = appRequests(h.emu).length;
-    await scheduledStart(h, fourth, 'schedule:daily:1');
+    await scheduledStart(h, fourth, 'schedule:daily:4');
     await h.settle();
     expect(appRequests(h.emu).slice(before).filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`)).toEqual([]);
     expect(await h.comments(fourth)).toEqual([]);
@@ -142,20 +134,40 @@ describe('app: budget.per-day', () => {
     await alice.rest.issues.createComment({ ...o, issue_number: fourth, body: '/baton daily' });
     await h.settle();
     expect((await h.comments(fourth)).filter((b) => b.includes('has reached its daily budget'))).toHaveLength(1);
-    expect(await runThreads(h)).toEqual(ran);
+    const all = [...ran, ...scheduled.slice(0, 2)].sort((a, b) => a - b);
+    expect(await runThreads(h)).toEqual(all);
 
     // The next UTC day: runs start again.
     clock.moveOn(h, DAY_MS);
     const tomorrow = await openLabelled(h, 'baton:daily');
     await h.settle();
-    expect(await runThreads(h)).toEqual([...ran, tomorrow].sort((a, b) => a - b));
+    expect(await runThreads(h)).toEqual([...all, tomorrow].sort((a, b) => a - b));
     expect(await h.record(tomorrow)).toContain('— succeeded');
+    h.emu.assertNoViolations();
+  }, 90_000);
+
+  it('a start that makes no run (inputs the workflow does not take) gives its place in the day back', async () => {
+    vi.stubEnv('BATON_STATE_SECRET', STATE_SECRET);
+    const clock = dayClocks();
+    h = await startHarness({ files: { '.agents/workflows/daily.yml': DAILY }, now: clock.now });
+    clock.toNoon(h);
+    const asked = await issue(h, 'Asked');
+    for (const _ of [1, 2]) {
+      await h.as('alice').rest.issues.createComment({ ...o, issue_number: asked, body: '/baton daily colour=red' });
+      await h.settle();
+    }
+    expect((await h.comments(asked)).filter((b) => b.includes('`daily` was not started'))).toHaveLength(2);
+    const ledger = (await h.as('alice').paginate('GET /repos/{owner}/{repo}/git/matching-refs/{ref}', { ...o, ref: 'baton/budget/' })) as Array<{ ref: string }>;
+    expect(ledger.map((r) => r.ref)).toEqual([]);
+    const ran = [await openLabelled(h, 'baton:daily'), await openLabelled(h, 'baton:daily')];
+    await h.settle();
+    expect(await runThreads(h)).toEqual(ran.sort((a, b) => a - b));
     h.emu.assertNoViolations();
   }, 90_000);
 
   it('max-cost-usd reached by a finished run stops new runs; a state block pasted by someone else never counts; /baton status shows the day', async () => {
     vi.stubEnv('BATON_STATE_SECRET', STATE_SECRET);
-    const clock = clocks();
+    const clock = dayClocks();
     h = await startHarness({ files: { '.agents/workflows/daily.yml': DAILY, '.agents/workflows/costly.yml': COSTLY }, roles: { alice: 'admin' }, now: clock.now });
     clock.toNoon(h);
     const alice = h.as('alice');
@@ -185,7 +197,7 @@ describe('app: budget.per-day', () => {
     const second = await openLabelled(h, 'baton:costly');
     await h.settle();
     expect(await runThreads(h)).toEqual([first]);
-    expect((await h.comments(second)).join('\n')).toContain("`costly` has reached its daily budget: today's runs have spent $0.01 of $0.01 (`max-cost-usd`)");
+    expect((await h.comments(second)).join('\n')).toContain("`costly` has reached its daily budget: today's runs at the request of people with its role have spent $0.01 of $0.01 (`max-cost-usd`)");
 
     // `daily` still has both runs of the day: the pasted records were not counted.
     const asked = await issue(h, 'Daily');
@@ -196,8 +208,8 @@ describe('app: budget.per-day', () => {
     await alice.rest.issues.createComment({ ...o, issue_number: asked, body: '/baton status' });
     await h.settle();
     const status = (await h.comments(asked)).find((b) => b.includes('**Daily budgets**'));
-    expect(status).toContain('- `daily` today: 1 of 2 runs, $0.00 spent');
-    expect(status).toContain('- `costly` today: 1 run, $0.01 of $0.01');
+    expect(status).toContain('- `daily` today: 1 of 2 runs, $0.00 spent at the request of people with its role; 0 of 2 runs, $0.00 spent by events and schedules');
+    expect(status).toContain('- `costly` today: 1 run, $0.01 of $0.01 at the request of people with its role; 0 runs, $0.00 of $0.01 by events and schedules');
     h.emu.assertNoViolations();
   }, 90_000);
 });

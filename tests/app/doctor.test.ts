@@ -4,6 +4,8 @@
 // own run branches, start nothing at all.
 import { afterEach, describe, expect, it } from 'vitest';
 import { readStateBlock } from '../../src/record/state-block.ts';
+import { forkCommit, openForkPullRequest } from '../emulator/forks.ts';
+import { READING_VALUES } from '../emulator/readings.ts';
 import { startHarness, type Harness } from './harness.ts';
 
 const o = { owner: 'acme', repo: 'widgets' };
@@ -92,5 +94,22 @@ describe('app: the CI doctor', () => {
     expect(issue!.body).toContain('- workflow: ``CI `x` @alice``');
     expect(issue!.title).toBe('baton: workflow "CI `x` @alice" failed');
     expect(issue!.body.match(/<!--/g)).toHaveLength(1);
+  });
+
+  // A fork's pull request runs CI here; the run's `head_branch` is the fork's branch name, which
+  // may be `main` (docs "Events that trigger workflows", workflow_run; jbolda/covector#328). Alice
+  // reopening it makes her the run's actor, so the actor check alone lets it through.
+  it.each(READING_VALUES.forkSuiteHeadBranch)('a red run of a fork\'s pull request from its branch `main` starts no doctor run, even when a maintainer caused it (forkSuiteHeadBranch: %s)', async (forkSuiteHeadBranch) => {
+    const PR_CI = workflow('CI', 'exit 1').replace('on: { workflow_dispatch: {} }', 'on: { pull_request: {} }');
+    h = await startHarness({ files: { ...FILES, '.github/workflows/ci.yml': PR_CI }, readings: { forkSuiteHeadBranch }, triggerOnWebhooks: true });
+    const sha = await forkCommit(h.emu, { ...o, fork: 'mallory', files: { 'src/app.txt': 'broken\n' } });
+    const number = await openForkPullRequest(h.emu, { ...o, fork: 'mallory', branch: 'main', sha, title: 'Fix' });
+    await h.settle();
+    await h.as('alice').request('PATCH /repos/{owner}/{repo}/pulls/{pull_number}', { ...o, pull_number: number, state: 'closed' });
+    await h.as('alice').request('PATCH /repos/{owner}/{repo}/pulls/{pull_number}', { ...o, pull_number: number, state: 'open' });
+    await h.settle();
+    const red = [...h.runner.store.runs.values()].filter((r) => r.workflowName === 'CI' && r.conclusion === 'failure');
+    expect(red.map((r) => [r.headBranch, r.actor.login])).toEqual([['main', 'mallory'], ['main', 'alice']]);
+    expect(await botIssues(h)).toEqual([]);
   });
 });

@@ -6,29 +6,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodeTask } from '../../src/agents/task.ts';
 import { readStateBlock } from '../../src/record/state-block.ts';
-import { forkCommit, openForkPullRequest } from '../emulator/forks.ts';
+import { FORK_REVIEW as REVIEW, strangerForkPull as forkPull } from '../support/fork-review.ts';
 import { appRequests, initWorkerWorkflow, startHarness, type AgentScript, type Harness } from './harness.ts';
 
 const o = { owner: 'acme', repo: 'widgets' };
 const MODEL_KEY = 'sk-ant-test';
 const DOCS_TOKEN = 'docs-token-of-another-workflow';
 
-const REVIEW = `name: fork-review
-on:
-  pull_request:
-    forks: review
-    authors: [any]
-agents:
-  reviewer: { uses: claude-code }
-steps:
-  - id: look
-    agent: reviewer
-    writes: false
-    prompt: Read the change.
-    outputs: { type: object, required: [loot], properties: { loot: { type: string }, encoded: { type: string } } }
-  - id: review
-    review: { agent: reviewer }
-`;
 
 // The fork's agent, prompt-injected by the fork's code, collects every secret-named variable it has.
 const AGENTS: AgentScript = {
@@ -51,17 +35,12 @@ afterEach(async () => {
 });
 
 /** mallory (no access) forks the repository, commits src/app.txt on `patch-1` and opens a pull request. */
-async function strangerForkPull(h: Harness): Promise<{ number: number; sha: string }> {
-  const sha = await forkCommit(h.emu, { ...o, fork: 'mallory', files: { 'src/app.txt': 'const a = 1;\n' } });
-  const number = await openForkPullRequest(h.emu, { ...o, fork: 'mallory', branch: 'patch-1', sha, title: 'Add the app' });
-  await h.settle();
-  return { number, sha };
-}
+const strangerForkPull = (h: Harness) => forkPull(h, o);
 
 const repoWrites = (h: Harness) => appRequests(h.emu).filter((r) => r.method !== 'GET' && r.route.includes(' /repos/'));
 
 describe('app: a pull request from a fork', () => {
-  it('with forks: review, a stranger\'s pull request gets one review; the agent ran sandboxed with no secret but the model key; nothing but baton\'s own branch was written', async () => {
+  it('with forks: review, a stranger\'s pull request gets one review; the agent ran sandboxed with no secret but the model key; nothing but baton\'s own branch was written, and not at the fork\'s commit', async () => {
     h = await startHarness({
       files: { '.agents/workflows/fork-review.yml': REVIEW, '.github/workflows/baton-worker.yml': await workerWithExtraSecret() },
       agents: AGENTS,
@@ -95,17 +74,21 @@ describe('app: a pull request from a fork', () => {
     expect(JSON.stringify(state.state)).not.toContain(MODEL_KEY);
     expect(JSON.stringify(state.state)).not.toContain(DOCS_TOKEN);
 
-    // Refs: baton's run branch in this repository, at the fork's commit (and baton's own claims
-    // under refs/baton/); the pull request's head (the fork's branch) is written under no name.
-    const refs = await h.emu.git(o.owner, o.repo).listRefs('refs/');
+    // Refs: baton's run branch in this repository, at the default branch's commit — never the
+    // fork's, which GitHub alone keeps (refs/pull/<n>/head) — and baton's own claims under
+    // refs/baton/, none at the fork's commit; the fork's branch is written under no name.
+    const git = h.emu.git(o.owner, o.repo);
+    const main = await git.resolveRef('refs/heads/main');
+    const refs = await git.listRefs('refs/');
     expect(refs.filter((r) => !r.ref.startsWith('refs/baton/')).map((r) => [r.ref, r.sha])).toEqual([
-      [`refs/heads/baton/${runId}`, sha],
-      ['refs/heads/main', expect.any(String)],
+      [`refs/heads/baton/${runId}`, main],
+      ['refs/heads/main', main],
       [`refs/pull/${number}/head`, sha],
     ]);
+    expect(await git.refsContaining(sha)).toEqual([`refs/pull/${number}/head`]);
     expect(repoWrites(h).filter((r) => r.path.includes('patch-1') || r.path.includes('mallory'))).toEqual([]);
     // No tree, blob, merge or file write anywhere (the one commit object baton makes is its
-    // claim's, under refs/baton/; the run branch is still the fork's commit, above).
+    // claim's, under refs/baton/).
     expect(repoWrites(h).filter((r) => /\/git\/(trees|blobs)|\/merges|\/contents\//.test(r.route))).toEqual([]);
     h.emu.assertNoViolations();
   }, 120_000);

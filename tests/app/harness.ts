@@ -186,6 +186,8 @@ export interface HarnessOptions {
   secrets?: Record<string, string>;
   /** Where GitHub is silent, which behaviour the emulator shows (tests/emulator/readings.ts). */
   readings?: Partial<Readings>;
+  /** Comments a tracking issue takes before baton continues on a new one (default: production's 2,000). */
+  trackingIssueComments?: number;
   /**
    * How deliveries arrive. Default `shuffled`: GitHub guarantees no order, so they overlap and
    * arrive in a seeded random order (a failing test prints its seed; `BATON_DELIVERY_SEED=<n>`
@@ -316,6 +318,7 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
         const once = s.sweep.bind(s);
         s.sweep = () => (sweeps++, once());
       },
+      ...(o.trackingIssueComments ? { trackingIssueComments: o.trackingIssueComments } : {}),
       sweepIntervalMs: o.sweepTimer ? DEFAULT_SWEEP_INTERVAL_MS * (o.timeScale ?? TEST_TIME_SCALE) : 0,
       // The time-to-live is not scaled by timeScale: an event's own time on the emulator is not
       // compressed (a 3 s time-to-live had long fan-out events renew their claims mid-event).

@@ -1,6 +1,7 @@
-// A `label` step on GitHub: the labels an agent chose are added to the issue when the
-// repository has them, in the repository's spelling; a name it made up is reported and never
-// created, although GitHub's "add labels" call would create it (the emulator does as GitHub).
+// A `label` step on GitHub: the labels an agent chose that the step lists are added to the
+// issue when the repository has them, in the repository's spelling; a name it made up is
+// reported and never created, although GitHub's "add labels" call would create it (the
+// emulator does as GitHub); a name the step does not list is dropped and reported.
 import { afterEach, describe, expect, it } from 'vitest';
 import { readStateBlock } from '../../src/record/state-block.ts';
 import { appRequests, openLabelled, startHarness, type Harness } from './harness.ts';
@@ -20,6 +21,7 @@ steps:
     name: Apply the labels
     label:
       add: \${{ steps.classify.outputs.labels }}
+      labels: [bug, documentation, made-up-label]
 `;
 
 let h: Harness | undefined;
@@ -49,9 +51,9 @@ describe('app: label step', () => {
 
     const state = readStateBlock(record, undefined, { unsignedRead: true });
     if (!state.ok) throw new Error(state.problem);
-    expect(state.state.steps.find((s) => s.id === 'apply')?.outputs).toEqual({ applied: ['Bug', 'Documentation'], unknown: ['made-up-label', '@alice `see` <!-- baton:record -->'] });
+    expect(state.state.steps.find((s) => s.id === 'apply')?.outputs).toEqual({ applied: ['Bug', 'Documentation'], unknown: ['made-up-label'], dropped: ['@alice `see` <!-- baton:record -->'] });
     // Shown as code spans (no mention, no markup), the hidden marker look-alike taken out.
-    expect(record).toContain('added `Bug`, `Documentation`; not labels of this repository (not created): `made-up-label`, `` @alice `see` ``');
+    expect(record).toContain("added `Bug`, `Documentation`; not labels of this repository (not created): `made-up-label`; not in the step's `labels`, so not added: `` @alice `see` ``");
 
     // One read of the repository's labels, one write of those it has.
     const calls = appRequests(h.emu).map((r) => r.route);
@@ -76,7 +78,7 @@ describe('app: label step', () => {
     expect(record).toContain(`run \`sort-${n}-1\` — succeeded`);
     const state = readStateBlock(record, undefined, { unsignedRead: true });
     if (!state.ok) throw new Error(state.problem);
-    expect(state.state.steps.find((s) => s.id === 'apply')?.outputs).toEqual({ applied: ['Bug'], unknown: ['made-up-label'] });
+    expect(state.state.steps.find((s) => s.id === 'apply')?.outputs).toEqual({ applied: ['Bug'], unknown: ['made-up-label'], dropped: [] });
     expect((await alice.rest.issues.listLabelsOnIssue({ ...o, issue_number: n })).data.map((l) => l.name).sort()).toEqual(['Bug', 'baton:sort']);
     const labeled = h.emu.webhooks.deliveries.filter((d) => !d.redelivery && d.event === 'issues' && (d.payload as { action?: string; label?: { name?: string } }).action === 'labeled' && (d.payload as { label?: { name?: string } }).label?.name === 'Bug');
     expect(labeled).toHaveLength(1);

@@ -27,9 +27,10 @@ jobs:
 `;
 
 const AGENTS: AgentScript = {
-  // triage: nothing to ask; the classifier picks one label the repository has and one it does not.
+  // triage: nothing to ask; the classifier picks one label the repository has, one of the step's
+  // list it does not have, and one the step does not list.
   read: [{ output: { summary: 'The widget crashes on empty input.', labels: ['bug'], questions: [] } }],
-  classify: [{ output: { labels: ['bug', 'crash'], kind: 'bug', priority: 'high' } }],
+  classify: [{ output: { labels: ['bug', 'duplicate', 'crash'], kind: 'bug', priority: 'high' } }],
   // ci-doctor: the fix makes `test` pass.
   fix: [{ write: { 'fixed.txt': 'fixed\n' }, output: { cause: 'fixed.txt is missing', summary: 'Adds fixed.txt.' } }],
   // weekly-upkeep: nothing drifted this week.
@@ -80,7 +81,7 @@ describe('app: the library triage, ci-doctor and weekly-upkeep, each run to its 
     expect(more).toEqual([]);
     expect(run).toMatchObject({ runId: `triage-${n}-1`, status: 'succeeded', startedBy: 'carol' });
     expect(run!.steps.map((s) => `${s.id} ${s.status}`)).toEqual(['read succeeded', 'ask skipped', 'classify succeeded', 'apply succeeded']);
-    expect(run!.steps.find((s) => s.id === 'apply')!.outputs).toEqual({ applied: ['bug'], unknown: ['crash'] });
+    expect(run!.steps.find((s) => s.id === 'apply')!.outputs).toEqual({ applied: ['bug'], unknown: ['duplicate'], dropped: ['crash'] });
     expect((await h.as('alice').rest.issues.listLabelsOnIssue({ ...o, issue_number: n })).data.map((l) => l.name)).toEqual(['bug']);
     // The stranger opened it, the manifest acted: no reply was rationed, the status comment is there.
     expect(await h.record(n)).toContain(`run \`triage-${n}-1\` — succeeded`);

@@ -136,4 +136,39 @@ describe('app: a review step on a pull request the run did not open', () => {
     expect((await h.as('alice').rest.pulls.listReviewComments({ ...o, pull_number: pull })).data).toEqual([]);
     expect((await stateOf(h, `review-${pull}-1`)).status).toBe('succeeded');
   }, 60_000);
+
+  // REST "Create a review for a pull request": without commit_id the review goes on the latest
+  // commit and its lines are resolved there. bob pushes while the reviewer works, moving every
+  // line of src/app.txt down by two.
+  it('a pull request that moved while the reviewer worked: the review and its comments stay on the reviewed commit, outdated where the file changed', async () => {
+    // Started by the pull request's opening: the run starts from its head, which the reviewer reads.
+    const onOpened = REVIEW.replace('on: { labels: ["baton:review"], commands: [review] }', 'on: { pull_request: { types: [opened] } }');
+    h = await startHarness({ files: { '.agents/workflows/review.yml': onOpened }, agents: AGENTS, roles: { alice: 'admin', bob: 'write' } });
+    let pushed: Promise<unknown> | undefined;
+    const stop = h.emu.webhooks.onEmit((d) => {
+      if (pushed || d.event !== 'workflow_run' || (d.payload as { action?: string }).action !== 'requested') return;
+      pushed = (async () => {
+        const file = (await h!.as('bob').rest.repos.getContent({ ...o, path: 'src/app.txt', ref: 'feature' })).data as { sha: string };
+        const content = Buffer.from('zero\nhalf\none\ntwo\nthree\nfour\nfive\n').toString('base64');
+        await h!.as('bob').rest.repos.createOrUpdateFileContents({ ...o, path: 'src/app.txt', branch: 'feature', message: 'Two lines first', content, sha: file.sha });
+      })();
+    });
+    const pull = await pullBy(h, 'bob');
+    const reviewed = (await h.as('alice').rest.pulls.get({ ...o, pull_number: pull })).data.head.sha;
+    await h.settle();
+    await pushed;
+    await h.settle();
+    stop();
+    const head = (await h.as('alice').rest.pulls.get({ ...o, pull_number: pull })).data.head.sha;
+    expect(head).not.toBe(reviewed);
+
+    const reviews = (await h.as('alice').rest.pulls.listReviews({ ...o, pull_number: pull })).data;
+    expect(reviews.map((r) => [r.state, r.commit_id])).toEqual([['CHANGES_REQUESTED', reviewed]]);
+    expect(reviews[0]!.body).toContain(`Reviewed commit ${reviewed}; the pull request's head is now ${head}`);
+    const comments = (await h.as('alice').rest.pulls.listReviewComments({ ...o, pull_number: pull })).data;
+    expect(comments.map((c) => [c.original_commit_id, c.original_start_line ?? null, c.original_line, c.line ?? null])).toEqual([
+      [reviewed, 2, 3, null],
+      [reviewed, null, 1, null],
+    ]);
+  }, 60_000);
 });

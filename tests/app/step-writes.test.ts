@@ -16,9 +16,14 @@ afterEach(async () => {
 
 const CREATE_REF = 'POST /repos/{owner}/{repo}/git/refs';
 
-/** Branches under `baton/steps/` (step and fix-round branches) on the repository now. */
+/**
+ * Step refs (step and fix-round commits the run branch does not have) on the repository now:
+ * under `refs/baton/steps/`, never a branch (`refs/heads/baton/steps/` stays empty), so no push CI runs on them.
+ */
 async function stepBranches(h: Harness): Promise<Array<{ ref: string; sha: string }>> {
-  const refs = (await h.as('alice').rest.git.listMatchingRefs({ ...o, ref: 'heads/baton/steps/' })).data;
+  const branches = (await h.as('alice').rest.git.listMatchingRefs({ ...o, ref: 'heads/baton/steps/' })).data;
+  expect(branches).toEqual([]);
+  const refs = (await h.as('alice').rest.git.listMatchingRefs({ ...o, ref: 'baton/steps/' })).data;
   return refs.map((r) => ({ ref: r.ref, sha: r.object.sha }));
 }
 
@@ -79,7 +84,7 @@ describe('app: what an agent step writes', () => {
     expect(updates.filter((r) => stepCheckIds.has(r.path.split('/').at(-1)!))).toEqual([]);
   }, 60_000);
 
-  it("keeps a failed attempt's checkpoint on the step branch, where the next attempt's dispatch base points", async () => {
+  it("keeps a failed attempt's checkpoint on its step ref (refs/baton/steps/…, no branch), where the next attempt's dispatch base points", async () => {
     const build = ['name: build', 'on: { labels: ["baton:build"] }', 'agents: { coder: { uses: claude-code } }', 'steps:', '  - { id: build, agent: coder, prompt: "Build it", retries: 1 }', ''].join('\n');
     h = await startHarness({
       files: { '.agents/workflows/build.yml': build },
@@ -94,7 +99,7 @@ describe('app: what an agent step writes', () => {
     const checkpoint = String(second!.inputs.base);
     expect(checkpoint).not.toBe(String(first!.inputs.base));
     // The commit the second attempt started from is what the step branch points at, and holds the partial work.
-    expect(await stepBranches(h)).toEqual([{ ref: `refs/heads/baton/steps/build-${n}-1/build`, sha: checkpoint }]);
+    expect(await stepBranches(h)).toEqual([{ ref: `refs/baton/steps/build-${n}-1/build`, sha: checkpoint }]);
     const partial = (await h.as('alice').rest.git.getTree({ ...o, tree_sha: checkpoint })).data.tree.map((t) => t.path);
     expect(partial).toContain('half.txt');
     // The second attempt went on from there: the run branch has both.
@@ -126,7 +131,7 @@ describe('app: what an agent step writes', () => {
     expect(checkRunsNamed(h, 'baton / fan / impl').map((c) => [c.status, c.conclusion, c.output.title])).toEqual([['completed', 'success', '2 items done']]);
   }, 60_000);
 
-  it('keeps a commit that conflicts on its step branch and names that branch in the failure', async () => {
+  it('keeps a commit that conflicts on its step ref (no branch) and names that ref in the failure', async () => {
     const fan = FAN.replace('baton:fan', 'baton:clash');
     h = await startHarness({
       files: { '.agents/workflows/fan.yml': fan },
@@ -135,12 +140,12 @@ describe('app: what an agent step writes', () => {
     const n = await openLabelled(h, 'baton:clash');
     await h.settle();
     const record = await h.record(n);
-    const named = /merge conflict with the run branch in same\.txt \(the attempt's commit is on (baton\/steps\/[^)]+)\)/.exec(record);
+    const named = /merge conflict with the run branch in same\.txt \(the attempt's commit is on (refs\/baton\/steps\/[^)]+)\)/.exec(record);
     expect(named, record).not.toBeNull();
-    // The one branch the App wrote besides the run branch holds the losing item's change.
+    // The one ref the App wrote besides the run branch (and its claims) holds the losing item's change.
     const [kept] = await stepBranches(h);
     expect(await stepBranches(h)).toHaveLength(1);
-    expect(kept!.ref).toBe(`refs/heads/${named![1]}`);
+    expect(kept!.ref).toBe(named![1]);
     const file = (await h.as('alice').rest.repos.getContent({ ...o, path: 'same.txt', ref: kept!.sha })).data as { content: string };
     expect(Buffer.from(file.content, 'base64').toString()).toMatch(/^from [xy]\n$/);
   }, 60_000);

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compare, type Row } from '../../scripts/conformance/compare.ts';
 import { runScenario } from '../../scripts/conformance/runner.ts';
 import { tokenPullRequestRuns } from '../../scripts/conformance/scenarios/actions.ts';
-import { forkSuiteHeadBranch } from '../../scripts/conformance/scenarios/forks.ts';
+import { forkShaRef, forkSuiteHeadBranch } from '../../scripts/conformance/scenarios/forks.ts';
 import { SCENARIOS } from '../../scripts/conformance/scenarios/index.ts';
 import { githubTarget, SANDBOX_MARKER } from '../../scripts/conformance/targets/github.ts';
 import { withActions, type ActionsRunner } from './actions/index.ts';
@@ -73,6 +73,13 @@ describe('npm run conformance', () => {
     const { stdout } = await kit(['--emulator', '--only', 'two concurrent creates of one ref', '--out', out]);
     expect(stdout).toContain('| scenario | assumption | github | emulator | verdict |');
     expect(stdout).toMatch(/\| two concurrent creates of one ref \| reading refCreateRace \(default already-exists\) \| no claim \(emulator only\) \| .*update-failed → loser: 422 Reference update failed \[update-failed\] \| agree \|/);
+    // The unknowns U1–U8 (the runner probe is U5) follow, each with its scenario's answers or what to do by hand.
+    expect(stdout.match(/^- U\d: /gm)).toEqual(['- U1: ', '- U2: ', '- U3: ', '- U4: ', '- U5: ', '- U6: ', '- U7: ', '- U8: ']);
+    expect(stdout).toContain('- U5: The runner probe.');
+    expect(stdout).toContain('  - scenario "two concurrent creates of one ref": emulator already-exists → loser: 422 Reference already exists [already-exists] ; update-failed → loser: 422 Reference update failed [update-failed]; verdict agree');
+    expect(stdout).toContain('  - scenario "where a workflow-file change is refused": not run (--only)');
+    expect(stdout.match(/^ {2}- by hand: /gm)).toHaveLength(2);
+    expect(stdout.match(/^ {2}- against GitHub, by hand: /gm)).toHaveLength(1);
     const json = JSON.parse(await readFile(out, 'utf8')) as Record<string, unknown>;
     expect(json).toEqual({
       claimAboutGitHub: false,
@@ -137,7 +144,7 @@ describe('--repo against an emulator posing as GitHub', () => {
     });
     expect(rows.map((r) => [r.scenario, r.verdict])).toEqual(
       // A fork's pull request needs a second account, which the kit does not hold against GitHub.
-      SCENARIOS.map((s) => [s.name, s.name.startsWith('secondary rate limit') ? 'unobserved' : s === forkSuiteHeadBranch ? 'skipped' : 'agree']),
+      SCENARIOS.map((s) => [s.name, s.name.startsWith('secondary rate limit') ? 'unobserved' : s === forkSuiteHeadBranch || s === forkShaRef ? 'skipped' : 'agree']),
     );
     // Everything the scenarios made is gone again: no scratch ref, the default branch without the scratch workflow.
     // A pull request stays (closed), and so do its refs/pull/N/*: GitHub deletes neither.

@@ -14,13 +14,18 @@
  * `forkSuiteHeadBranch` says (readings.ts). GitHub keeps the head of every pull request, a
  * fork's too, at `refs/pull/<n>/head` of the base repository (docs "Checking out pull requests
  * locally": https://docs.github.com/en/pull-requests/collaborating-with-pull-requests/reviewing-changes-in-pull-requests/checking-out-pull-requests-locally),
- * so the base repository can name the fork's commit: a branch of its own may be made at it.
+ * so the base repository can name the fork's commit. Whether a ref of its own may be made at a
+ * commit only a fork has is not settled (readings.ts `forkShaRef`): `refuseForkOnlyCommit`.
  *
  * `pull_request_target` workflows (actions/triggers.ts) run for the same activity, in the base
  * repository's context: its workflow files, its token and its secrets.
  */
 import type { Emulator } from './emulator.ts';
-import { openPull } from './routes/pulls.ts';
+import type { GitRepo } from './git.ts';
+import { unprocessable, type RouteContext } from './http/router.ts';
+import { refuseWorkflowRule } from './routes/workflow-files.ts';
+import { openPull, pullJson } from './routes/pulls.ts';
+import { now } from './store.ts';
 
 export interface ForkPullRequest {
   /** The repository the pull request is opened against. */
@@ -76,4 +81,44 @@ export async function forkCommit(emulator: Emulator, o: { owner: string; repo: s
   for (const [path, content] of Object.entries(o.files)) changes.push({ path, mode: '100644', type: 'blob', sha: await git.hashBlob(Buffer.from(content)) });
   const tree = await git.writeTree((await git.readCommit(parent)).tree, changes);
   return git.commitTree(tree, [parent], `Change by ${o.fork}`, { name: o.fork, email: `${o.fork}@users.noreply.github.com` });
+}
+
+/**
+ * Whether `sha` is a commit only forks have: a pull request's head has it and no other ref of
+ * the repository does (a commit made through the API and on no ref yet is the repository's own).
+ */
+export async function onlyInForks(git: GitRepo, sha: string): Promise<boolean> {
+  if ((await git.type(sha)) !== 'commit') return false;
+  const refs = await git.refsContaining(sha);
+  const pullHead = (ref: string) => /^refs\/pull\/\d+\/head$/.test(ref);
+  return refs.some(pullHead) && refs.every(pullHead);
+}
+
+/**
+ * At `POST git/refs`: GitHub's answer, under the reading `forkShaRef`, to a new ref at a commit
+ * only a fork has (`accepted` lets it through to the usual rules).
+ */
+export async function refuseForkOnlyCommit(ctx: RouteContext, git: GitRepo, sha: string): Promise<void> {
+  const reading = ctx.emulator.readings.forkShaRef;
+  if (reading === 'accepted' || !(await onlyInForks(git, sha))) return;
+  if (reading === 'does-not-exist') throw unprocessable('Reference does not exist');
+  refuseWorkflowRule(ctx);
+}
+
+/**
+ * The contributor pushes `sha` to their fork's branch of pull request `number`: GitHub moves
+ * the pull request's head (and `refs/pull/<n>/head` here) and sends `pull_request.synchronize`
+ * to the base repository, the pusher its sender (docs "Webhook events and payloads",
+ * pull_request: "synchronize — a pull request's head branch was updated").
+ */
+export async function pushToForkPullRequest(emulator: Emulator, o: { owner: string; repo: string; fork: string; number: number; sha: string }): Promise<void> {
+  const repo = emulator.repo(o.owner, o.repo);
+  const issue = repo.issues.get(o.number);
+  const pull = issue?.pull;
+  if (!issue || !pull || pull.headRepo.toLowerCase() !== `${o.fork}/${repo.name}`.toLowerCase()) throw new Error(`#${o.number} is no pull request from ${o.fork}'s fork`);
+  const before = pull.headSha;
+  pull.headSha = o.sha;
+  issue.updatedAt = now();
+  await emulator.git(o.owner, o.repo).updateRef(`refs/pull/${o.number}/head`, o.sha);
+  emulator.webhooks.emit('pull_request', { action: 'synchronize', number: o.number, before, after: o.sha, pull_request: await pullJson(emulator, repo, issue) }, { owner: repo.owner, repo: repo.name, sender: o.fork });
 }

@@ -244,6 +244,12 @@ export class GitRepo {
     await git(this.dir, ['update-ref', '-d', ref]);
   }
 
+  /** The refs whose commit has `sha` in its history (the commit itself included). */
+  async refsContaining(sha: string): Promise<string[]> {
+    const out = await text(this.dir, ['for-each-ref', '--format=%(refname)', '--contains', sha, 'refs/']);
+    return out === '' ? [] : out.split('\n');
+  }
+
   async isAncestor(ancestor: string, descendant: string): Promise<boolean> {
     const { code } = await git(this.dir, ['merge-base', '--is-ancestor', ancestor, descendant], { allowFail: true });
     return code === 0;

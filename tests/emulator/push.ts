@@ -42,7 +42,9 @@ export async function onPush(emulator: Emulator, repo: Repo, updates: RefUpdate[
   const sender = pusher ?? repo.owner;
   for (const update of updates) {
     const kind = refKind(update.ref);
-    if (kind === undefined) continue;
+    // A ref outside branches and tags: no webhook; whether Actions runs `on: push` for it is a reading.
+    const custom = kind === undefined && !update.ref.startsWith('refs/pull/') && emulator.readings.customRefPushRuns === 'fires';
+    if (kind === undefined && !custom) continue;
     const created = update.before === ZERO_SHA;
     const deleted = update.after === ZERO_SHA;
     const forced = !created && !deleted && !(await git.isAncestor(update.before, update.after));
@@ -69,7 +71,7 @@ export async function onPush(emulator: Emulator, repo: Repo, updates: RefUpdate[
     }
     for (const c of commits) delete (c.author as { username?: string }).username;
     const repository = { ...emulator.shapes.repository(repo), created_at: Math.floor(Date.parse(repo.createdAt) / 1000), pushed_at: Math.floor(Date.now() / 1000) };
-    emulator.webhooks.emit(
+    (custom ? emulator.webhooks.notify.bind(emulator.webhooks) : emulator.webhooks.emit.bind(emulator.webhooks))(
       'push',
       {
         ref: update.ref,
@@ -87,6 +89,7 @@ export async function onPush(emulator: Emulator, repo: Repo, updates: RefUpdate[
       },
       { owner: repo.owner, repo: repo.name, sender },
     );
+    if (custom) continue;
     if (created || deleted) {
       const name = update.ref.replace(/^refs\/(heads|tags)\//, '');
       const common = { ref: name, ref_type: kind, pusher_type: 'user' };

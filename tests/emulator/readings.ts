@@ -69,6 +69,25 @@ export interface Readings {
    * webhook: this is about workflows only).
    */
   workflowRunAfterTokenDispatch: 'fires' | 'silent';
+  /**
+   * What `POST git/refs` answers for a commit only a fork has (reachable from no ref of the
+   * repository but `refs/pull/<n>/head`; ISSUE U1, no public source settles it). `accepted`: a
+   * ref is made, as for any commit of the fork network; `does-not-exist`: 422 "Reference does not
+   * exist", as was seen at a fork pull request's head (omnigent-ai/omnigent#398); `workflow-rule`:
+   * refused to a token without `workflows` as the workflow-file rule refuses a new ref on a commit
+   * far from the default branch (GitHub Support, quoted in vercel/next.js#94596; wildfly/wildfly.org#549),
+   * with that rule's answer (`workflowRefusalAt`).
+   */
+  forkShaRef: 'accepted' | 'does-not-exist' | 'workflow-rule';
+  /**
+   * Whether a push to a ref outside refs/heads and refs/tags (baton's `refs/baton/…`) starts
+   * `on: push` workflows. The docs say push runs "when you push a commit or tag" and webhooks
+   * name branches and tags only (webhook-events-and-payloads; reports: no webhooks for such refs,
+   * hashbang/git-signatures#7): `silent`. `fires`: the other plausible behaviour — the workflow
+   * runs, its branch filters matched against the ref's name after `refs/` (`baton/leases/…`);
+   * no webhook is sent either way.
+   */
+  customRefPushRuns: 'silent' | 'fires';
 }
 
 export const DEFAULT_READINGS: Readings = {
@@ -79,6 +98,8 @@ export const DEFAULT_READINGS: Readings = {
   checkSuiteHeadBranch: 'first-branch',
   forkSuiteHeadBranch: 'fork-branch',
   workflowRunAfterTokenDispatch: 'fires',
+  forkShaRef: 'does-not-exist',
+  customRefPushRuns: 'silent',
 };
 
 /** Every value of every switch: what the conformance kit and the reading matrix iterate over. */
@@ -90,6 +111,8 @@ export const READING_VALUES: { [K in keyof Readings]: readonly Readings[K][] } =
   checkSuiteHeadBranch: ['first-branch', 'pushed-branch', 'null'],
   forkSuiteHeadBranch: ['fork-branch', 'null'],
   workflowRunAfterTokenDispatch: ['fires', 'silent'],
+  forkShaRef: ['accepted', 'does-not-exist', 'workflow-rule'],
+  customRefPushRuns: ['silent', 'fires'],
 };
 
 /** The readings of one emulator: defaults, then the environment's, then the test's own. */

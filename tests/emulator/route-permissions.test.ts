@@ -43,6 +43,8 @@ const GITHUB: Record<string, [scope: string, level: 'read' | 'write'] | 'app-jwt
   'GET /repos/{owner}/{repo}': ['metadata', 'read'],
   'GET /repos/{owner}/{repo}/collaborators/{username}/permission': ['metadata', 'read'],
   'GET /repos/{owner}/{repo}/compare/{basehead}': ['contents', 'read'],
+  // docs "REST API endpoints for branches": Contents (read); `protected` covers branch protection and rulesets.
+  'GET /repos/{owner}/{repo}/branches/{branch}': ['contents', 'read'],
   'GET /repos/{owner}/{repo}/contents/{path}': ['contents', 'read'],
   'GET /repos/{owner}/{repo}/git/commits/{commit_sha}': ['contents', 'read'],
   'GET /repos/{owner}/{repo}/git/ref/{ref}': ['contents', 'read'],

@@ -209,7 +209,7 @@ export class Shapes {
   issue(repo: Repo, issue: Issue) {
     const url = `${this.repoUrl(repo)}/issues/${issue.number}`;
     const html = `${this.repoHtml(repo)}/${issue.pull === undefined ? 'issues' : 'pull'}/${issue.number}`;
-    const comments = [...this.store.comments.values()].filter((c) => c.repoId === repo.id && c.issueNumber === issue.number).length;
+    const comments = this.store.commentCount(repo.id, issue.number);
     return {
       url,
       repository_url: this.repoUrl(repo),
@@ -350,7 +350,7 @@ export class Shapes {
   /** `pull-request` (get, create, update, webhooks): with counts, computed by the caller from git. */
   pull(repo: Repo, issue: Issue, counts: { commits: number; additions: number; deletions: number; changedFiles: number; mergeable: boolean | null }) {
     const pull = issue.pull!;
-    const comments = [...this.store.comments.values()].filter((c) => c.repoId === repo.id && c.issueNumber === issue.number).length;
+    const comments = this.store.commentCount(repo.id, issue.number);
     return {
       ...this.pullSimple(repo, issue),
       merged: pull.merged,
@@ -386,7 +386,10 @@ export class Shapes {
     };
   }
 
-  reviewComment(repo: Repo, issue: Issue, comment: ReviewComment) {
+  /** `now`: where the comment stands on the pull request's head (routes/pulls.ts); absent, where it was made. */
+  reviewComment(repo: Repo, issue: Issue, comment: ReviewComment, now?: { commitId: string; outdated: boolean }) {
+    // An outdated comment has no line on the head (GitHub sends null; the schema lists `line` as an integer, so it is left out).
+    const line = now?.outdated ? undefined : (comment.line ?? undefined);
     const url = `${this.repoUrl(repo)}/pulls/comments/${comment.id}`;
     const pullUrl = `${this.repoUrl(repo)}/pulls/${issue.number}`;
     const html = `${this.repoHtml(repo)}/pull/${issue.number}#discussion_r${comment.id}`;
@@ -397,7 +400,7 @@ export class Shapes {
       node_id: nodeId('PRRC', comment.id),
       diff_hunk: '',
       path: comment.path,
-      commit_id: comment.commitId,
+      commit_id: now?.commitId ?? comment.commitId,
       original_commit_id: comment.commitId,
       user: this.user(comment.user),
       body: comment.body,
@@ -407,9 +410,9 @@ export class Shapes {
       pull_request_url: pullUrl,
       author_association: this.authorAssociation(repo, comment.user),
       _links: { self: { href: url }, html: { href: html }, pull_request: { href: pullUrl } },
-      line: comment.line ?? undefined,
+      line,
       original_line: comment.line ?? undefined,
-      ...(comment.startLine ? { start_line: comment.startLine, original_start_line: comment.startLine, start_side: comment.side } : {}),
+      ...(comment.startLine ? { start_line: line === undefined ? null : comment.startLine, original_start_line: comment.startLine, start_side: comment.side } : {}),
       side: comment.side,
       subject_type: comment.line === null ? 'file' : 'line',
     };

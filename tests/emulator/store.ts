@@ -204,6 +204,8 @@ export interface Repo {
    * and approve pull requests": off by default, as on GitHub.
    */
   actionsCanCreatePullRequests: boolean;
+  /** Branches branch protection or a ruleset covers (reported by `GET branches/{branch}`); none unless a test protects one. */
+  protectedBranches?: Set<string>;
 }
 
 /** The slug of GitHub Actions' app: its suites hold workflow runs, its check runs are jobs. */
@@ -287,6 +289,13 @@ export class Store {
     this.user(app.botLogin, 'Bot');
     this.installations.clear();
     for (const repo of this.repos.values()) repo.installationId = this.installation(repo.owner).id;
+  }
+
+  /** How many comments an issue or pull request has (its `comments` field). */
+  commentCount(repoId: number, issueNumber: number): number {
+    let n = 0;
+    for (const c of this.comments.values()) if (c.repoId === repoId && c.issueNumber === issueNumber) n++;
+    return n;
   }
 
   /** The app by slug; a slug never seen before is another app installed on the repositories (a CI service). */

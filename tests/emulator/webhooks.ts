@@ -106,6 +106,18 @@ export class Webhooks {
     return () => this.listeners.delete(listener);
   }
 
+  /**
+   * An event that happens without a webhook (readings.ts `customRefPushRuns`: a push to a custom
+   * ref): completed and validated as `emit` does, told to the `onEmit` listeners (Actions) only.
+   */
+  notify(event: string, payload: Record<string, unknown>, context: EmitContext = {}): void {
+    const full = this.complete(payload, context);
+    const problem = validateWebhook(event, full);
+    if (problem !== null) throw new Error(`webhook ${problem}`);
+    const delivery: Delivery = { id: randomUUID(), attemptId: this.nextAttemptId(), event, payload: full, dropped: false, redelivery: false, at: new Date().toISOString() };
+    for (const listener of this.listeners) listener(delivery);
+  }
+
   /** `X-Hub-Signature-256` for a body. */
   sign(body: string): string {
     return `sha256=${createHmac('sha256', this.secret).update(body).digest('hex')}`;

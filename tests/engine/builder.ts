@@ -43,7 +43,7 @@ export const pullRequest = (id: string, o: Loose<PullRequestStep> = {}): Draft =
   ({ ...base(id), kind: 'pull-request', writes: false, title: 'Fix #${{ issue.number }}', draft: true, labels: [], ...o }) as Draft;
 
 export const label = (id: string, o: Loose<LabelStep> = {}): Draft =>
-  ({ ...base(id), kind: 'label', writes: false, add: ['bug'], ...o }) as Draft;
+  ({ ...base(id), kind: 'label', writes: false, add: ['bug'], labels: ['bug'], ...o }) as Draft;
 
 export function workflow(steps: Draft[], o: Partial<Omit<Workflow, 'steps'>> = {}): Workflow {
   return {

@@ -34,7 +34,7 @@ export class Run {
     return out.commands;
   }
 
-  start(o: { inputs?: Record<string, Json>; actor?: string; permission?: Role | 'none'; issue?: Json; thread?: Thread } = {}): Command[] {
+  start(o: { inputs?: Record<string, Json>; actor?: string; permission?: Role | 'none'; issue?: Json; thread?: Thread; fork?: true } = {}): Command[] {
     return this.send({
       type: 'run.requested',
       runId: 'r1',
@@ -50,6 +50,7 @@ export class Run {
       baseSha: 'base0',
       actor: o.actor ?? 'alice',
       permission: o.permission ?? 'admin',
+      ...(o.fork && { fork: true as const }),
     });
   }
 

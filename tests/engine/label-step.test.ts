@@ -1,5 +1,6 @@
-// `label` steps: the names an agent chose, checked, de-duplicated and capped before the host
-// is asked to add them; the step waits for the host's answer and ends with what was added.
+// `label` steps: the names an agent chose, checked, de-duplicated, kept to the step's `labels`
+// and capped before the host is asked to add them; the step waits for the host's answer and
+// ends with what was added and what was dropped. A fork run adds none.
 import { describe, expect, it } from 'vitest';
 import { MAX_LABELS } from '../../src/engine/label-names.ts';
 import { agent, label, workflow } from './builder.ts';
@@ -8,8 +9,10 @@ import { Run } from './harness.ts';
 const classify = agent('classify', { writes: false });
 const fromAgent = (o: Parameters<typeof label>[1] = {}) => workflow([classify, label('apply', { add: '${{ steps.classify.outputs.labels }}', ...o })]);
 
+/** The agent answers `labels`; the step lists every name it holds unless `o.labels` says otherwise. */
 function atLabels(labels: unknown, o: Parameters<typeof label>[1] = {}): Run {
-  const r = new Run(fromAgent(o));
+  const listed = Array.isArray(labels) ? labels.filter((l): l is string => typeof l === 'string' && l.trim() !== '').map((l) => l.trim()) : [];
+  const r = new Run(fromAgent({ labels: listed.length ? listed : ['bug'], ...o }));
   r.start();
   r.finish('classify', { labels } as never);
   return r;
@@ -23,7 +26,7 @@ describe('label step', () => {
     expect(r.state.status).toBe('running');
     r.send({ type: 'labels.applied', step: 'apply', applied: ['Bug'], unknown: ['docs'] });
     expect(r.status('apply')).toBe('succeeded');
-    expect(r.step('apply').outputs).toEqual({ applied: ['Bug'], unknown: ['docs'] });
+    expect(r.step('apply').outputs).toEqual({ applied: ['Bug'], unknown: ['docs'], dropped: [] });
     expect(r.step('apply').note).toBe('added `Bug`; not labels of this repository (not created): `docs`');
     expect(r.state.status).toBe('succeeded');
   });
@@ -70,12 +73,45 @@ describe('label step', () => {
       const r = atLabels(labels);
       expect(r.of('apply-labels', r.all)).toEqual([]);
       expect(r.status('apply')).toBe('succeeded');
-      expect(r.step('apply').outputs).toEqual({ applied: [], unknown: [] });
+      expect(r.step('apply').outputs).toEqual({ applied: [], unknown: [], dropped: [] });
     }
   });
 
+  it("asks only for names the step's `labels` lists (without regard to case), and says which it dropped", () => {
+    // The agent read a stranger's issue and asks for more than the triage list offers.
+    const r = atLabels(['Bug', 'baton:fix', 'security', 'priority: critical', 'question'], { labels: ['bug', 'enhancement', 'question'] });
+    expect(r.of('apply-labels')).toEqual([expect.objectContaining({ labels: ['Bug', 'question'] })]);
+    expect(r.step('apply').note).toBe("adding `Bug`, `question`; not in the step's `labels`, so not added: `baton:fix`, `security`, `priority: critical`");
+    r.send({ type: 'labels.applied', step: 'apply', applied: ['bug', 'question'], unknown: [] });
+    expect(r.step('apply').outputs).toEqual({ applied: ['bug', 'question'], unknown: [], dropped: ['baton:fix', 'security', 'priority: critical'] });
+    expect(r.step('apply').note).toBe("added `bug`, `question`; not in the step's `labels`, so not added: `baton:fix`, `security`, `priority: critical`");
+  });
+
+  it('succeeds asking nothing when every name is dropped, and lists them', () => {
+    const r = atLabels(['security'], { labels: ['bug'] });
+    expect(r.of('apply-labels', r.all)).toEqual([]);
+    expect(r.status('apply')).toBe('succeeded');
+    expect(r.step('apply').outputs).toEqual({ applied: [], unknown: [], dropped: ['security'] });
+  });
+
+  it("lists the names the host refused (a workflow's trigger label) among the dropped", () => {
+    const r = atLabels(['bug', 'baton:fix']);
+    r.send({ type: 'labels.applied', step: 'apply', applied: ['bug'], unknown: [], refused: ['baton:fix'] });
+    expect(r.step('apply').outputs).toEqual({ applied: ['bug'], unknown: [], dropped: ['baton:fix'] });
+    expect(r.step('apply').note).toBe('added `bug`; labels that start a workflow, so not added: `baton:fix`');
+  });
+
+  it('adds no label on a fork run: the step fails before the host is asked', () => {
+    const r = new Run(fromAgent({ labels: ['bug'] }));
+    r.start({ fork: true });
+    r.finish('classify', { labels: ['bug'] } as never);
+    expect(r.of('apply-labels', r.all)).toEqual([]);
+    expect(r.status('apply')).toBe('failed');
+    expect(r.state.reason).toMatch(/a run on a fork's pull request never adds labels/);
+  });
+
   it('adds a written list, each name rendered', () => {
-    const r = new Run(workflow([label('apply', { add: ['triaged', 'from-${{ inputs.team }}'] })], { inputs: { team: { type: 'string', required: false } } }));
+    const r = new Run(workflow([label('apply', { add: ['triaged', 'from-${{ inputs.team }}'], labels: ['triaged', 'from-core'] })], { inputs: { team: { type: 'string', required: false } } }));
     r.start({ inputs: { team: 'core' } });
     expect(r.of('apply-labels')[0]!.labels).toEqual(['triaged', 'from-core']);
   });

@@ -3,6 +3,7 @@
 // in baton's name, so they are made inert (a zero-width space after the `@`); the manifest's own
 // words, and values a person with the role gave, mention whom they name.
 import { describe, expect, it } from 'vitest';
+import { quietMentions } from '../../src/engine/mentions.ts';
 import type { Command } from '../../src/engine/index.ts';
 import { agent, ask, pullRequest, workflow } from './builder.ts';
 import { Run } from './harness.ts';
@@ -19,6 +20,11 @@ function texts(cmds: Command[]): string[] {
 }
 
 describe('mentions in text baton posts for people', () => {
+  it('leaves inline code spans as written (GitHub notifies nobody from them) and quiets the text around them', () => {
+    expect(quietMentions('label `` @alice `x` `` and @bob, `@carol` ``@dan`` @erin')).toBe(`label \`\` @alice \`x\` \`\` and @${ZWSP}bob, \`@carol\` \`\`@dan\`\` @${ZWSP}erin`);
+    expect(quietMentions('an unclosed ` @frank')).toBe(`an unclosed \` @${ZWSP}frank`);
+  });
+
   it('makes an agent’s and an issue’s mentions inert in a pull request, and keeps the manifest’s own', () => {
     const wf = workflow([
       agent('impl', { writes: false }),

@@ -11,9 +11,9 @@ const approved = { approved: true, summary: 'LGTM', comments: [] };
 const rejected = { approved: false, summary: 'Needs a test', comments: [{ path: 'src/a.ts', line: 3, body: 'add a test', suggestion: 'test();' }] };
 
 /** A run started on pull request #9, someone else's, at its review step. */
-function onPull(o: { verdicts?: ReviewVerdict[]; fix?: string } = {}): Run {
+function onPull(o: { verdicts?: ReviewVerdict[]; fix?: string; fork?: true } = {}): Run {
   const r = new Run(workflow([review('review', { ...(o.verdicts ? { verdicts: o.verdicts } : {}), ...(o.fix ? { fix: o.fix } : {}) }), ...(o.fix ? [agent(o.fix, { needs: [] })] : [])]));
-  r.start({ thread: { kind: 'pull', number: 9 }, issue: null });
+  r.start({ thread: { kind: 'pull', number: 9 }, issue: null, ...(o.fork && { fork: true as const }) });
   return r;
 }
 
@@ -77,6 +77,12 @@ describe('a review step on a pull request the run did not open', () => {
     const r = onPull({ ...(verdicts ? { verdicts: [...verdicts] } : {}) });
     r.finish('review', outputs);
     expect(posted(r).map((p) => p.event)).toEqual([event]);
+  });
+
+  it.each([approved, rejected])("on a fork run posts a COMMENT whatever the verdicts allow (%j), and tells the host it is a fork's", (outputs) => {
+    const r = onPull({ verdicts: ['comment', 'approve', 'request-changes'], fork: true });
+    r.finish('review', outputs);
+    expect(posted(r)).toEqual([expect.objectContaining({ event: 'COMMENT', fork: true })]);
   });
 
   it('without a fix step, changes requested are the review it delivers: the step succeeds once posted', () => {

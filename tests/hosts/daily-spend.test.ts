@@ -1,15 +1,13 @@
-// The day's runs as `budget.per-day` reads them from GitHub: one listing of the repository's
-// comments touched since the UTC day began; records only from baton's own comments, each run
-// once, only runs started that day; a day with more comments than the read covers is said to
-// be incomplete (the door then refuses: a cap it cannot check does not allow a run).
+// The day's ledger of `budget.per-day`, kept in refs only baton (or anyone with write access)
+// can make: one listing reads a workflow's day, whatever else happened in the repository; each
+// pool apart; a run's end written twice counts once; a stranger cannot add to it; days before
+// yesterday are cleared.
 import { Octokit } from '@octokit/rest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { emptyState, type RunState } from '../../src/engine/index.ts';
 import type { GitHubClient, RepoContext } from '../../src/hosts/github/client.ts';
 import { spendOfDay } from '../../src/engine/daily-budget.ts';
-import { DAY_READ_MAX_PAGES, readDay } from '../../src/hosts/github/daily-spend.ts';
-import { RECORD_MARKER } from '../../src/record/render.ts';
-import { writeStateBlock } from '../../src/record/state-block.ts';
+import { BUDGET_PREFIX, claimNote, forgetStart, pruneDays, readDay, recordSpent, recordStart, startName, startRef } from '../../src/hosts/github/daily-spend.ts';
 import { startEmulator, type Emulator } from '../emulator/emulator.ts';
 
 const owner = 'acme';
@@ -17,71 +15,74 @@ const repo = 'widgets';
 const DAY_MS = 86_400_000;
 let emu: Emulator;
 let gh: RepoContext;
-let issue: number;
+let sha: string;
+let noon: number;
 
 beforeEach(async () => {
   emu = await startEmulator();
   await emu.createRepo(owner, repo);
-  // The read starts ten minutes before midnight (clock skew): the test's day begins at noon's distance from it.
   const now = emu.clock.now();
-  const noon = Math.floor(now / DAY_MS) * DAY_MS + DAY_MS / 2;
-  emu.clock.advance((noon > now ? noon : noon + DAY_MS) - now);
-  const octokit = new Octokit({ baseUrl: emu.apiUrl, auth: emu.auth.mint({ owner, repo, permissions: { issues: 'write' }, login: 'baton[bot]' }) });
+  noon = Math.floor(now / DAY_MS) * DAY_MS + DAY_MS / 2;
+  const octokit = new Octokit({ baseUrl: emu.apiUrl, auth: emu.auth.mint({ owner, repo, permissions: { contents: 'write', issues: 'write' }, login: 'baton[bot]' }) });
   gh = { octokit: octokit as unknown as GitHubClient, owner, repo, defaultBranch: 'main', botLogin: 'baton[bot]', workerWorkflow: 'baton-worker.yml' };
-  issue = (await user('alice').rest.issues.create({ owner, repo, title: 'Runs' })).data.number;
+  sha = (await octokit.rest.git.getRef({ owner, repo, ref: 'heads/main' })).data.object.sha;
 });
 afterEach(async () => {
   await emu?.close();
 });
 
 const user = (login: string) => new Octokit({ baseUrl: emu.apiUrl, auth: emu.auth.userToken(login) });
+const listings = () => emu.requestLog.filter((r) => r.route === 'GET /repos/{owner}/{repo}/git/matching-refs/{ref}').length;
+const ended = (runId: string, startedAt: number, costUsd: number, trigger?: 'issues'): RunState => ({ ...emptyState(), runId, workflow: 'triage', status: 'succeeded', startedAt, manifestCommit: sha, budget: { steps: 1, costUsd }, ...(trigger ? { trigger } : {}) });
 
-function record(runId: string, startedAt: number, costUsd: number): string {
-  const state: RunState = { ...emptyState(), runId, workflow: runId.replace(/-\d+-\d+$/, ''), status: 'succeeded', startedAt, runBranch: `baton/${runId}`, budget: { steps: 1, costUsd } };
-  return `${RECORD_MARKER}\n### run \`${runId}\`\n${writeStateBlock(state)}`;
-}
-
-async function post(as: Octokit | GitHubClient, body: string): Promise<number> {
-  return (await (as as Octokit).rest.issues.createComment({ owner, repo, issue_number: issue, body })).data.id;
-}
-
-describe('readDay', () => {
-  it("lists baton's own records touched since the UTC day began, each run once; the day's spend counts the runs started that day", async () => {
-    const yesterday = emu.clock.now();
-    // Yesterday's run whose status comment is edited today (a long run): listed, not today's spend.
-    const old = await post(gh.octokit, record('daily-1-1', yesterday, 0.5));
-    // Written yesterday and never since: not even listed.
-    await post(gh.octokit, record('daily-2-1', yesterday, 0.25));
-    emu.clock.advance(DAY_MS);
-    const today = emu.clock.now();
-    await gh.octokit.request('PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}', { owner, repo, comment_id: old, body: record('daily-1-1', yesterday, 0.75) });
-    await post(gh.octokit, record('daily-3-1', today, 0.1));
-    await post(gh.octokit, record('daily-3-1', today, 0.2)); // the same run's record twice: counted once, as its newest says
-    await post(user('mallory'), record('daily-4-1', today, 9)); // pasted by someone else: never
-    await post(gh.octokit, `A note.\n<!-- baton:reply budget/daily/x -->`);
-    await post(user('mallory'), `Fake.\n<!-- baton:reply budget/daily/y -->`);
-
-    const day = await readDay(gh, today);
-    expect(day.complete).toBe(true);
-    expect(day.runs.map((r) => r.runId).sort()).toEqual(['daily-1-1', 'daily-3-1']);
-    expect(day.markers).toEqual(new Set(['baton:reply budget/daily/x']));
-    expect(spendOfDay(day.runs, 'daily', today)).toEqual({ runs: 1, costUsd: 0.2, estimated: false });
-  });
-
-  it(`is incomplete when more comments were touched today than ${DAY_READ_MAX_PAGES} pages hold, and reads no more`, async () => {
+describe('the daily ledger', () => {
+  it("reads a workflow's day in one listing, each pool apart, whatever the repository's comments", async () => {
+    const issue = (await user('eve').rest.issues.create({ owner, repo, title: 'Flood' })).data.number;
+    // A stranger's thousand comments touch nothing the ledger is made of.
     const store = emu.store;
     const repoId = store.repo(owner, repo)!.id;
     const stamp = new Date(emu.clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
-    const add = (n: number) => {
-      for (let i = 0; i < n; i++) store.comments.set(store.nextId(), { id: 0, repoId, issueNumber: issue, user: 'alice', body: `chatter ${i}`, createdAt: stamp, updatedAt: stamp, reactions: [], viaApp: false });
-      for (const [id, c] of store.comments) c.id = id;
-    };
-    add(DAY_READ_MAX_PAGES * 100);
-    const listings = () => emu.requestLog.filter((r) => r.route === 'GET /repos/{owner}/{repo}/issues/comments').length;
-    expect((await readDay(gh, emu.clock.now())).complete).toBe(true);
-    expect(listings()).toBe(DAY_READ_MAX_PAGES);
-    add(1);
-    expect((await readDay(gh, emu.clock.now())).complete).toBe(false);
-    expect(listings()).toBe(2 * DAY_READ_MAX_PAGES);
+    for (let i = 0; i < 1001; i++) store.comments.set(store.nextId(), { id: 0, repoId, issueNumber: issue, user: 'eve', body: `chatter ${i}`, createdAt: stamp, updatedAt: stamp, reactions: [], viaApp: false });
+    for (const [id, c] of store.comments) c.id = id;
+
+    await recordStart(gh, startRef(noon, 'triage', 'auto', startName(5, 'd1')), sha);
+    await recordStart(gh, startRef(noon, 'triage', 'auto', startName(5, 'd1')), sha); // the same start again: once
+    await recordStart(gh, startRef(noon, 'triage', 'auto', startName(6, 'd2')), sha);
+    await recordStart(gh, startRef(noon, 'triage', 'asked', startName(7, 'd3')), sha);
+    await recordStart(gh, startRef(noon, 'other', 'asked', startName(7, 'd4')), sha); // another workflow
+    await recordStart(gh, startRef(noon - DAY_MS, 'triage', 'auto', startName(8, 'd5')), sha); // yesterday
+    await recordSpent(gh, ended('triage-5-1', noon, 0.25, 'issues'), 'auto');
+    await recordSpent(gh, ended('triage-5-1', noon, 0.5, 'issues'), 'auto'); // its end seen twice: counted once, at its highest
+    await recordSpent(gh, ended('triage-7-1', noon, 0.1), 'asked');
+    await recordSpent(gh, ended('triage-8-1', noon - DAY_MS, 3, 'issues'), 'auto'); // started yesterday, ended today: yesterday's
+    expect(await claimNote(gh, noon, 'triage', sha)).toBe(true);
+    expect(await claimNote(gh, noon, 'triage', sha)).toBe(false);
+
+    const before = listings();
+    const day = await readDay(gh, noon, 'triage');
+    expect(listings() - before).toBe(1);
+    expect(emu.requestLog.filter((r) => r.route === 'GET /repos/{owner}/{repo}/issues/comments').length).toBe(0);
+    expect(spendOfDay(day, 'auto')).toEqual({ runs: 2, costUsd: 0.5, estimated: false });
+    expect(spendOfDay(day, 'asked')).toEqual({ runs: 1, costUsd: 0.1, estimated: false });
+    expect(day.noted).toBe(true);
+
+    await forgetStart(gh, startRef(noon, 'triage', 'auto', startName(6, 'd2')));
+    expect(spendOfDay(await readDay(gh, noon, 'triage'), 'auto').runs).toBe(1);
+  });
+
+  it('cannot be written by someone without write access', async () => {
+    emu.store.setRole(owner, repo, 'eve', 'read');
+    await expect(user('eve').rest.git.createRef({ owner, repo, ref: startRef(noon, 'triage', 'asked', startName(1, 'x')), sha })).rejects.toMatchObject({ status: expect.any(Number) });
+    const day = await readDay(gh, noon, 'triage');
+    expect(spendOfDay(day, 'asked').runs).toBe(0);
+  });
+
+  it('clears the days before yesterday', async () => {
+    for (const back of [0, 1, 2, 9]) await recordStart(gh, startRef(noon - back * DAY_MS, 'triage', 'auto', startName(1, `k${back}`)), sha);
+    await pruneDays(gh, noon);
+    const refs = (await gh.octokit.paginate('GET /repos/{owner}/{repo}/git/matching-refs/{ref}', { owner, repo, ref: BUDGET_PREFIX.slice(5) })) as Array<{ ref: string }>;
+    const days = new Date(noon).toISOString().slice(0, 10);
+    const yesterday = new Date(noon - DAY_MS).toISOString().slice(0, 10);
+    expect(refs.map((r) => r.ref.slice(BUDGET_PREFIX.length, BUDGET_PREFIX.length + 10)).sort()).toEqual([yesterday, days]);
   });
 });

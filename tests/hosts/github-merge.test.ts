@@ -12,7 +12,7 @@ function httpError(status: number, message: string) {
   return Object.assign(new Error(message), { status, response: { data: { message } } });
 }
 
-function client(answers: Record<string, () => unknown>): RepoContext {
+function client(answers: Record<string, (params: never) => unknown>): RepoContext {
   return {
     owner: 'acme',
     repo: 'widgets',
@@ -20,10 +20,10 @@ function client(answers: Record<string, () => unknown>): RepoContext {
     botLogin: 'baton[bot]',
     workerWorkflow: 'baton-worker.yml',
     octokit: {
-      request: async (route: string) => {
+      request: async (route: string, params: never) => {
         const answer = answers[route];
         if (!answer) throw new Error(`unexpected ${route}`);
-        return answer();
+        return answer(params);
       },
     },
   } as unknown as RepoContext;
@@ -75,15 +75,15 @@ describe('merging a step\'s commit', () => {
     expect(await mergeStepBranch(conflicted, new CommitCache(), cmd, 'h'.repeat(40), 1)).toMatchObject([{ type: 'merge.conflicted', files: ['src/x.ts'] }]);
   });
 
-  it('keeps a conflicting commit on its step branch for people to look at, and says where; a refused branch still reports the conflict', async () => {
+  it('keeps a conflicting commit on its step ref (refs/baton/steps/…, no branch: no push CI runs on it) for people to look at, and says where; a refused ref still reports the conflict', async () => {
     const notFastForward = () => { throw httpError(422, 'Update is not a fast forward'); };
     const compare = () => ({ data: { files: [{ filename: 'src/x.ts' }] } });
     const created: unknown[] = [];
     const base = { [PATCH]: notFastForward, [MERGES]: () => { throw httpError(409, 'Merge conflict'); }, 'GET /repos/{owner}/{repo}/compare/{basehead}': compare };
-    const kept = client({ ...base, [CREATE_REF]: () => (created.push(1), { status: 201 }) });
+    const kept = client({ ...base, [CREATE_REF]: (p: { ref: string }) => (created.push(p.ref), { status: 201 }) });
     const [event] = await mergeStepBranch(kept, new CommitCache(), cmd, 'h'.repeat(40), 1);
-    expect(created).toHaveLength(1);
-    expect(event).toMatchObject({ type: 'merge.conflicted', files: ['src/x.ts'], branch: 'baton/steps/r1/a' });
+    expect(created).toEqual(['refs/baton/steps/r1/a']);
+    expect(event).toMatchObject({ type: 'merge.conflicted', files: ['src/x.ts'], branch: 'refs/baton/steps/r1/a' });
     const ruled = client({ ...base, [CREATE_REF]: () => { throw httpError(422, 'Repository rule violations found'); } });
     const [plain] = await mergeStepBranch(ruled, new CommitCache(), cmd, 'h'.repeat(40), 1);
     expect(plain).toMatchObject({ type: 'merge.conflicted', files: ['src/x.ts'] });

@@ -16,6 +16,7 @@ steps:
   - id: apply
     label:
       add: \${{ steps.pick.outputs.labels }}
+      labels: [bug, docs]
 `;
 
 describe('local label step', { timeout: 90_000 }, () => {

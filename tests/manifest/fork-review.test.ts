@@ -24,17 +24,15 @@ function markedLine(yaml: string): number {
 }
 
 describe('a workflow with forks: review', () => {
-  it('may read sandboxed and write nothing but its records: read-only agent steps, review, ask, label, approve', () => {
+  it('may read sandboxed and write nothing but its records: read-only agent steps, review (as a comment), ask, approve', () => {
     const yaml = `${HEAD}steps:
   - id: hold
     approve: { roles: [maintain] }
   - { id: look, agent: reviewer, writes: false, prompt: "look" }
   - id: review
-    review: { agent: reviewer }
+    review: { agent: reviewer, verdicts: [comment] }
   - id: ask
     ask: { questions: ["Why?"] }
-  - id: tag
-    label: { add: [reviewed] }
 `;
     expect(loadWorkflowText('wf.yml', yaml).diagnostics).toEqual([]);
   });
@@ -44,6 +42,12 @@ describe('a workflow with forks: review', () => {
     ['a run step', `  - id: build\n    run: make # <-\n`, /step `build` cannot run .*: a `run` step runs a command on the fork's code/],
     ['a checks step', `  - id: ci\n    checks: { names: [test] } # <-\n`, /step `ci` cannot run .*: a `checks` step runs CI on the fork's code with this repository's token and secrets/],
     ['a pull-request step', `  - id: pr\n    pull-request: { title: x } # <-\n`, /step `pr` cannot run .*: a `pull-request` step opens a pull request/],
+    // Attack: the fork's text steers the agent to the maintainers' gate label ("safe to test"),
+    // whose `pull_request_target: labeled` job runs with the repository's secrets.
+    ['a label step, even one whose labels are listed', `  - id: tag\n    label: { add: [safe to test], labels: [safe to test] } # <-\n`, /step `tag` cannot run .*: a label the App adds to a stranger's pull request can start other automation/],
+    // Attack: an approval by the App counts toward required reviews.
+    ['a review that may approve', `  - id: review\n    review:\n      agent: reviewer\n      verdicts: [comment, approve] # <-\n`, /step `review` cannot approve in a workflow with `on.pull_request.forks: review`/],
+    ['a review that may request changes', `  - id: review\n    review:\n      agent: reviewer\n      verdicts: [request-changes] # <-\n`, /step `review` cannot request changes in a workflow with/],
   ];
   for (const [what, step, message] of refused) {
     it(`refuses ${what}, at its line`, () => {

@@ -172,29 +172,45 @@ const cases: Case[] = [
   },
   // Label steps
   { name: 'label step without add', yaml: `steps:\n  - id: a\n    label: {} # <-\n`, message: /missing `add` in step `a`/ },
-  { name: 'label add that is not an expression', yaml: `steps:\n  - id: a\n    label: { add: bug } # <-\n`, message: '`add` in step `a` is `bug`; it must be one `${{ }}` expression' },
-  { name: 'label add as an empty list', yaml: `steps:\n  - id: a\n    label:\n      add: [] # <-\n`, message: /`add` in step `a` needs at least 1 item/ },
+  { name: 'label add that is not an expression', yaml: `steps:\n  - id: a\n    label: { add: bug, labels: [bug] } # <-\n`, message: '`add` in step `a` is `bug`; it must be one `${{ }}` expression' },
+  { name: 'label add as an empty list', yaml: `steps:\n  - id: a\n    label:\n      labels: [bug]\n      add: [] # <-\n`, message: /`add` in step `a` needs at least 1 item/ },
   { name: 'label step with a second kind', yaml: `steps:\n  - id: a # <-\n    pull-request: { title: t }\n    label: { add: [bug] }\n`, message: 'step `a` has `pull-request` and `label`; a step has exactly one kind' },
   {
     name: 'label name longer than GitHub allows',
-    yaml: `steps:\n  - id: a\n    label:\n      add:\n        - bug\n        - ${'x'.repeat(51)} # <-\n`,
+    yaml: `steps:\n  - id: a\n    label:\n      labels: [bug]\n      add:\n        - bug\n        - ${'x'.repeat(51)} # <-\n`,
     message: '`add` item 2 of step `a` has 51 characters; GitHub\'s label names have at most 50, so the repository cannot have this label',
   },
-  { name: 'blank label name', yaml: `steps:\n  - id: a\n    label:\n      add: ["  "] # <-\n`, message: '`add` item 1 of step `a` is blank' },
+  { name: 'blank label name', yaml: `steps:\n  - id: a\n    label:\n      labels: [bug]\n      add: ["  "] # <-\n`, message: '`add` item 1 of step `a` is blank' },
   {
     name: 'label add reading a step that runs later',
-    yaml: `${agents}steps:\n  - id: a\n    label:\n      add: \${{ steps.b.outputs.labels }} # <-\n  - { id: b, agent: coder, prompt: hi }\n`,
+    yaml: `${agents}steps:\n  - id: a\n    label:\n      labels: [bug]\n      add: \${{ steps.b.outputs.labels }} # <-\n  - { id: b, agent: coder, prompt: hi }\n`,
     message: 'step `a` reads `steps.b`, which does not run before it',
   },
   {
     name: 'label add reading an output the step does not have',
-    yaml: `${agents}steps:\n  - id: b\n    agent: coder\n    prompt: hi\n    outputs: { type: object, additionalProperties: false, properties: { labels: { type: array } } }\n  - id: a\n    label:\n      add: \${{ steps.b.outputs.lables }} # <-\n`,
+    yaml: `${agents}steps:\n  - id: b\n    agent: coder\n    prompt: hi\n    outputs: { type: object, additionalProperties: false, properties: { labels: { type: array } } }\n  - id: a\n    label:\n      labels: [bug]\n      add: \${{ steps.b.outputs.lables }} # <-\n`,
     message: /step `a` reads output `lables` of step `b`, which has no such output; its outputs are: labels/,
   },
   {
     name: 'for-each on a label step',
-    yaml: `steps:\n  - id: a\n    label: { add: [bug] }\n    for-each: \${{ fromJSON('[1,2]') }} # <-\n`,
+    yaml: `steps:\n  - id: a\n    label: { add: [bug], labels: [bug] }\n    for-each: \${{ fromJSON('[1,2]') }} # <-\n`,
     message: '`for-each` of step `a` has no effect: only agent and run steps fan out, and this is a `label` step',
+  },
+  {
+    name: 'label step without the labels it may add',
+    yaml: `steps:\n  - id: a\n    label: # <-\n      add: [bug]\n`,
+    message: /missing `labels` in step `a`: a label step lists every label it may add \(`labels: \[bug, enhancement, question\]`\), and any other name `add` yields/,
+  },
+  { name: 'label list with an expression', yaml: `steps:\n  - id: a\n    label:\n      add: [bug]\n      labels: [bug, "\${{ inputs.more }}"] # <-\n`, message: '`labels` item 2 of step `a` is an expression' },
+  {
+    name: 'label list holding the label that starts the workflow',
+    yaml: `on: { labels: ["baton:tri"] }\nsteps:\n  - id: a\n    label:\n      add: [bug]\n      labels: [bug, "Baton:Tri"] # <-\n`,
+    message: '`labels` item 2 of step `a` is `baton:tri`, the label that starts this workflow',
+  },
+  {
+    name: 'label add naming a label its list lacks',
+    yaml: `steps:\n  - id: a\n    label:\n      labels: [bug]\n      add:\n        - bug\n        - security # <-\n`,
+    message: "`add` item 2 of step `a` is `security`, which the step's `labels` does not list, so it would never be added",
   },
   { name: 'ask questions that are not an expression', yaml: `steps:\n  - id: a\n    ask: { questions: "why?" } # <-\n`, message: '`questions` in step `a` is `why?`; it must be one `${{ }}` expression' },
   // Semantics: outputs, inputs, triggers
@@ -273,10 +289,10 @@ describe('values cut short by YAML comments', () => {
 
 describe('label steps that are fine', () => {
   it('take a list of names or one expression, and never write', () => {
-    const r = loadWorkflowText('wf.yml', 'agents: { t: { uses: claude-code } }\nsteps:\n  - { id: c, agent: t, prompt: hi, writes: false }\n  - id: a\n    label: { add: ["${{ steps.c.outputs.labels }}"] }\n  - id: b\n    label:\n      add: ${{ steps.c.outputs.labels }}\n');
+    const r = loadWorkflowText('wf.yml', 'agents: { t: { uses: claude-code } }\nsteps:\n  - { id: c, agent: t, prompt: hi, writes: false }\n  - id: a\n    label: { add: ["${{ steps.c.outputs.labels }}"], labels: [bug] }\n  - id: b\n    label:\n      add: ${{ steps.c.outputs.labels }}\n      labels: [bug, good first issue]\n');
     expect(r.diagnostics).toEqual([]);
     const steps = r.loaded!.workflow.steps;
     expect(steps[1]).toMatchObject({ kind: 'label', add: ['${{ steps.c.outputs.labels }}'], writes: false, needs: ['c'] });
-    expect(steps[2]).toMatchObject({ kind: 'label', add: '${{ steps.c.outputs.labels }}', writes: false });
+    expect(steps[2]).toMatchObject({ kind: 'label', add: '${{ steps.c.outputs.labels }}', labels: ['bug', 'good first issue'], writes: false });
   });
 });

@@ -7,10 +7,10 @@ import type { Scenario } from '../types.ts';
 import { artifactHiddenFiles, tokenPullRequestRuns, workflowRunAfterTokenDispatch } from './actions.ts';
 import { checkSuiteHeadBranch, oneSuitePerApp } from './check-suites.ts';
 import { customRefDeliveries } from './deliveries.ts';
-import { forkSuiteHeadBranch } from './forks.ts';
+import { forkShaRef, forkSuiteHeadBranch } from './forks.ts';
 import { checkSummaryBytes, commentCharacters, commentStamps } from './limits.ts';
 import { secondaryLimitShape } from './rate-limits.ts';
-import { customRefNamespace, refCreateRace } from './refs.ts';
+import { customRefNamespace, customRefPushRuns, refCreateRace } from './refs.ts';
 import { newRefAfterWorkflowChange, refUpdateWorkflows, workflowRefusalAt } from './workflow-files.ts';
 
 export const SCENARIOS: readonly Scenario[] = [
@@ -25,7 +25,9 @@ export const SCENARIOS: readonly Scenario[] = [
   oneSuitePerApp,
   checkSuiteHeadBranch,
   forkSuiteHeadBranch,
+  forkShaRef,
   customRefDeliveries,
+  customRefPushRuns,
   tokenPullRequestRuns,
   workflowRunAfterTokenDispatch,
   artifactHiddenFiles,

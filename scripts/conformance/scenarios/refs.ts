@@ -1,7 +1,8 @@
 /** Refs baton's leases live in: a namespace of its own, and what the loser of a create race is told. */
 import { attempt, show } from '../observe.ts';
 import type { Scenario } from '../types.ts';
-import { defaultBranch, deleteRefLater } from './support.ts';
+import { addDefaultWorkflows, commitOn, defaultBranch, deleteRefLater, PREFIX, scratchRef } from './support.ts';
+import { APPEAR_SECONDS, deleteRunsLater, RUN_ROUTES, runOf } from './runs.ts';
 
 const CREATE = 'POST /repos/{owner}/{repo}/git/refs';
 const GET = 'GET /repos/{owner}/{repo}/git/ref/{ref}';
@@ -52,5 +53,30 @@ export const refCreateRace: Scenario = {
     const seen = [...new Set(losers)];
     const reading = seen.includes('422 Reference update failed') ? 'update-failed' : seen.every((l) => l === '422 Reference already exists') ? 'already-exists' : undefined;
     return { answer: `loser: ${seen.join(' / ')}`, ...(reading === undefined ? {} : { reading }) };
+  },
+};
+
+/**
+ * readings.customRefPushRuns: does a ref outside branches and tags start `on: push` workflows?
+ * The maintainer adds a push workflow to the default branch; the actor (baton's App, whose
+ * events start workflows) creates `refs/baton/…` at a commit no branch has; a run of the workflow
+ * at that commit is `fires`, none within the time a run takes to appear is `silent`.
+ */
+export const customRefPushRuns: Scenario = {
+  name: 'push workflows for a custom ref',
+  assumption: { reading: 'customRefPushRuns' },
+  needs: ['maintainer', 'actor'],
+  routes: ['GET /repos/{owner}/{repo}', GET, 'POST /repos/{owner}/{repo}/git/trees', 'POST /repos/{owner}/{repo}/git/commits', CREATE, 'PATCH /repos/{owner}/{repo}/git/refs/{ref}', DELETE, ...RUN_ROUTES],
+  // Setup 6, polls ~10 while a run may appear, cleanup ~6.
+  requests: 22,
+  async run(ctx) {
+    const maintainer = ctx.as('maintainer');
+    const workflow = `${PREFIX}-custom-push-${ctx.id}.yml`;
+    const { after } = await addDefaultWorkflows(ctx, maintainer, { [workflow]: `name: ${PREFIX} custom push ${ctx.id}\non: push\njobs:\n  noop:\n    runs-on: ubuntu-latest\n    steps:\n      - run: "true"\n` }, 'a push workflow for a custom ref');
+    deleteRunsLater(ctx, maintainer, [workflow]);
+    const sha = await commitOn(ctx, maintainer, after, { [`${PREFIX}/custom-push-${ctx.id}.txt`]: 'custom\n' }, `${PREFIX}: on a custom ref only`);
+    await scratchRef(ctx, ctx.as('actor'), `refs/baton/${PREFIX}-push-${ctx.id}`, sha);
+    const run = await runOf(ctx, maintainer, workflow, APPEAR_SECONDS, (r) => r.event === 'push' && r.head_sha === sha);
+    return run ? { answer: 'a push run at the commit', reading: 'fires' } : { answer: 'no run', reading: 'silent' };
   },
 };

@@ -6,6 +6,7 @@ import type { Inputs } from '../inputs.ts';
 import { tokenWarningsIn } from '../../manifest/warn-token.ts';
 import { pinWarningsIn } from '../../manifest/warn-pins.ts';
 import { subscriptionWarningsIn } from '../../manifest/warn-subscriptions.ts';
+import { pushCiWarningsIn } from '../../manifest/warn-push-ci.ts';
 
 export async function validateMode(inputs: Inputs): Promise<void> {
   core.info(`baton validate: ${inputs.path} in ${inputs.workspace}`);
@@ -38,6 +39,11 @@ export async function validateMode(inputs: Inputs): Promise<void> {
   }
   // A manifest's trigger baton.yml does not subscribe to, a cron no manifest uses (manifest/warn-subscriptions.ts).
   for (const w of subscriptionWarningsIn(inputs.workspace)) {
+    warnings++;
+    core.warning(w.message, { title: w.title, file: w.file, startLine: w.line, startColumn: w.column });
+  }
+  // The repository's push CI that would run agent-written code on baton's branches (manifest/warn-push-ci.ts).
+  for (const w of pushCiWarningsIn(inputs.workspace)) {
     warnings++;
     core.warning(w.message, { title: w.title, file: w.file, startLine: w.line, startColumn: w.column });
   }

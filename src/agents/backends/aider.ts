@@ -1,6 +1,7 @@
 // Aider: `--message-file` runs one instruction and exits. It prints plain text, ending
 // with a line like "Tokens: 2.1k sent, 135 received. Cost: $0.0082 message, $0.0082 session."
 import type { AgentBackend } from './types.ts';
+import type { ModelApi } from '../sandbox/proxy-models.ts';
 
 const VERSION = '0.86.2';
 
@@ -13,6 +14,14 @@ export const aider: AgentBackend = {
   // aider talks to many providers; any one key lets it run (the model decides which).
   credentials: ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'GEMINI_API_KEY', 'DEEPSEEK_API_KEY', 'OPENROUTER_API_KEY'],
   loginFiles: [],
+  // litellm sends Anthropic's key as `x-api-key`, OpenAI's as `Authorization: Bearer`, Gemini's
+  // as `?key=` (BerriAI/litellm litellm/llms/anthropic/common_utils.py, llms/gemini). DeepSeek
+  // and OpenRouter keys stay in the agent.
+  heldKeys: {
+    ANTHROPIC_API_KEY: { api: 'anthropic', slot: 'x-api-key' },
+    OPENAI_API_KEY: { api: 'openai', slot: 'bearer' },
+    GEMINI_API_KEY: { api: 'google', slot: 'goog' },
+  },
   // The repo map's tags cache (v3 or v4 depending on the tree-sitter pack installed).
   scratch: ['.aider.tags.cache.v3', '.aider.tags.cache.v4'],
 
@@ -41,7 +50,7 @@ export const aider: AgentBackend = {
     // aider has no turn limit or read-only switch: maxTurns and writes:false rely on the prompt.
     argv.push(...(spec.args ?? []));
     const files = { [messageFile]: prompt, [`${config}.yml`]: '', [`${config}.env`]: '', [`${config}.model.settings.yml`]: '[]\n', [`${config}.model.metadata.json`]: '{}\n' };
-    return { argv, env: {}, files };
+    return { argv, env: litellmBases(opts.modelBaseUrls ?? {}), files };
   },
 
   parse(stdout) {
@@ -62,6 +71,19 @@ export const aider: AgentBackend = {
     return { finalMessage, usage, error: apiFailure(stdout) };
   },
 };
+
+/**
+ * litellm's base-URL variables: ANTHROPIC_API_BASE (litellm/llms/anthropic/common_utils.py
+ * get_api_base; it adds `/v1/messages`), OPENAI_API_BASE / OPENAI_BASE_URL (litellm/main.py; with
+ * the version path), GEMINI_API_BASE (litellm/llms/gemini; it adds `/v1beta/…`).
+ */
+function litellmBases(urls: Partial<Record<ModelApi, string>>): Record<string, string> {
+  const env: Record<string, string> = {};
+  if (urls.anthropic) env.ANTHROPIC_API_BASE = urls.anthropic;
+  if (urls.openai) env.OPENAI_API_BASE = env.OPENAI_BASE_URL = `${urls.openai}/v1`;
+  if (urls.google) env.GEMINI_API_BASE = urls.google;
+  return env;
+}
 
 /**
  * Aider prints a provider failure (bad key, quota, overload after its retries) as

@@ -18,6 +18,14 @@ export const claudeCode: AgentBackend = {
   credentials: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN', 'CLAUDE_CODE_USE_BEDROCK', 'CLAUDE_CODE_USE_VERTEX'],
   credentialCompanions: { CLAUDE_CODE_USE_BEDROCK: ['AWS_REGION'], CLAUDE_CODE_USE_VERTEX: ['CLOUD_ML_REGION', 'ANTHROPIC_VERTEX_PROJECT_ID'] },
   loginFiles: ['.claude/.credentials.json'],
+  // The key goes in `x-api-key`; ANTHROPIC_AUTH_TOKEN and the OAuth token of `claude setup-token`
+  // in `Authorization: Bearer` (Claude Code docs, settings#environment-variables; the Anthropic
+  // API reference). All three reach the API through ANTHROPIC_BASE_URL.
+  heldKeys: {
+    ANTHROPIC_API_KEY: { api: 'anthropic', slot: 'x-api-key' },
+    ANTHROPIC_AUTH_TOKEN: { api: 'anthropic', slot: 'bearer' },
+    CLAUDE_CODE_OAUTH_TOKEN: { api: 'anthropic', slot: 'bearer' },
+  },
   // Telemetry, error reporting, the bug command and the auto-updater off (Claude Code docs,
   // settings#environment-variables): behind the proxy they would only be refused.
   behindProxy: { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' },
@@ -45,6 +53,9 @@ export const claudeCode: AgentBackend = {
     // As root, claude refuses bypassPermissions ("--dangerously-skip-permissions cannot be used
     // with root/sudo privileges") unless told it is in a sandbox: the worker's job is one.
     const env: Record<string, string> = opts.root ? { IS_SANDBOX: '1' } : {};
+    // Where the API is (Claude Code docs, settings#environment-variables: ANTHROPIC_BASE_URL);
+    // the Anthropic SDK adds `/v1/messages` itself.
+    if (opts.modelBaseUrls?.anthropic) env.ANTHROPIC_BASE_URL = opts.modelBaseUrls.anthropic;
     return { argv, stdin: prompt, env, ...(mcp && { files }) };
   },
 

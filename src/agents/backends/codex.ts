@@ -29,6 +29,9 @@ export const codex: AgentBackend = {
   credentials: ['CODEX_API_KEY'],
   notEnough: { OPENAI_API_KEY: '`codex exec` does not read OPENAI_API_KEY: set CODEX_API_KEY to the same key' },
   loginFiles: ['.codex/auth.json'],
+  // An API key goes as `Authorization: Bearer` (openai/codex codex-rs/model-provider-info).
+  // A ChatGPT login (auth.json's tokens, chatgpt.com) cannot be held: it stays in the agent.
+  heldKeys: { CODEX_API_KEY: { api: 'openai', slot: 'bearer' } },
 
   invocation(spec, prompt, opts) {
     // exec never stops for approvals; the sandbox decides what it may touch.
@@ -40,6 +43,9 @@ export const codex: AgentBackend = {
     // parsed as TOML; openai/codex docs/config.md). A CODEX_HOME of baton's would hide the
     // user's login (auth.json) and settings.
     for (const [name, server] of Object.entries(mcpOf(opts)?.servers ?? {})) argv.push('-c', `mcp_servers.${name}=${codexServer(server)}`);
+    // The built-in OpenAI provider's base URL is the top-level `openai_base_url` key (openai/codex
+    // PR #12031); the OPENAI_BASE_URL variable it replaced is no longer read (PR #16720).
+    if (opts.modelBaseUrls?.openai) argv.push('-c', `openai_base_url=${JSON.stringify(`${opts.modelBaseUrls.openai}/v1`)}`);
     // Native structured output: the final message is JSON matching the schema. Only for
     // schemas OpenAI's strict mode takes as they are (./strict-schema.ts); others stay with
     // the prompt's instructions and baton's own validation.

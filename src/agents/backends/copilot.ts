@@ -18,6 +18,9 @@ export const copilot: AgentBackend = {
   credentials: TOKENS,
   // Falls back to the GitHub CLI's login when no token is set.
   loginFiles: ['.config/gh/hosts.yml'],
+  // No held keys: Copilot CLI signs in to GitHub with the token itself and exchanges it for its
+  // API's own token (api.github.com, then *.githubcopilot.com over TLS), and has no setting that
+  // points it at another base URL with a key the proxy could put in. The token stays in the agent.
 
   credentialProblem(env) {
     const name = TOKENS.find((n) => (env[n] ?? '') !== '');

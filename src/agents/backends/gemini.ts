@@ -19,6 +19,9 @@ export const gemini: AgentBackend = {
   // Vertex AI's: a project and location, or an express-mode API key (credentialProblem below).
   alternativeCredentials: ['GOOGLE_API_KEY'],
   loginFiles: ['.gemini/oauth_creds.json'],
+  // The @google/genai SDK sends the key as `x-goog-api-key`. Vertex AI (Google Cloud
+  // credentials) and a Google login (oauth_creds.json) cannot be held: they stay in the agent.
+  heldKeys: { GEMINI_API_KEY: { api: 'google', slot: 'goog' } },
 
 
   credentialProblem(env) {
@@ -42,15 +45,28 @@ export const gemini: AgentBackend = {
     // A fresh checkout is an untrusted folder: a headless run there exits 55 and yolo is
     // downgraded to default. The checkout is the one baton was asked to work in.
     const env: Record<string, string> = { GEMINI_CLI_TRUST_WORKSPACE: 'true' };
+    // GOOGLE_GEMINI_BASE_URL: the Gemini API's base URL for the API-key sign-in (google-gemini/
+    // gemini-cli packages/core/src/core/contentGenerator.ts, createContentGenerator). Set only
+    // when the proxy holds GEMINI_API_KEY. Alone it also selects the CLI's "gateway" sign-in
+    // (getAuthTypeFromEnv), which a headless run's check refuses as "Invalid auth method selected"
+    // (packages/cli/src/config/auth.ts validateAuthMethod): the API-key sign-in is named in the
+    // settings instead (`security.auth.selectedType`, read first by validateNonInteractiveAuth).
+    const settings: Record<string, unknown> = {};
+    if (opts.modelBaseUrls?.google) {
+      env.GOOGLE_GEMINI_BASE_URL = opts.modelBaseUrls.google;
+      settings.security = { auth: { selectedType: 'gemini-api-key' } };
+    }
     // MCP servers: `mcpServers` of a settings file. The workspace's `.gemini/settings.json`
     // is in the checkout, and the user's is ~/.gemini (its login, its tmp folder): baton
     // names its own file as the system settings, which are merged over both
-    // (GEMINI_CLI_SYSTEM_SETTINGS_PATH, gemini-cli docs/get-started/configuration.md).
+    // (GEMINI_CLI_SYSTEM_SETTINGS_PATH, gemini-cli docs/get-started/configuration.md); the
+    // sign-in above goes in the same file.
     const mcp = mcpOf(opts);
-    if (!mcp) return { argv, stdin: prompt, env };
-    const file = mcp.file('gemini-settings.json');
+    if (mcp) settings.mcpServers = geminiServers(mcp.servers);
+    if (!Object.keys(settings).length) return { argv, stdin: prompt, env };
+    const file = mcp ? mcp.file('gemini-settings.json') : `${opts.tmpDir}/gemini-settings.json`;
     env.GEMINI_CLI_SYSTEM_SETTINGS_PATH = file;
-    return { argv, stdin: prompt, env, files: { [file]: JSON.stringify({ mcpServers: geminiServers(mcp.servers) }, null, 2) } };
+    return { argv, stdin: prompt, env, files: { [file]: JSON.stringify(settings, null, 2) } };
   },
 
   parse(stdout, stderr) {

@@ -4,6 +4,7 @@
 import type { AgentBackend, Usage } from './types.ts';
 import { mcpOf, type McpServers } from './mcp-config.ts';
 import { addUsage, jsonLines, num } from './types.ts';
+import type { ModelApi } from '../sandbox/proxy-models.ts';
 
 const VERSION = '1.18.33';
 
@@ -15,6 +16,14 @@ export const opencode: AgentBackend = {
   // opencode reaches many providers; any one key (or `opencode auth login`) is enough.
   credentials: ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'GEMINI_API_KEY', 'OPENROUTER_API_KEY', 'GITHUB_TOKEN'],
   loginFiles: ['.local/share/opencode/auth.json'],
+  // The AI SDK providers opencode loads send Anthropic's key as `x-api-key`, OpenAI's as
+  // `Authorization: Bearer`, Google's as `x-goog-api-key`. OpenRouter keys, GitHub tokens and
+  // `opencode auth login` stay in the agent.
+  heldKeys: {
+    ANTHROPIC_API_KEY: { api: 'anthropic', slot: 'x-api-key' },
+    OPENAI_API_KEY: { api: 'openai', slot: 'bearer' },
+    GEMINI_API_KEY: { api: 'google', slot: 'goog' },
+  },
 
   // Paths outside the project need an "ask" permission that `run` rejects: BATON_OUTPUT
   // lives in a folder inside the checkout, removed before the changes are listed.
@@ -30,9 +39,13 @@ export const opencode: AgentBackend = {
     // the last config opencode merges ("runtime overrides", after the project's opencode.json:
     // opencode docs, config, "Precedence order"), so a server of the manifest is not replaced
     // or extended by one of the same name in the checkout. No file: nothing to land in the changes.
+    // The model APIs whose key the proxy holds: `provider.<id>.options.baseURL` (opencode docs,
+    // providers, "Base URL"), in the same runtime config, which the repository's cannot override.
     const mcp = mcpOf(opts);
-    if (!mcp) return { argv, stdin: prompt, env: {} as Record<string, string> };
-    return { argv, stdin: prompt, env: { OPENCODE_CONFIG_CONTENT: JSON.stringify({ $schema: 'https://opencode.ai/config.json', mcp: opencodeServers(mcp.servers) }) } };
+    const provider = opencodeProviders(opts.modelBaseUrls ?? {});
+    if (!mcp && !provider) return { argv, stdin: prompt, env: {} as Record<string, string> };
+    const config = { $schema: 'https://opencode.ai/config.json', ...(mcp && { mcp: opencodeServers(mcp.servers) }), ...(provider && { provider }) };
+    return { argv, stdin: prompt, env: { OPENCODE_CONFIG_CONTENT: JSON.stringify(config) } };
   },
 
   parse(stdout) {
@@ -61,6 +74,14 @@ export const opencode: AgentBackend = {
     return { finalMessage: texts.join(''), usage, error };
   },
 };
+
+/** Each AI SDK provider's base URL ends in its API version (its default: https://api.anthropic.com/v1 …). */
+const VERSION_PATH: Record<ModelApi, string> = { anthropic: '/v1', openai: '/v1', google: '/v1beta' };
+
+function opencodeProviders(urls: Partial<Record<ModelApi, string>>): Record<string, unknown> | null {
+  const entries = (Object.entries(urls) as [ModelApi, string][]).map(([api, url]) => [api, { options: { baseURL: `${url}${VERSION_PATH[api]}` } }]);
+  return entries.length ? Object.fromEntries(entries) : null;
+}
 
 /** opencode's server shape: `local` with the whole argv in `command` and `environment`; `remote` with `url` and `headers`. */
 function opencodeServers(servers: McpServers): Record<string, unknown> {

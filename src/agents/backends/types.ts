@@ -3,6 +3,7 @@
 // timeout, extraction, validation and re-prompting are the worker's (../worker.ts).
 import type { AgentSpec, Backend, JsonSchema } from '../../manifest/types.ts';
 import type { McpServers } from './mcp-config.ts';
+import type { KeySlot, ModelApi } from '../sandbox/proxy-models.ts';
 
 /**
  * How a CLI is installed: `{ npm: pkg }` from baton's lockfile of it (agent-clis/<backend>/,
@@ -45,6 +46,12 @@ export interface InvocationOptions {
    * the run: where CLI configuration baton writes goes (MCP servers), never into the changes.
    */
   configDir?: string;
+  /**
+   * The model APIs whose key the sandbox's proxy holds, each with the base URL on the proxy
+   * (`http://127.0.0.1:<port>/baton-model/<api>`, without the API's own version path): the CLI is
+   * pointed there by its own setting. Absent: the CLI talks to its API itself.
+   */
+  modelBaseUrls?: Partial<Record<ModelApi, string>>;
 }
 
 export interface Invocation {
@@ -103,6 +110,13 @@ export interface AgentBackend {
   credentialCompanions?: Record<string, string[]>;
   /** Files under $HOME a CLI keeps a stored login in (`claude login`, `codex login`…). */
   loginFiles: string[];
+  /**
+   * The credentials the sandbox's proxy can hold for this CLI: the variable, the model API it is
+   * for, and where the CLI sends it (src/agents/sandbox/proxy-models.ts). The CLI then gets the
+   * variable's placeholder and a base URL on the proxy (`modelBaseUrls`). A credential of
+   * `credentials` that is not here (Bedrock, Vertex, a GitHub token) stays in the agent.
+   */
+  heldKeys?: Record<string, { api: ModelApi; slot: KeySlot }>;
   /**
    * The folder the worker's private temp folder (tmpDir, BATON_OUTPUT) is made in, for CLIs
    * whose file tools cannot reach the system temp folder; the default is the system's.

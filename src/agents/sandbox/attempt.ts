@@ -23,10 +23,10 @@ import { credentialHosts, modelHosts } from '../../manifest/network.ts';
 import type { AgentSpec, Backend } from '../../manifest/types.ts';
 import type { ProcessFence, ProcessResult } from '../process.ts';
 import { FENCE_PROTECTIONS, fencedCommand, probeFence, readRefusals, sweepCommand, type FenceProbe, type FenceState } from './fence.ts';
-import { limitHit, limitReason, type LimitHit } from './limits.ts';
+import { limitHit, limitReason, limitWatch, type LimitHit } from './limits.ts';
 import { closeHome } from './setup.ts';
 import { checkLoginFilePath, handOverLoginFiles, WRITE_LOGIN_FILE } from './login-files.ts';
-import { startProxy, type EgressProxy } from './proxy.ts';
+import { startProxy, type EgressProxy, type ProxyOptions } from './proxy.ts';
 import { proxyEnv } from './proxy-env.ts';
 import type { Refusal } from './ruleset.ts';
 import type { Resolve } from './upstream.ts';
@@ -48,6 +48,8 @@ export interface AttemptSandboxOptions {
   /** Tests: the proxy's resolver, and the names it may connect to loopback (their stand-ins). */
   resolve?: Resolve;
   internalHosts?: readonly string[];
+  /** The model credentials the proxy holds and where each API's requests go (proxy-keys.ts); tests' certificate authority. */
+  models?: ProxyOptions['models'];
 }
 
 /** What the worker keeps of one attempt's sandbox. */
@@ -58,6 +60,8 @@ export interface AttemptSandbox {
   fenced: boolean;
   /** Added to every process's environment: the proxy's variables and the CLI's. */
   env: Record<string, string>;
+  /** The proxy's `http://127.0.0.1:<port>` (its model path serves the held keys); null when it did not start. */
+  proxyUrl: string | null;
   /** For runProcess; undefined when the fence is not in force. */
   fence: ProcessFence | undefined;
   /** A fresh folder under `parent` the agent's user can reach (by its path: nobody can list it). */
@@ -129,20 +133,23 @@ export async function openAttemptSandbox(o: AttemptSandboxOptions): Promise<Atte
   const allow = request.network.mode === 'off' ? [] : [...request.network.allow, ...credentialHosts(backend, o.workerEnv)];
   const internal = o.internalHosts ?? [];
   const missing: SandboxReport['missing'] = [];
+  // The fence first: the packet filter admits the agent to the proxy's port the setup recorded, so
+  // the proxy listens there (any free port without the fence).
+  const probe = fenceProbe(o);
+  const state = probe.state;
   let proxy: EgressProxy | null = null;
   try {
     proxy = await startProxy({
       allowed: (host, port) => matchesHost(allow, host, port),
+      ...(state && { port: state.proxyPort }),
       ...(o.resolve && { resolve: o.resolve }),
       ...(internal.length && { allowInternalAddresses: (host: string) => internal.includes(host) }),
+      ...(o.models && { models: o.models }),
     });
   } catch (err) {
-    missing.push({ protection: 'egress-proxy', reason: `the proxy could not start: ${(err as Error).message}` });
+    missing.push({ protection: 'egress-proxy', reason: `the proxy could not start${state ? ` on the port the packet filter admits (${state.proxyPort})` : ''}: ${(err as Error).message}` });
   }
-
-  const probe = fenceProbe(o);
   missing.push(...probe.missing);
-  const state = probe.state;
   // The fence is all or nothing: an agent user without the filter or the limits is not run as.
   const fenced = state !== null && probe.missing.length === 0;
   const root = process.getuid?.() === 0;
@@ -191,8 +198,12 @@ export async function openAttemptSandbox(o: AttemptSandboxOptions): Promise<Atte
 
   const env: Record<string, string> = proxy ? { ...proxyEnv(proxy.url), ...(o.backendEnv ?? {}) } : {};
   let hit: LimitHit | null = null;
+  // What the agent's processes hold, read while the attempt runs: a memory or process limit
+  // leaves no trace in the CLI's own words.
+  const watch = fenced ? limitWatch(state.user.uid, request.limits) : null;
   let closed = false;
   const close = async (): Promise<void> => {
+    watch?.stop();
     if (closed || !proxy) return;
     closed = true;
     await proxy.close();
@@ -204,6 +215,7 @@ export async function openAttemptSandbox(o: AttemptSandboxOptions): Promise<Atte
     refusal,
     fenced,
     env,
+    proxyUrl: proxy?.url ?? null,
     fence,
     folder(parent, prefix) {
       mkdirSync(parent, { recursive: true });
@@ -231,9 +243,9 @@ export async function openAttemptSandbox(o: AttemptSandboxOptions): Promise<Atte
     },
     limit(r) {
       if (!fenced) return null;
-      const h = limitHit(r, request.limits);
+      const h = limitHit(r, request.limits, watch?.take());
       if (h === null) return null;
-      hit = h;
+      hit = h.limit;
       return limitReason(h, request.limits);
     },
     unreachableModelApi() {

@@ -33,13 +33,16 @@ export interface FenceUser {
 }
 
 export interface FenceState {
-  version: 1;
+  /** 2: the record names the proxy's port (the packet filter admits the agent to it alone). */
+  version: 2;
   user: FenceUser;
   /** The worker's user, whom the sudoers rule lets run commands as the agent. */
   runner: string;
   /** The nft binary the sudoers rule lets the worker run (`-j list table inet baton` only). */
   nft: string;
   workspace: string;
+  /** The loopback port the egress proxy listens on: the only one of another user the packet filter lets the agent reach. */
+  proxyPort: number;
   /** Protections the setup step could not put in place, each with why (a program missing from the image). */
   missing?: { protection: Protection; reason: string }[];
   /** Where mode install-clis puts the agent CLIs (absent in records of older setups). */
@@ -120,7 +123,7 @@ export function sweepCommand(o: Pick<FenceOptions, 'user' | 'env' | 'root'>): st
 export function readFenceState(path: string = FENCE_STATE): FenceState | null {
   if (!existsSync(path)) return null;
   const s = JSON.parse(readFileSync(path, 'utf8')) as FenceState;
-  if (s.version !== 1 || typeof s.user?.uid !== 'number' || typeof s.user?.name !== 'string') throw new Error(`${path} is not a baton fence record of this version`);
+  if (s.version !== 2 || typeof s.user?.uid !== 'number' || typeof s.user?.name !== 'string' || !Number.isInteger(s.proxyPort)) throw new Error(`${path} is not a baton fence record of this version`);
   return s;
 }
 
@@ -140,16 +143,18 @@ export function readRefusals(state: FenceState, root = process.getuid?.() === 0)
   return parseRefusals(listed.json);
 }
 
-/** True when the table's output chain lets through every user but `uid` (the rule ruleset.ts writes). */
+/** True when the table's output chain sends the packets of `uid` to the agent's chain (the rule ruleset.ts writes). */
 export function filtersUid(json: string, uid: number): boolean {
   const items = (JSON.parse(json) as { nftables?: unknown[] }).nftables ?? [];
   return items.some((item) => {
     const rule = (item as { rule?: { chain?: string; expr?: unknown[] } }).rule;
     if (rule?.chain !== 'output') return false;
-    return (rule.expr ?? []).some((e) => {
+    const expr = rule.expr ?? [];
+    const matchesUid = expr.some((e) => {
       const m = (e as { match?: { op?: string; left?: { meta?: { key?: string } }; right?: unknown } }).match;
-      return m?.op === '!=' && m.left?.meta?.key === 'skuid' && m.right === uid;
+      return m?.op === '==' && m.left?.meta?.key === 'skuid' && m.right === uid;
     });
+    return matchesUid && expr.some((e) => (e as { jump?: { target?: string } }).jump?.target === 'agent');
   });
 }
 

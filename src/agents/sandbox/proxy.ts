@@ -15,8 +15,14 @@
 // smuggling needs — and the proxy never forwards the client's bytes as they came on plain HTTP.
 // Refusals are counted by the allow-list entry that would admit them (`targetKey`); allowed
 // hosts that could not be reached are reported with why (`report()`).
+//
+// - The model path (`/baton-model/<api>/…`, origin-form, or absolute-form to the proxy itself):
+//   the agent's model API, sent on over HTTPS to that API's host with the credential the proxy
+//   holds for it (proxy-models.ts). The agent's environment holds only a placeholder.
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
+import { MODEL_APIS, MODEL_PATH, modelTarget, withHeldKey, type HeldKey, type ModelApi, type ModelUpstream } from './proxy-models.ts';
 import { ProxyTally, type ProxyReport } from './proxy-report.ts';
 import { parseAuthority, targetKey, type Target } from './proxy-target.ts';
 import { connectUpstream, systemResolve, Unreachable, type Resolve } from './upstream.ts';
@@ -50,6 +56,12 @@ export interface ProxyOptions {
   maxConnections?: number;
   /** Distinct hosts kept in each list of the report (default 100). */
   maxReportedHosts?: number;
+  /**
+   * The model credentials the proxy holds for the attempt, and where each API's requests go (its
+   * host on 443, or a gateway the job names: proxy-models.ts upstreamFor). TLS is checked against
+   * the system's certificate authorities; tests' stand-ins bring their own (`ca`).
+   */
+  models?: { keys: readonly HeldKey[]; upstreams?: Partial<Record<ModelApi, ModelUpstream>>; ca?: string | Buffer };
 }
 
 export interface EgressProxy {
@@ -164,6 +176,11 @@ export async function startProxy(o: ProxyOptions): Promise<EgressProxy> {
     }
   }
 
+  const listenHost = o.host ?? '127.0.0.1';
+  let selfPort = -1;
+  /** The proxy's own address, as a client may name it. */
+  const isSelf = (t: Target): boolean => t.port === selfPort && (t.host === listenHost || t.host === 'localhost');
+
   const server = createServer({
     maxHeaderSize: o.maxHeaderBytes ?? 16_384,
     headersTimeout: headerMs,
@@ -195,42 +212,126 @@ export async function startProxy(o: ProxyOptions): Promise<EgressProxy> {
     });
   });
 
+  /** Sends `req` on over `up` (a socket to the checked address) with `headers` and `path`, and its answer back to `res`. */
+  const forward = (req: IncomingMessage, res: ServerResponse, up: Socket, headers: string[], path: string, key: string, refuse: (status: number, reason: string, body: string) => void): void => {
+    if (req.destroyed) return void up.destroy();
+    // The socket connected to the checked address: with createConnection and no agent, Node connects nothing itself.
+    const out = httpRequest({ method: req.method, path, headers: headers as unknown as Record<string, string>, createConnection: () => up });
+    out.setTimeout(idleMs, () => out.destroy(new Error('idle')));
+    out.on('response', (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.rawHeaders, answer.headers.connection) as unknown as Record<string, string>);
+      answer.pipe(res);
+    });
+    out.on('error', () => {
+      if (!res.headersSent) refuse(502, 'Bad Gateway', unreachableBody(key, 'the connection failed during the request'));
+      else res.destroy();
+    });
+    res.on('close', () => out.destroy());
+    req.pipe(out);
+    req.resume();
+  };
+
+  type Refuse = (status: number, reason: string, body: string) => void;
+
+  /**
+   * A request to the model path, checked and connected: the socket to the API's host (TLS
+   * unless the job's gateway is plain HTTP), the path there, and the request's end-to-end headers
+   * with the held key where the agent put its placeholder and the API's Host. Null when refused.
+   */
+  const modelRequest = async (req: IncomingMessage, path: string, refuse: Refuse): Promise<{ up: Socket; path: string; headers: string[]; key: string } | null> => {
+    const m = modelTarget(path);
+    if (!m) {
+      tally.refuse(MALFORMED);
+      refuse(400, 'Bad Request', `baton: the proxy forwards absolute-form http:// requests, tunnels everything else with CONNECT host:port, and serves the model APIs ${Object.keys(MODEL_APIS).join(', ')} under ${MODEL_PATH}<api>/.\n`);
+      return null;
+    }
+    const upstream = o.models?.upstreams?.[m.api] ?? { secure: true, host: MODEL_APIS[m.api], port: 443, prefix: '' };
+    const target = parseAuthority(upstream.host.includes(':') ? `[${upstream.host}]:${upstream.port}` : `${upstream.host}:${upstream.port}`);
+    if (!target) {
+      tally.refuse(MALFORMED);
+      refuse(502, 'Bad Gateway', `baton: the model API's address ${upstream.host} is not a host name or an IP address.\n`);
+      return null;
+    }
+    const key = targetKey(target);
+    const { headers, path: outPath } = withHeldKey(m.api, endToEnd(req.rawHeaders, req.headers.connection), m.path, o.models?.keys ?? []);
+    const bracketed = target.host.includes(':') ? `[${target.host}]` : target.host;
+    headers.push('Host', target.port === (upstream.secure ? 443 : 80) ? bracketed : `${bracketed}:${target.port}`);
+    const up = await open(target, refuse);
+    if (!up) return null;
+    if (!upstream.secure) return { up, path: upstream.prefix + outPath, headers, key };
+    const secure = tlsConnect({ socket: up, ...(!target.literal && { servername: target.host }), ...(o.models?.ca !== undefined && { ca: o.models.ca }) });
+    track(secure);
+    secure.once('error', () => {
+      tally.fail(key, 'the TLS handshake failed');
+      refuse(502, 'Bad Gateway', unreachableBody(key, 'the TLS handshake failed'));
+    });
+    return { up: secure, path: upstream.prefix + outPath, headers, key };
+  };
+
+  /** A request to the model path: on to the API's host, with the held key where the agent put its placeholder. */
+  const model = (req: IncomingMessage, res: ServerResponse, path: string, refuse: Refuse): void => {
+    req.pause();
+    const once: Refuse = (status, reason, body) => (res.headersSent ? res.destroy() : refuse(status, reason, body));
+    void modelRequest(req, path, once).then((r) => {
+      if (!r) return;
+      r.headers.push('Connection', 'close');
+      forward(req, res, r.up, r.headers, r.path, r.key, once);
+    });
+  };
+
+  /**
+   * A WebSocket on the model path (codex's Responses transport): the upgrade request sent on with
+   * the held key like any model request, then bytes both ways, never looked into.
+   */
+  const modelUpgrade = (req: IncomingMessage, client: Socket, head: Buffer, path: string): void => {
+    client.on('error', () => client.destroy());
+    client.pause();
+    const refuse: Refuse = (status, reason, body) => answerAndClose(client, status, reason, body);
+    void modelRequest(req, path, refuse).then((r) => {
+      if (!r) return;
+      if (client.destroyed) return void r.up.destroy();
+      const lines = [`${req.method} ${r.path} HTTP/1.1`];
+      for (let i = 0; i + 1 < r.headers.length; i += 2) lines.push(`${r.headers[i]}: ${r.headers[i + 1]}`);
+      lines.push('Connection: Upgrade', `Upgrade: ${String(req.headers.upgrade)}`);
+      r.up.write(`${lines.join('\r\n')}\r\n\r\n`);
+      if (head.length > 0) r.up.write(head);
+      splice(client, r.up, idleMs);
+      client.resume();
+    });
+  };
+
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const refuse = (status: number, reason: string, body: string): void => {
       res.writeHead(status, reason, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' }).end(body);
     };
-    const form = absoluteHttp(req.url ?? '');
+    const url = req.url ?? '';
+    // Origin-form: a client that reaches the proxy's own address directly (NO_PROXY covers loopback).
+    if (url.startsWith('/')) return model(req, res, url, refuse);
+    const form = absoluteHttp(url);
     const target = form ? parseAuthority(form.authority, 80) : null;
     if (!form || !target) {
       tally.refuse(MALFORMED);
       refuse(400, 'Bad Request', 'baton: the proxy forwards absolute-form http:// requests and tunnels everything else with CONNECT host:port.\n');
       return;
     }
+    // Absolute-form to the proxy itself: a client that sends even loopback through its proxy.
+    if (isSelf(target)) return model(req, res, form.path, refuse);
     req.pause();
     void open(target, refuse).then((up) => {
       if (!up) return;
-      if (req.destroyed) return void up.destroy();
       const headers = endToEnd(req.rawHeaders, req.headers.connection);
       headers.push('Host', hostHeader(target), 'Connection', 'close');
-      // The socket connected to the checked address: with createConnection and no agent, Node connects nothing itself.
-      const forward = httpRequest({ method: req.method, path: form.path, headers: headers as unknown as Record<string, string>, createConnection: () => up });
-      forward.setTimeout(idleMs, () => forward.destroy(new Error('idle')));
-      forward.on('response', (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.rawHeaders, answer.headers.connection) as unknown as Record<string, string>);
-        answer.pipe(res);
-      });
-      forward.on('error', () => {
-        if (!res.headersSent) refuse(502, 'Bad Gateway', unreachableBody(targetKey(target), 'the connection failed during the request'));
-        else res.destroy();
-      });
-      res.on('close', () => forward.destroy());
-      req.pipe(forward);
-      req.resume();
+      forward(req, res, up, headers, form.path, targetKey(target), refuse);
     });
   });
 
-  // Plain HTTP Upgrade (ws://) is not forwarded: clients tunnel WebSockets with CONNECT.
-  server.on('upgrade', (_req: IncomingMessage, socket: Socket) => {
+  // Plain HTTP Upgrade (ws://) is not forwarded, but on the model path: clients tunnel WebSockets with CONNECT.
+  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    const url = req.url ?? '';
+    const form = url.startsWith('/') ? null : absoluteHttp(url);
+    const self = form ? parseAuthority(form.authority, 80) : null;
+    if (url.startsWith('/')) return modelUpgrade(req, socket, head, url);
+    if (form && self && isSelf(self)) return modelUpgrade(req, socket, head, form.path);
     tally.refuse(MALFORMED);
     answerAndClose(socket, 501, 'Not Implemented', 'baton: the proxy does not forward Upgrade over plain HTTP; tunnel it with CONNECT.\n');
   });
@@ -243,7 +344,6 @@ export async function startProxy(o: ProxyOptions): Promise<EgressProxy> {
     else answerAndClose(socket, 400, 'Bad Request', 'baton: not an HTTP request the proxy takes (CONNECT host:port, or absolute-form http://).\n');
   });
 
-  const listenHost = o.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(o.port ?? 0, listenHost, () => {
@@ -252,6 +352,7 @@ export async function startProxy(o: ProxyOptions): Promise<EgressProxy> {
     });
   });
   const port = (server.address() as AddressInfo).port;
+  selfPort = port;
   return {
     port,
     url: `http://${listenHost.includes(':') ? `[${listenHost}]` : listenHost}:${port}`,

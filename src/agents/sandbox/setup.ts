@@ -3,6 +3,7 @@
 // as that user (and read the packet filter) and nothing else, the packet filter, and the
 // permissions that give the agent its checkout and nothing else of the worker's.
 import { execFileSync } from 'node:child_process';
+import { randomInt } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Protection } from '../../engine/sandbox.ts';
@@ -26,6 +27,42 @@ export interface SetupOptions {
    * temp folder, `<RUNNER_TEMP>/../baton-clis` (RUNNER_TEMP itself is closed to the agent).
    */
   toolDir?: string;
+  /** The egress proxy's loopback port (default: drawn by pickProxyPort). */
+  proxyPort?: number;
+}
+
+/**
+ * The egress proxy's port for the job: the packet filter admits the agent to it and to no other
+ * user's listener, so it is fixed here, before the filter is loaded. Drawn below Linux's
+ * ephemeral range (32768–60999 by default), where the kernel never hands a port out by itself,
+ * and not one a socket holds now (a `services:` container mapped to localhost started before the
+ * steps): only a program started later that asks for it by number could hold it first, and the
+ * proxy then does not start (reported missing; `sandbox: required` refuses).
+ */
+export function pickProxyPort(taken: ReadonlySet<number> = portsInUse()): number {
+  for (;;) {
+    const port = 20_000 + randomInt(12_000);
+    if (!taken.has(port)) return port;
+  }
+}
+
+/** Local TCP ports sockets hold now, from /proc/net/tcp and tcp6 (`0100007F:1F90` is port 8080). */
+export function portsInUse(files: readonly string[] = ['/proc/net/tcp', '/proc/net/tcp6']): Set<number> {
+  const ports = new Set<number>();
+  for (const file of files) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      continue; // no IPv6, or no /proc: nothing to avoid there
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const local = line.trim().split(/\s+/)[1];
+      const port = local ? parseInt(local.slice(local.lastIndexOf(':') + 1), 16) : NaN;
+      if (Number.isInteger(port)) ports.add(port);
+    }
+  }
+  return ports;
 }
 
 interface PasswdEntry {
@@ -185,6 +222,7 @@ export function setupFence(o: SetupOptions): SetupResult {
   chownSync(user.home, user.uid, user.gid);
   chmodSync(user.home, 0o700);
 
+  const proxyPort = o.proxyPort ?? pickProxyPort();
   const nft = findProgram('nft');
   if (!nft) lack(['packet-filter'], `${notInstalled('nft', 'nftables')}: no packet filter holds the agent to the proxy`);
 
@@ -214,7 +252,7 @@ export function setupFence(o: SetupOptions): SetupResult {
   let ruleset: string | null = null;
   if (nft) {
     ruleset = join(dir, 'fence.nft');
-    writeFileSync(ruleset, fenceRuleset(user.uid), { mode: 0o644 });
+    writeFileSync(ruleset, fenceRuleset(user.uid, proxyPort), { mode: 0o644 });
     try {
       run(nft, ['-f', ruleset]);
     } catch (err) {
@@ -244,7 +282,7 @@ export function setupFence(o: SetupOptions): SetupResult {
   chmodSync(tempDir, statSync(tempDir).mode & 0o7700);
 
   // nft '': the probe's read of the filter fails, naming it missing (the record says why).
-  const state: SetupState = { version: 1, user, runner: runner.name, nft: nft ?? '', workspace, tools, missing };
+  const state: SetupState = { version: 2, user, runner: runner.name, nft: nft ?? '', workspace, proxyPort, tools, missing };
   writeFileSync(stateFile, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o644 });
   return { state, missing, files: { state: stateFile, ruleset, sudoers } };
 }

@@ -8,7 +8,10 @@
 // `triggering_actor` (who pressed "re-run"): a maintainer re-running a stranger's red run must not
 // hand the stranger's code to an agent as the maintainer's. Runs on `baton/…` branches are baton's
 // own run branches, whose CI the checks gate reads: a doctor there would answer baton's work with
-// more of it. A delivery starts at most one run across processes: the first process to create
+// more of it. A failure on a fork's branch is nobody's here: `head_branch` names the fork's
+// branch (a fork may call it `main`), so the branch is read with the checks gate's rule
+// (`branchOfRun`, hosts/github/suite-owner.ts: head repository this one) and a fork's run starts
+// nothing — whoever caused it, its code is a stranger's. A delivery starts at most one run across processes: the first process to create
 // `refs/baton/doctor/<workflow>/<failing workflow key>/<run id>-<attempt>` handles it (the ref of
 // the failure before it is deleted then: one ref per doctor and failing workflow).
 import { matchesFilters } from '../../manifest/filter-patterns.ts';
@@ -20,10 +23,12 @@ import type { RepoContext } from '../../hosts/github/client.ts';
 import { createRef, deleteRef, refsUnder } from '../../hosts/github/git-refs.ts';
 import { defaultBranchHead, loadManifests } from '../../hosts/github/manifests.ts';
 import { permissionOf } from '../../hosts/github/permission.ts';
+import { branchOfRun, type WorkflowRunOrigin } from '../../hosts/github/suite-owner.ts';
 import { postOnce, readThread } from '../../hosts/github/thread.ts';
 import type { Log, RunService } from '../runs.ts';
 import { startRun } from './start.ts';
-import { findTrackingIssue, openTrackingIssue, rewriteTrackingIssue } from './tracking-issue.ts';
+import { continueTrackingIssue, findTrackingIssue, fullReason, isCommentingDisabled, isFull, openTrackingIssue, refusedReason, rewriteTrackingIssue } from './tracking-issue.ts';
+import type { Thread } from './start.ts';
 
 export const DOCTOR_PREFIX = 'refs/baton/doctor/';
 
@@ -34,7 +39,8 @@ export interface WorkflowRunEnded {
   name: string;
   url: string;
   headSha: string;
-  headBranch: string | null;
+  /** Where it ran (`originOfRun`): its head branch, and whether that is a branch of this repository. */
+  origin: WorkflowRunOrigin;
   conclusion: string | null;
   /** The run's `actor`: whose push or pull request it ran on. */
   actor: string;
@@ -56,12 +62,13 @@ export function failingKey(name: string): string {
 }
 
 export async function onWorkflowRunEnded(runs: RunService, gh: RepoContext, ev: WorkflowRunEnded, log: Log): Promise<void> {
-  if (ev.headBranch?.startsWith('baton/')) return;
+  const branch = branchOfRun(ev.origin);
+  if (branch === null || branch.startsWith('baton/')) return;
   const sha = await defaultBranchHead(gh);
   const set = await loadManifests(gh, sha);
   const doctors = set.files.flatMap((f) => {
     const w = f.loaded?.workflow.on.workflowRun;
-    return w && w.workflows.includes(ev.name) && matchesFilters(w.branches, ev.headBranch ?? '') && w.conclusions.includes(ev.conclusion ?? '') ? [f.loaded!] : [];
+    return w && w.workflows.includes(ev.name) && matchesFilters(w.branches, branch) && w.conclusions.includes(ev.conclusion ?? '') ? [f.loaded!] : [];
   });
   for (const { workflow, hash } of doctors) {
     const authors = workflow.on.workflowRun!.authors;
@@ -88,22 +95,47 @@ async function doctor(runs: RunService, gh: RepoContext, d: { workflow: Workflow
   const facts = await factsOf(gh, ev);
   const marker = `baton:doctor ${key}`;
   const text = (now: string) => `${now}\n\n${facts}\n\nbaton opened this issue for the workflow \`${d.workflow.name}\` (\`on.workflow_run\`): each failure like this one starts a run of it here, one at a time. To stop them, remove \`on.workflow_run\` from its manifest in \`.agents/workflows/\` on the default branch.`;
-  let thread = await findTrackingIssue(gh, marker);
-  const opened = !thread;
-  thread ??= await openTrackingIssue(gh, marker, `baton: workflow "${oneLine(ev.name, SHOWN_CHARS, '(no name)')}" failed`, text(`The GitHub Actions workflow ${codeName(ev.name)} ended with \`${ev.conclusion}\`.`));
+  const title = `baton: workflow "${oneLine(ev.name, SHOWN_CHARS, '(no name)')}" failed`;
+  const found = await findTrackingIssue(gh, marker);
+  let thread = found ?? (await openTrackingIssue(gh, marker, title, text(`The GitHub Actions workflow ${codeName(ev.name)} ended with \`${ev.conclusion}\`.`)));
   const read = await readThread(gh, thread.number);
   const mine = read.records.filter((r) => r.state.workflow === d.workflow.name);
   const open = mine.find((r) => r.state.status !== 'idle' && !isTerminal(r.state.status));
   if (open) {
-    const note = `The workflow ${codeName(ev.name)} failed again while run \`${open.state.runId}\` is still open; no new run starts until it ends.\n\n${facts}`;
-    await postOnce(gh, thread.number, `baton:reply doctor-failure/${ev.id}-${ev.attempt}`, note, read.markers);
+    // The open run keeps its issue, full or not (one open doctor run per workflow): a full one
+    // takes one last note saying so, and the first failure after the run continues on a new issue.
+    const full = isFull(gh, thread);
+    const note = full
+      ? `${fullReason(gh, thread)}. Further failures of ${codeName(ev.name)} while run \`${open.state.runId}\` is open are not noted here; the first one after it ends continues on a new issue.`
+      : `The workflow ${codeName(ev.name)} failed again while run \`${open.state.runId}\` is still open; no new run starts until it ends.\n\n${facts}`;
+    try {
+      await postOnce(gh, thread.number, full ? `baton:reply doctor-full/${open.state.runId}` : `baton:reply doctor-failure/${ev.id}-${ev.attempt}`, note, read.markers);
+    } catch (err) {
+      // At GitHub's cap already (others' comments): the run's own issue says nothing more; the next failure after it moves on.
+      if (!isCommentingDisabled(err)) throw err;
+      log.warn(`doctor of \`${d.workflow.name}\`: #${thread.number} takes no more comments; the failure of run ${ev.id} is not noted there`);
+    }
     return;
   }
-  // The run reads its issue: the body says what failed this time.
-  if (!opened) thread = await rewriteTrackingIssue(gh, thread, marker, text(`The GitHub Actions workflow ${codeName(ev.name)} ended with \`${ev.conclusion}\` again.`));
+  const tracking = { marker, title, text: text(`The GitHub Actions workflow ${codeName(ev.name)} ended with \`${ev.conclusion}\` again.`) };
+  let earlierRuns = mine.length;
+  if (found && isFull(gh, found)) {
+    thread = await continueTrackingIssue(gh, found, tracking, fullReason(gh, found));
+    earlierRuns = 0;
+  } else if (found) {
+    // The run reads its issue: the body says what failed this time.
+    thread = await rewriteTrackingIssue(gh, thread, marker, tracking.text);
+  }
   // Keyed by how many runs the issue had: two failures handled at once start one run.
-  const startKey = `doctor:${d.workflow.name}:${thread.number}:${mine.length + 1}`;
-  await startRun(runs, gh, { workflow: d.workflow, hash: d.hash, manifestCommit: d.sha, thread, actor: ev.actor, actorIsBot: ev.actorIsBot, permission: d.permission, inputs: {}, key: startKey, trigger: 'workflow_run' }, log);
+  const start = (on: Thread, before: number) =>
+    startRun(runs, gh, { workflow: d.workflow, hash: d.hash, manifestCommit: d.sha, thread: on, actor: ev.actor, actorIsBot: ev.actorIsBot, permission: d.permission, inputs: {}, key: `doctor:${d.workflow.name}:${on.number}:${before + 1}`, trigger: 'workflow_run' }, log);
+  try {
+    await start(thread, earlierRuns);
+  } catch (err) {
+    // GitHub refused the run's comment: a new issue says so, and the run starts there.
+    if (!isCommentingDisabled(err)) throw err;
+    await start(await continueTrackingIssue(gh, thread, tracking, refusedReason(thread)), 0);
+  }
 }
 
 /** The failure as the issue and the agent read it: names sanitised, the failed jobs' names when Actions gives them. */
@@ -119,7 +151,7 @@ async function factsOf(gh: RepoContext, ev: WorkflowRunEnded): Promise<string> {
     `- workflow: ${codeName(ev.name)}`,
     `- run: ${ev.url}`,
     `- conclusion: \`${ev.conclusion}\``,
-    `- branch: ${codeName(ev.headBranch ?? '')}`,
+    `- branch: ${codeName(ev.origin.headBranch ?? '')}`,
     `- commit: \`${ev.headSha}\``,
     ...(jobs.length ? [`- failed jobs: ${jobs.join(', ')}`] : []),
   ].join('\n');

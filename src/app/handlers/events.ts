@@ -99,9 +99,11 @@ export async function onPullRequestEvent(runs: RunService, gh: RepoContext, ev: 
         // One delivery may start several workflows: each is deduped on its own.
         key: `${ev.key}/${found.workflow.name}`,
         // The run branch starts from the pull request's head. A fork's branch is not this
-        // repository's: its run is against the branch the pull request merges into, and its
-        // run branch (baton/<run>, this repository's) is made at the fork's commit, which GitHub
-        // keeps here as refs/pull/<n>/head. Nothing is ever written to the fork.
+        // repository's: its run is against the branch the pull request merges into, its head is
+        // the fork's commit (GitHub keeps it here as refs/pull/<n>/head; workers check it out by
+        // sha), and that commit never becomes a ref of this repository — a branch an App makes
+        // starts the repository's push CI, with its secrets (engine/start.ts). Nothing is ever
+        // written to the fork.
         base: fork ? { branch: ev.baseRef, sha: ev.headSha } : { branch: ev.headRef, sha: ev.headSha },
         trigger: 'pull_request',
         ...(fork && { fork: true as const }),

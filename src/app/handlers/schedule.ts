@@ -18,7 +18,7 @@ import { createRef, deleteRef, refsUnder } from '../../hosts/github/git-refs.ts'
 import { defaultBranchHead, loadManifests } from '../../hosts/github/manifests.ts';
 import type { Log, RunService } from '../runs.ts';
 import { startRun } from './start.ts';
-import { findTrackingIssue, openTrackingIssue } from './tracking-issue.ts';
+import { onTrackingIssue } from './tracking-issue.ts';
 
 /** Refs under this prefix are the schedules' claims; no branch or tag, so no workflow runs on them. */
 export const SCHEDULE_PREFIX = 'refs/baton/schedule/';
@@ -106,13 +106,15 @@ async function tick(runs: RunService, gh: RepoContext, due: Due, claims: Array<{
     report.firstSeen.push(name);
     return;
   }
-  const marker = `baton:schedule ${due.workflow.name}`;
-  const thread = (await findTrackingIssue(gh, marker)) ?? (await openTrackingIssue(gh, marker, `baton: ${due.workflow.name} (scheduled)`, issueText(due.workflow)));
-  await startRun(
-    runs,
-    gh,
-    { workflow: due.workflow, hash: due.hash, manifestCommit: due.sha, thread, actor: SCHEDULE_ACTOR, actorIsBot: false, inputs: {}, key: `schedule:${cronKey(due.text)}:${tickName(at)}`, trigger: 'schedule' },
-    log,
+  // The tracking issue continues on a new one when full, or when GitHub refuses the run's comment (tracking-issue.ts).
+  const tracking = { marker: `baton:schedule ${due.workflow.name}`, title: `baton: ${due.workflow.name} (scheduled)`, text: issueText(due.workflow) };
+  await onTrackingIssue(gh, tracking, (thread) =>
+    startRun(
+      runs,
+      gh,
+      { workflow: due.workflow, hash: due.hash, manifestCommit: due.sha, thread, actor: SCHEDULE_ACTOR, actorIsBot: false, inputs: {}, key: `schedule:${cronKey(due.text)}:${tickName(at)}`, trigger: 'schedule' },
+      log,
+    ),
   );
   report.started.push(name);
 }

@@ -122,6 +122,7 @@ async function request(runs: RunService, gh: RepoContext, req: StartRequest, per
     if (run && cancelsInProgress(req.workflow, req.trigger)) {
       await supersedeOlder(runs, gh, { workflow: req.workflow, run, head: req.base?.sha ?? req.manifestCommit, key: req.key, actor: req.actor, permission }, log);
     }
+    return run;
   });
 }
 

@@ -10,6 +10,7 @@ import { sandboxLines } from '../../manifest/network.ts';
 import { localProtections, PROTECTION_NAMES } from '../../agents/sandbox/attempt.ts';
 import { pinWarningsIn } from '../../manifest/warn-pins.ts';
 import { subscriptionWarningsIn } from '../../manifest/warn-subscriptions.ts';
+import { pushCiWarningsIn } from '../../manifest/warn-push-ci.ts';
 import { EXIT, type CliIO } from '../io.ts';
 import { DEFAULT_WORKFLOWS_DIR } from './validate.ts';
 import { workflowsRoot } from '../../hosts/local/workflows.ts';
@@ -83,6 +84,8 @@ export async function doctorCommand(args: string[], io: CliIO, env: NodeJS.Proce
   if (usesJobToken(existsSync(batonYml) ? readFileSync(batonYml, 'utf8') : undefined)) warnings.push(`${ACTIONS_PR_ADVICE} (${ACTIONS_ONLY_WORKFLOW})`);
   // Actions-only mode: a manifest's trigger baton.yml's `on:` lacks, a cron no manifest uses (the validate mode says the same).
   warnings.push(...subscriptionWarningsIn(root).map((w) => `${w.message} (${w.file}:${w.line}:${w.column})`));
+  // The repository's push CI that would run agent-written code on baton's branches with its secrets (validate says the same).
+  warnings.push(...pushCiWarningsIn(root).map((w) => `${w.message} (${w.file}:${w.line}:${w.column})`));
   // Actions in baton's workflows by tag, not commit (the Action's validate mode says the same).
   warnings.push(...pinWarningsIn(root).map((w) => w.message));
   // What the sandbox can put in force for a local run here (each protection tried, not assumed).

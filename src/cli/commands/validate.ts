@@ -6,6 +6,7 @@ import { findWorkflowFiles, validateFiles } from '../../manifest/validate.ts';
 import { REPO_WORKFLOWS, workflowsRoot } from '../../hosts/local/workflows.ts';
 import { EXIT, UsageError, type CliIO } from '../io.ts';
 import { subscriptionWarningsIn } from '../../manifest/warn-subscriptions.ts';
+import { pushCiWarningsIn } from '../../manifest/warn-push-ci.ts';
 import { startNotes } from './start-notes.ts';
 
 export const DEFAULT_WORKFLOWS_DIR = REPO_WORKFLOWS;
@@ -43,9 +44,10 @@ export function validateCommand(args: string[], io: CliIO): number {
   if (!files.length) throw new UsageError(`no workflow files (*.yml, *.yaml) in ${paths.join(', ')}`);
 
   const report = validateFiles(files, { cwd: io.cwd });
-  // Actions-only mode: a trigger baton.yml does not subscribe to, a cron no manifest uses (paths as seen from here).
+  // Actions-only mode: a trigger baton.yml does not subscribe to, a cron no manifest uses; and the
+  // repository's push CI that would run on baton's branches (paths as seen from here).
   const root = workflowsRoot(io.cwd);
-  const setup = (root === null ? [] : subscriptionWarningsIn(root)).map((w) => ({ ...w, file: relative(io.cwd, join(root!, w.file)) }));
+  const setup = (root === null ? [] : [...subscriptionWarningsIn(root), ...pushCiWarningsIn(root)]).map((w) => ({ ...w, file: relative(io.cwd, join(root!, w.file)) }));
   // A workflow only its events or schedule start: say so, since `/baton <name>` and labels do nothing for it.
   const notes = startNotes(report.files.map((f) => ({ file: f.file, workflow: f.loaded?.workflow })), io.cwd);
   if (values.json) {

@@ -40,11 +40,13 @@ export function reviewTarget(d: Draft): ReviewTarget | null {
 
 /**
  * The review event to post. On the run's own PR always COMMENT: GitHub refuses approvals and
- * change requests from a PR's author, and baton opened it. Elsewhere the reviewer's verdict,
- * when the step's `verdicts` allow it (absent: comment only), else COMMENT.
+ * change requests from a PR's author, and baton opened it. On a fork run always COMMENT: an
+ * App's approval counts toward required reviews, and the fork's text can steer the verdict
+ * (manifest/fork-review.ts refuses such `verdicts`; this holds if one got past). Elsewhere the
+ * reviewer's verdict, when the step's `verdicts` allow it (absent: comment only), else COMMENT.
  */
-export function reviewEvent(step: ReviewStep, approved: boolean, own: boolean): ReviewEvent {
-  if (own) return 'COMMENT';
+export function reviewEvent(step: ReviewStep, approved: boolean, own: boolean, fork = false): ReviewEvent {
+  if (own || fork) return 'COMMENT';
   const allowed = step.verdicts ?? ['comment'];
   if (approved && allowed.includes('approve')) return 'APPROVE';
   if (!approved && allowed.includes('request-changes')) return 'REQUEST_CHANGES';
@@ -92,11 +94,12 @@ function jobSucceeded(d: Draft, step: ReviewStep, job: JobState): void {
       attempt: job.attempt,
       prNumber: to.number,
       approved: review.approved,
-      event: reviewEvent(step, review.approved, to.own),
+      event: reviewEvent(step, review.approved, to.own, d.state.fork === true),
       commit: d.state.head,
       body: review.summary,
       comments: review.comments ?? [],
       confirm: !to.own,
+      ...(d.state.fork && { fork: true as const }),
     });
   }
   // On a pull request the run did not open, the review is what the step delivers: it is done

@@ -11,7 +11,7 @@ import type { SandboxReport } from '../../engine/sandbox.ts';
 import { fixBranch, stepBranch, stepState } from '../../engine/index.ts';
 import { messageOf, refusedForGood, statusOf, type GitHubClient, type RepoContext } from './client.ts';
 import { MAKER_TRAILER } from './lease.ts';
-import { createRef } from './git-refs.ts';
+import { keepStepCommit } from './step-refs.ts';
 import type { CommitCache } from './memory.ts';
 import { checkTextBytes, MAX_CHECK_TEXT_BYTES } from './limits.ts';
 import { tooLargeMessage } from './outputs.ts';
@@ -168,7 +168,7 @@ async function outcomeOf(
  */
 async function keepCheckpoint(gh: RepoContext, bundle: ResultBundle, branch: string, failure: WorkerFailed): Promise<WorkerFailed> {
   try {
-    await setBranch(gh, branch, failure.checkpoint!, true);
+    await keepStepCommit(gh, branch, failure.checkpoint!);
     return failure;
   } catch (err) {
     const refusal = refusalOf(gh, err, bundle, branch);
@@ -302,12 +302,4 @@ function refusalOf(gh: RepoContext, err: unknown, bundle: ResultBundle, branch?:
   const workflows = workflowRefusal(gh, bundle.result.changes.map((c) => c.path), err);
   if (workflows) return new RefusedError(workflows);
   return new RefusedError(`GitHub refused to write the worker's changes${branch ? ` to ${branch}` : ''} (${statusOf(err)} ${messageOf(err)})`);
-}
-
-/** Points `branch` (under baton/) at `sha`: create, or move when it exists. */
-export async function setBranch(gh: RepoContext, branch: string, sha: string, force: boolean): Promise<void> {
-  if (!branch.startsWith('baton/')) throw new Error(`refusing to write ${branch}: baton writes only branches under baton/`);
-  // An earlier attempt made it (or another process): moved where it belongs now.
-  if ((await createRef(gh, `refs/heads/${branch}`, sha)).created) return;
-  await gh.octokit.request('PATCH /repos/{owner}/{repo}/git/refs/{ref}', { owner: gh.owner, repo: gh.repo, ref: `heads/${branch}`, sha, force });
 }

@@ -27,6 +27,8 @@ export interface RepoContext {
   writesAs?: 'app' | 'app-token' | 'github-token';
   /** Keep the branches of finished runs (BATON_KEEP_BRANCHES, the Action's `keep-branches`): none is deleted. */
   keepBranches?: boolean;
+  /** Comments a tracking issue takes before baton continues on a new one (app/handlers/tracking-issue.ts; default 2,000). */
+  trackingIssueComments?: number;
 }
 
 /** HTTP status of an Octokit error, or undefined for anything else. */

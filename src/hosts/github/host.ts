@@ -11,7 +11,6 @@ import type { HostPort } from '../driver.ts';
 import type { Workflow } from '../../manifest/types.ts';
 import { relabel } from '../../record/externalize.ts';
 import { fitRecord, RecordTooLargeError, renderRecord, type RenderOptions } from '../../record/render.ts';
-import { setBranch } from './apply.ts';
 import { refusedForGood, type RepoContext } from './client.ts';
 import { cancelWorker, dispatchWorker } from './dispatch.ts';
 import { upsertCheckRun } from './checks.ts';
@@ -25,11 +24,12 @@ import { postReview } from './review.ts';
 import { refusedStanding, replyFor } from './stranger-door.ts';
 import { postOnce, writeRecord } from './thread.ts';
 import { LeaseTaken, type EventClaim } from './lease.ts';
-import { createRef } from './git-refs.ts';
+import { createRef, updateRef } from './git-refs.ts';
 import { catchUpWithDefaultBranch, RunBranchRefused, workflowRuleRefusal } from './workflow-rule.ts';
 import { questionsText } from './questions.ts';
 import { drive } from '../driver.ts';
-import { stepState } from '../../engine/index.ts';
+import { headHeld, stepState } from '../../engine/index.ts';
+import { heldHeadRef, pointRef } from './step-refs.ts';
 
 export class GitHubHost implements HostPort {
   constructor(
@@ -79,10 +79,15 @@ export class GitHubHost implements HostPort {
    * What the engine must hear when the branch had to catch up with the default branch first
    * (GitHub's workflow-file rule, workflow-rule.ts), or could not: nothing when the move was plain.
    */
-  private async syncBranch(state: RunState, at: number): Promise<RunEvent[]> {
-    if (!state.runBranch.startsWith('baton/') || !state.head || this.memory.branchAt === state.head) return [];
+  private async syncBranch(state: RunState, at: number, workflow: Workflow, need = false): Promise<RunEvent[]> {
+    if (!state.runBranch.startsWith('baton/') || !state.head) return [];
+    // A fork run's head is the fork's commit: its branch never moves there (engine/start.ts).
+    if (state.fork) return [];
+    // An approval still to come: the head is kept off the branch, unless something needs it there.
+    if (!need && (await this.hold(state, workflow))) return [];
+    if (this.memory.branchAt === state.head) return [];
     try {
-      await this.gh.octokit.request('PATCH /repos/{owner}/{repo}/git/refs/{ref}', { owner: this.gh.owner, repo: this.gh.repo, ref: `heads/${state.runBranch}`, sha: state.head, force: false });
+      await updateRef(this.gh, `heads/${state.runBranch}`, state.head, false);
     } catch (err) {
       if (workflowRuleRefusal(err)) return this.catchUp(state, err, at);
       if (notFastForward(err)) {
@@ -92,6 +97,25 @@ export class GitHubHost implements HostPort {
     }
     this.memory.branchAt = state.head;
     return [];
+  }
+
+  /**
+   * While the run's head is held (engine/held.ts), keeps it under its held ref instead of the
+   * branch: true when it did. False when it is not held — or when GitHub refuses the ref for good
+   * (the workflow-file rule): then the branch takes the head as before, saying nothing new.
+   */
+  private async hold(state: RunState, workflow: Workflow, head: string = state.head): Promise<boolean> {
+    if (!headHeld(state, workflow)) return false;
+    // Already kept: by the held ref, or by the branch itself (nothing new since it was made).
+    if (this.memory.heldAt === head || this.memory.branchAt === head) return true;
+    try {
+      await pointRef(this.gh, heldHeadRef(state.runId), head);
+    } catch (err) {
+      if (!refusedForGood(err)) throw err;
+      return false;
+    }
+    this.memory.heldAt = head;
+    return true;
   }
 
   /** The run branch, refused as it is, brought up to date with the default branch and the run's head. */
@@ -115,7 +139,7 @@ export class GitHubHost implements HostPort {
     // No worker is working on the run's head now: people and CI look at the branch (its checks
     // step, an answer, the end of the run), so it shows every merged step from here on.
     if (this.changed && !state.steps.some((s) => s.jobs.some((j) => j.status === 'running'))) {
-      const events = await this.syncBranch(state, this.now());
+      const events = await this.syncBranch(state, this.now(), workflow);
       if (events.length) await drive(this, workflow, state, events);
     }
     const now = this.memory.state;
@@ -148,7 +172,7 @@ export class GitHubHost implements HostPort {
     return renderRecord(relabel(fitted.state, ids), workflow, opts);
   }
 
-  async execute(command: Command, state: RunState): Promise<RunEvent[]> {
+  async execute(command: Command, state: RunState, workflow: Workflow): Promise<RunEvent[]> {
     const gh = this.gh;
     const at = this.now();
     if (command.type === 'merge-step-branch' && (await this.mergeLater(command, state))) {
@@ -176,7 +200,13 @@ export class GitHubHost implements HostPort {
         // (a parallel slot) goes through the merges API, which merges into the branch as it is.
         let head = state.head;
         const fastForward = onHead(state, command);
-        const synced = fastForward ? [] : await this.syncBranch(state, at);
+        // Held (an approval to come): a commit on the head becomes the head without touching the branch.
+        if (fastForward && (await this.hold(state, workflow, command.commit))) {
+          return [{ type: 'merge.completed', key: `${command.key}/merged`, at, step: command.step, slot: command.slot, attempt: command.attempt, head: command.commit }];
+        }
+        // A parallel slot is merged by the merges API, which needs the branch at the head: it
+        // moves there now, held or not (docs/security.md says what reaches a branch before approval).
+        const synced = fastForward ? [] : await this.syncBranch(state, at, workflow, true);
         for (const ev of synced) {
           if (ev.type === 'run-branch.updated') head = ev.head;
           if (ev.type === 'run-branch.refused') return [{ type: 'merge.refused', key: `${command.key}/refused`, at, step: command.step, slot: command.slot, attempt: command.attempt, error: ev.error }, ev];
@@ -202,14 +232,14 @@ export class GitHubHost implements HostPort {
       case 'post-review':
         return postReview(gh, command, this.memory.markers, !this.memory.warm, at);
       case 'ensure-pull-request': {
-        const synced = await this.syncBranch(state, at);
+        const synced = await this.syncBranch(state, at, workflow, true);
         if (synced.some((e) => e.type === 'run-branch.refused')) return synced;
         return [...synced, ...(await ensurePullRequest(gh, command, at))];
       }
       case 'apply-labels':
         return applyLabels(gh, command, at);
       case 'dispatch-checks-workflow': {
-        const synced = await this.syncBranch(state, at);
+        const synced = await this.syncBranch(state, at, workflow, true);
         if (synced.some((e) => e.type === 'run-branch.refused')) return synced;
         await gh.octokit.request('POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches', {
           owner: gh.owner,
@@ -253,4 +283,3 @@ async function createBranch(gh: RepoContext, branch: string, sha: string): Promi
   return made.created || (made.unanswered && (await made.pointsAt()) === sha);
 }
 
-export { setBranch };

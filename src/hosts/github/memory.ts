@@ -39,6 +39,8 @@ export interface RunMemory {
    * branch is brought to the run's head when something reads it.
    */
   branchAt?: string;
+  /** Where the run's held head ref points (step-refs.ts `heldHeadRef`), as far as this process knows. */
+  heldAt?: string;
 }
 
 /**

@@ -5,9 +5,9 @@
 // attempt is retried from the run branch and nothing of baton's points at the commit any
 // more, but people looking into the conflict want to fetch it. A conflict names the files
 // both sides touched.
-import { readRef } from './git-refs.ts';
+import { mergeInto, readRef, updateRef } from './git-refs.ts';
 import type { MergeStepBranch, RunEvent } from '../../engine/index.ts';
-import { setBranch } from './apply.ts';
+import { keepStepCommit } from './step-refs.ts';
 import { messageOf, refusedForGood, statusOf, type RepoContext } from './client.ts';
 import type { CommitCache } from './memory.ts';
 import { catchUpWithDefaultBranch, RunBranchRefused, workflowRuleRefusal } from './workflow-rule.ts';
@@ -24,10 +24,8 @@ export function notFastForward(err: unknown): boolean {
  * paced write of the installation's budget. The merges API takes it directly.
  */
 export async function mergeStepBranch(gh: RepoContext, commits: CommitCache, cmd: MergeStepBranch, head: string, at: number, { onHead = true }: { onHead?: boolean } = {}): Promise<RunEvent[]> {
-  const o = { owner: gh.owner, repo: gh.repo };
   const ref = { step: cmd.step, slot: cmd.slot, attempt: cmd.attempt };
   const done = (sha: string): RunEvent[] => [{ type: 'merge.completed', key: `${cmd.key}/merged`, at, ...ref, head: sha }];
-  if (!cmd.into.startsWith('baton/')) throw new Error(`refusing to merge into ${cmd.into}: baton writes only branches under baton/`);
   if (cmd.commit === head) return done(head);
   // A write GitHub refuses for good (workflow files, a ruleset, a protected branch) fails the attempt, saying why.
   const refused = async (err: unknown): Promise<RunEvent[]> => {
@@ -51,7 +49,7 @@ export async function mergeStepBranch(gh: RepoContext, commits: CommitCache, cmd
   if (onHead) {
     try {
       // Not forced: GitHub refuses unless it is a fast-forward, which is exactly the question.
-      await gh.octokit.request('PATCH /repos/{owner}/{repo}/git/refs/{ref}', { ...o, ref: `heads/${cmd.into}`, sha: cmd.commit, force: false });
+      await updateRef(gh, `heads/${cmd.into}`, cmd.commit, false);
       return done(cmd.commit);
     } catch (err) {
       if (workflowRuleRefusal(err)) return catchUp(err);
@@ -59,7 +57,7 @@ export async function mergeStepBranch(gh: RepoContext, commits: CommitCache, cmd
     }
   }
   try {
-    const res = await gh.octokit.request('POST /repos/{owner}/{repo}/merges', { ...o, base: cmd.into, head: cmd.commit, commit_message: cmd.message });
+    const res = await mergeInto(gh, cmd.into, cmd.commit, cmd.message);
     if (res.status === 201 && res.data) {
       commits.remember(res.data.sha, res.data.commit.tree.sha);
       return done(res.data.sha);
@@ -73,17 +71,17 @@ export async function mergeStepBranch(gh: RepoContext, commits: CommitCache, cmd
     if (statusOf(err) !== 409) return refused(err);
   }
   const files = await conflictingFiles(gh, cmd.into, cmd.commit);
-  return [{ type: 'merge.conflicted', key: `${cmd.key}/conflicted`, at, ...ref, files, ...((await keptOnBranch(gh, cmd)) && { branch: cmd.branch }) }];
+  const kept = await keptOnStepRef(gh, cmd);
+  return [{ type: 'merge.conflicted', key: `${cmd.key}/conflicted`, at, ...ref, files, ...(kept && { branch: kept }) }];
 }
 
-/** Points the step branch at the conflicting commit; false when GitHub refuses it for good (the conflict is still reported). */
-async function keptOnBranch(gh: RepoContext, cmd: MergeStepBranch): Promise<boolean> {
+/** Points the step's ref at the conflicting commit (apply.ts `stepRef`): its name, or undefined when GitHub refuses it for good (the conflict is still reported). */
+async function keptOnStepRef(gh: RepoContext, cmd: MergeStepBranch): Promise<string | undefined> {
   try {
-    await setBranch(gh, cmd.branch, cmd.commit, true);
-    return true;
+    return await keepStepCommit(gh, cmd.branch, cmd.commit);
   } catch (err) {
     if (!refusedForGood(err)) throw err;
-    return false;
+    return undefined;
   }
 }
 

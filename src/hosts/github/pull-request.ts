@@ -4,6 +4,7 @@ import type { EnsurePullRequest, RunEvent } from '../../engine/index.ts';
 import { inert } from '../../record/inert.ts';
 import { ACTIONS_PR_ADVICE, isActionsPrRefusal } from './actions-settings.ts';
 import { messageOf, statusOf, type RepoContext } from './client.ts';
+import { RefRefused, updateRef } from './git-refs.ts';
 
 /**
  * GitHub refuses draft PRs in private repositories on plans without them (Free, Pro):
@@ -56,7 +57,8 @@ export async function ensurePullRequest(gh: RepoContext, cmd: EnsurePullRequest,
  * `on.pull_request.push-to-head`: the run's commits go onto the pull request's own branch, as a
  * fast-forward only (`force: false`: GitHub answers 422 "Update is not a fast forward" when
  * someone pushed to it meanwhile, and nothing of theirs is lost). Only a branch of this
- * repository, of the pull request the run is bound to, and only while it is open.
+ * repository, of the pull request the run is bound to, and only while it is open — and never the
+ * default branch or a protected one, whatever the pull request (the ref door, git-refs.ts).
  */
 async function pushToHead(gh: RepoContext, cmd: EnsurePullRequest, number: number, at: number): Promise<RunEvent[]> {
   const o = { owner: gh.owner, repo: gh.repo };
@@ -68,9 +70,11 @@ async function pushToHead(gh: RepoContext, cmd: EnsurePullRequest, number: numbe
     const head = (await gh.octokit.request('GET /repos/{owner}/{repo}/git/ref/{ref}', { ...o, ref: `heads/${cmd.head}` })).data.object.sha;
     const done = (note: string): RunEvent[] => [{ type: 'pull-request.ensured', key: `${cmd.key}/ensured`, at, step: cmd.step, number, url: pull.html_url, note }];
     if (pull.head.sha === head) return done(`nothing new to push to #${number}`);
-    await gh.octokit.request('PATCH /repos/{owner}/{repo}/git/refs/{ref}', { ...o, ref: `heads/${cmd.base}`, sha: head, force: false });
+    await updateRef(gh, `heads/${cmd.base}`, head, false, { branch: cmd.base, pull: number });
     return done(`pushed to the branch of #${number}`);
   } catch (err) {
+    // The ref door's refusal (git-refs.ts): the default branch, a protected branch.
+    if (err instanceof RefRefused) return failed(err.message);
     const status = statusOf(err);
     if (status === undefined || status >= 500) throw err;
     return failed(status === 422 ? `its branch moved on since the run started (${messageOf(err)})` : `GitHub answered ${status}: ${messageOf(err)}`);

@@ -1,5 +1,5 @@
-// Removing a finished run's branches: the run branch `baton/<run>` and its step branches
-// `baton/steps/<run>/…`. Only once the run is over and its pull request merged or closed:
+// Removing a finished run's branches: the run branch `baton/<run>` and its step refs
+// `refs/baton/steps/<run>/…` (step branches `baton/steps/<run>/…` before them). Only once the run is over and its pull request merged or closed:
 // until then the branch is the run's result (a succeeded run without a PR), what a PR shows,
 // or what a `/baton retry` of a failed run goes on from. `keepBranches` (BATON_KEEP_BRANCHES,
 // the Action's `keep-branches`) keeps them all.
@@ -8,6 +8,7 @@ import type { RepoContext } from './client.ts';
 import { createRef, deleteRef, readRef, refsUnder } from './git-refs.ts';
 import { messageOf, refusedForGood, statusOf } from './client.ts';
 import { catchUpWithDefaultBranch, defaultBranchTip, RunBranchRefused, workflowRuleRefusal } from './workflow-rule.ts';
+import { heldHeadRef, stepRef } from './step-refs.ts';
 
 /** Why a run's branches stay, or undefined when they may go (its PR given as last seen, if known). */
 export function branchesNeeded(gh: RepoContext, state: RunState, pr?: { state: string } | null): string | undefined {
@@ -31,12 +32,23 @@ export function branchesNeeded(gh: RepoContext, state: RunState, pr?: { state: s
 export async function holdsNothingOfItsOwn(gh: RepoContext, state: RunState): Promise<boolean> {
   if (gh.keepBranches || !isTerminal(state.status) || state.pr || !state.head || state.runBranch !== `baton/${state.runId}`) return false;
   try {
-    if ((await refsUnder(gh, `heads/baton/steps/${state.runId}/`)).length > 0) return false;
+    if ((await stepRefs(gh, state.runId)).length > 0) return false;
+    // A fork run's branch names a commit of the default branch, never the run's head (the fork's
+    // commit, engine/start.ts), and a fork run writes nothing: it holds nothing of its own.
+    if (state.fork) return true;
     return (await onBranch(gh, state.baseBranch, state.head)) ?? (state.baseBranch !== gh.defaultBranch && (await onBranch(gh, gh.defaultBranch, state.head))) ?? false;
   } catch (err) {
     if (refusedForGood(err)) return false;
     throw err;
   }
+}
+
+/**
+ * The run's step refs: `refs/baton/steps/<run>/…` (apply.ts `stepRef`), and the step branches
+ * `refs/heads/baton/steps/<run>/…` that versions before it made. Two listings.
+ */
+async function stepRefs(gh: RepoContext, runId: string): Promise<Array<{ ref: string; sha: string }>> {
+  return [...(await refsUnder(gh, `${stepRef(`baton/steps/${runId}/`).slice('refs/'.length)}`)), ...(await refsUnder(gh, `heads/baton/steps/${runId}/`))];
 }
 
 /** Whether `branch` has commit `sha`; undefined when the branch is gone (a pull request's head branch deleted after its merge). */
@@ -67,7 +79,8 @@ export async function pullClosed(gh: RepoContext, number: number): Promise<boole
  */
 export async function removeRunBranches(gh: RepoContext, state: RunState): Promise<number> {
   let deleted = 0;
-  for (const { ref } of await refsUnder(gh, `heads/baton/steps/${state.runId}/`)) if (await deleteRef(gh, ref)) deleted++;
+  for (const { ref } of await stepRefs(gh, state.runId)) if (await deleteRef(gh, ref)) deleted++;
+  if (await deleteRef(gh, heldHeadRef(state.runId))) deleted++;
   if (state.runBranch === `baton/${state.runId}` && (await deleteRef(gh, `heads/${state.runBranch}`))) deleted++;
   return deleted;
 }
@@ -85,6 +98,12 @@ export async function restoreRunBranch(gh: RepoContext, state: RunState): Promis
   if ((await readRef(gh, `heads/${branch}`)) !== null) return {};
   // Made meanwhile (another process retrying too, or this one before a lost answer): there it is.
   const create = async (sha: string): Promise<void> => void (await createRef(gh, `refs/heads/${branch}`, sha));
+  // A fork run's head is the fork's commit, which never becomes a branch (engine/start.ts): its
+  // branch is made again where the default branch is, and the run goes on from its head as it was.
+  if (state.fork) {
+    await create((await defaultBranchTip(gh)).sha);
+    return {};
+  }
   const gone = `its branch \`${branch}\` was deleted when its pull request${state.pr ? ` #${state.pr.number}` : ''} was closed`;
   try {
     await create(state.head);

@@ -32,10 +32,20 @@ export interface SuiteOrigin {
   run?: WorkflowRunOrigin;
 }
 
+/**
+ * The branch of THIS repository a workflow run ran on, or null when it ran on none: a fork's
+ * pull request names the fork's branch as `head_branch` (docs "Events that trigger workflows",
+ * workflow_run: branch filters match the head branch, a fork's too; jbolda/covector#328), and a
+ * fork may call it `main` or `baton/<run>`. The checks gate and the CI doctor ask this one rule.
+ */
+export function branchOfRun(run: WorkflowRunOrigin): string | null {
+  return run.sameRepository ? run.headBranch : null;
+}
+
 /** Whether a check suite is CI of the run whose branch is `runBranch` (the commit is the caller's to match). */
 export function suiteOfRun(suite: SuiteOrigin, runBranch: string): boolean {
   if (!isActionsApp(suite.app)) return true;
-  return suite.run !== undefined && suite.run.sameRepository && suite.run.headBranch === runBranch;
+  return suite.run !== undefined && branchOfRun(suite.run) === runBranch;
 }
 
 /** A workflow run object (REST or the `workflow_run` webhook) → where it ran. */

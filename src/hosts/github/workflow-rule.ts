@@ -14,7 +14,7 @@
 // nothing of this happens. Where GitHub still refuses (the run itself changes workflow files; it
 // conflicts with main), the caller records a refusal saying so: a run never waits on it for ever.
 import { messageOf, statusOf, type RepoContext } from './client.ts';
-import { readRef } from './git-refs.ts';
+import { mergeInto, readRef } from './git-refs.ts';
 
 /**
  * Whether an error may be GitHub's refusal of a workflow-file change at a ref or a merge: 403
@@ -47,11 +47,9 @@ export class RunBranchRefused extends Error {}
  * `target` already. Throws RunBranchRefused when GitHub will not have it either way.
  */
 export async function catchUpWithDefaultBranch(gh: RepoContext, branch: string, target: string, why: unknown): Promise<string> {
-  if (!branch.startsWith('baton/')) throw new Error(`refusing to write ${branch}: baton writes only branches under baton/`);
-  const o = { owner: gh.owner, repo: gh.repo };
   const merge = async (head: string, message: string): Promise<string | null> => {
     try {
-      const res = await gh.octokit.request('POST /repos/{owner}/{repo}/merges', { ...o, base: branch, head, commit_message: message });
+      const res = await mergeInto(gh, branch, head, message);
       return res.status === 201 && res.data ? res.data.sha : null;
     } catch (err) {
       if (statusOf(err) === 409) {

@@ -1,13 +1,16 @@
 // The agent sandbox's Linux fence (src/agents/sandbox/): an agent of its own user, a packet
 // filter, resource limits. The scenario runs as root in a network and mount namespace the
 // test makes (fence-scenario.ts): the machine's users, files and firewall are never touched,
-// and nothing but loopback is. Without the rights for that (root: CAP_SYS_ADMIN for the
-// namespaces, CAP_NET_ADMIN for nftables) the test fails, saying so; it never skips.
+// and nothing but loopback and the namespace's own veth pair is. Without the rights for that
+// (root: CAP_SYS_ADMIN for the namespaces, CAP_NET_ADMIN for nftables) the test fails, saying
+// so; it never skips.
+import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fencedCommand, filtersUid } from '../../../src/agents/sandbox/fence.ts';
 import { limitHit, prlimitOptions } from '../../../src/agents/sandbox/limits.ts';
 import { fenceRuleset, parseRefusals } from '../../../src/agents/sandbox/ruleset.ts';
-import { sudoersRule } from '../../../src/agents/sandbox/setup.ts';
+import { pickProxyPort, portsInUse, sudoersRule } from '../../../src/agents/sandbox/setup.ts';
 import { runInNamespace } from './namespace.ts';
 
 interface Probe {
@@ -16,6 +19,9 @@ interface Probe {
   path: boolean;
   otherLoopback: string;
   proxy: string;
+  otherPortOnProxyAddress: { result: string; ms: number };
+  testNet: { result: string; ms: number };
+  ownServer: string;
   udpResolver: string;
   udpLoopback53: string;
   lookup: string;
@@ -34,7 +40,8 @@ interface FenceProbeOut {
 interface Out {
   probeBefore: FenceProbeOut;
   probeAfter: FenceProbeOut;
-  ports: { proxyPort: number; otherPort: number };
+  ports: { proxyPort: number; otherPort: number; samePort: number };
+  heard: { other: number; same: number };
   root: Probe;
   sudo: { uid: number; probe: FenceProbeOut; seen: Probe; refusals: { host: string; count: number }[]; changes: { path: string }[]; leftBeforeSweep: number; leftAfterSweep: number; error?: string };
   dnsReceived: string[];
@@ -71,9 +78,19 @@ describe('the fence, in a namespace of its own', () => {
         expect(seen().secretInArgv).toBe(false);
       });
 
-      it('reaches the proxy on 127.0.0.1 and is refused another loopback address', () => {
+      it("reaches the proxy's port on 127.0.0.1 and its own server there, and is refused another user's listener on any other loopback port or address", () => {
         expect(seen().proxy).toBe('ok:proxy-here');
+        expect(seen().ownServer).toBe('ok:own-here');
         expect(seen().otherLoopback).toBe('ECONNREFUSED');
+        expect(seen().otherPortOnProxyAddress.result).toBe('ECONNREFUSED');
+        // Refused at its SYN's first retransmission, not left to the client's 5 s timeout.
+        expect(seen().otherPortOnProxyAddress.ms).toBeLessThan(2500);
+      });
+
+      it('is refused a host beyond the job\'s own address at once, not left to its timeout', () => {
+        expect(seen().testNet.result).toBe('ECONNREFUSED');
+        // The client gives up after 5 s; a refusal comes in milliseconds (1 s is room for a loaded machine).
+        expect(seen().testNet.ms).toBeLessThan(1000);
       });
 
       it('resolves no name: UDP to 127.0.0.53:53 and 127.0.0.1:53 is refused, and a lookup fails', () => {
@@ -92,10 +109,15 @@ describe('the fence, in a namespace of its own', () => {
     });
   }
 
-  it('the fake resolvers received nothing, and readRefusals names every refused destination', () => {
+  it('the fake resolvers and the other users\' loopback listeners received nothing', () => {
     expect(out.dnsReceived).toEqual([]);
+    expect(out.heard).toEqual({ other: 0, same: 0 });
+  });
+
+  it('readRefusals names every destination the agent tried and was refused, and nothing it did not try', () => {
     const hosts = out.refusals.map((r) => r.host);
-    expect(hosts).toEqual(expect.arrayContaining([`127.0.0.2:${out.ports.otherPort}/tcp`, '127.0.0.53:53/udp', '127.0.0.1:53/udp']));
+    const tried = [`127.0.0.2:${out.ports.otherPort}/tcp`, `127.0.0.1:${out.ports.samePort}/tcp`, '192.0.2.2:443/tcp', '127.0.0.53:53/udp', '127.0.0.1:53/udp'];
+    expect([...hosts].sort()).toEqual([...tried].sort());
     expect(hosts.some((h) => h.startsWith(`127.0.0.1:${out.ports.proxyPort}/`))).toBe(false);
     for (const r of out.refusals) expect(r.count).toBeGreaterThanOrEqual(1);
     // The worker (as the runner user) reads them through the setup step's sudo rule.
@@ -107,10 +129,11 @@ describe('the fence, in a namespace of its own', () => {
     expect(out.sudo.changes.map((c) => c.path)).toEqual(['agent-file.txt']);
   });
 
-  it('an agent that spins, allocates or forks past its limit ends with the limit as its reason', () => {
+  it('an agent that spins, allocates or forks past its limit ends with the limit as its reason, whatever its CLI says', () => {
     expect(out.limits.cpu).toMatchObject({ hit: 'cpu', reason: expect.stringMatching(/CPU limit \(1 s/) });
-    expect(out.limits.memory).toMatchObject({ hit: 'memory', reason: expect.stringMatching(/memory limit \(256 MiB/) });
-    expect(out.limits.processes).toMatchObject({ hit: 'processes', reason: expect.stringMatching(/process limit \(32 processes/) });
+    // The CLI printed only "the-cli: a tool failed" and exited 1.
+    expect(out.limits.memory).toMatchObject({ hit: 'memory', reason: expect.stringMatching(/memory limit of 256 MiB per process was reached \(a process of the agent held 2\d\d MiB of data\)/) });
+    expect(out.limits.processes).toMatchObject({ hit: 'processes', reason: expect.stringMatching(/process limit of 32 was reached \(its user had 32 processes and threads at once\)/) });
   });
 
   it('the sweep ends what the agent left running in a session of its own, from root and through sudo', () => {
@@ -124,12 +147,14 @@ describe('the fence, in a namespace of its own', () => {
 describe('the fence, as text', () => {
   const user = { name: 'baton-agent', uid: 999, gid: 995, home: '/home/baton-agent' };
 
-  it('the ruleset filters only the agent uid, lets loopback through but port 53, and counts the rest', () => {
-    const text = fenceRuleset(999);
-    expect(text).toContain('meta skuid != 999 accept');
-    expect(text.indexOf('th dport 53 jump refuse')).toBeLessThan(text.indexOf('ip daddr 127.0.0.1 accept'));
+  it("the ruleset filters only the agent's sockets, admits the proxy's port before anything else on loopback but port 53, and counts the rest", () => {
+    const text = fenceRuleset(999, 24_680);
+    expect(text).toContain('meta skuid 999 jump agent');
+    expect(text).not.toContain('skuid !=');
+    expect(text.indexOf('th dport 53 jump refuse')).toBeLessThan(text.indexOf('ip daddr 127.0.0.1 tcp dport 24680 accept'));
     expect(text).toMatch(/update @refused4 \{ ip daddr \. meta l4proto \. th dport \}/);
-    expect(() => fenceRuleset(0)).toThrow(/positive integer/);
+    expect(() => fenceRuleset(0, 24_680)).toThrow(/positive integer/);
+    expect(() => fenceRuleset(999, 53)).toThrow(/port number other than 53/);
   });
 
   it('refusals are parsed from nft JSON, IPv6 bracketed, most refused first', () => {
@@ -149,7 +174,7 @@ describe('the fence, as text', () => {
   });
 
   it('a table without the skuid rule does not count as the packet filter', () => {
-    const rule = (uid: number) => ({ rule: { chain: 'output', expr: [{ match: { op: '!=', left: { meta: { key: 'skuid' } }, right: uid } }, { accept: null }] } });
+    const rule = (uid: number) => ({ rule: { chain: 'output', expr: [{ match: { op: '==', left: { meta: { key: 'skuid' } }, right: uid } }, { jump: { target: 'agent' } }] } });
     expect(filtersUid(JSON.stringify({ nftables: [rule(999)] }), 999)).toBe(true);
     expect(filtersUid(JSON.stringify({ nftables: [rule(1000)] }), 999)).toBe(false);
     expect(filtersUid(JSON.stringify({ nftables: [] }), 999)).toBe(false);
@@ -159,9 +184,14 @@ describe('the fence, as text', () => {
     expect(prlimitOptions({ cpuSeconds: 60, memoryMb: 512, processes: 100 })).toEqual(['--cpu=60:61', `--data=${512 * 1024 * 1024}`, '--nproc=100']);
     expect(() => prlimitOptions({ cpuSeconds: 0, memoryMb: null, processes: null })).toThrow(/cpuSeconds/);
     const limits = { cpuSeconds: 1, memoryMb: 10, processes: 5 };
-    expect(limitHit({ code: 0, signal: null, stdout: '', stderr: 'Resource temporarily unavailable' }, limits)).toBeNull();
+    expect(limitHit({ code: 0, signal: null, stdout: '', stderr: 'Resource temporarily unavailable' }, limits, { tasks: 5, dataKiB: 10 * 1024 })).toBeNull();
     // A limit that was not set is never blamed.
     expect(limitHit({ code: 1, signal: null, stdout: '', stderr: 'Cannot allocate memory' }, { ...limits, memoryMb: null })).toBeNull();
+    // What the processes held names the limit when the CLI's words do not.
+    const cli = { code: 1, signal: null, stdout: '', stderr: 'claude exited with code 1' };
+    expect(limitHit(cli, limits, { tasks: 5, dataKiB: 0 })?.limit).toBe('processes');
+    expect(limitHit(cli, limits, { tasks: 4, dataKiB: 9.5 * 1024 })?.limit).toBe('memory');
+    expect(limitHit(cli, limits, { tasks: 4, dataKiB: 8 * 1024 })).toBeNull();
   });
 
   it('secrets travel in the environment, never in argv; sudo keeps exactly the variables given', () => {
@@ -178,5 +208,24 @@ describe('the fence, as text', () => {
     expect(rule).toContain('runner ALL=(root) NOPASSWD: /usr/sbin/nft -j list table inet baton');
     expect(rule.split('\n').filter((l) => l.startsWith('runner '))).toHaveLength(2);
     expect(() => sudoersRule('runner ALL=(ALL) ALL #', '/usr/sbin/nft')).toThrow(/plain user name/);
+  });
+});
+
+describe("the proxy's port, drawn by the setup", () => {
+  it('is below the ephemeral range and never one a socket holds', async () => {
+    const listener = createServer().listen(0, '127.0.0.1');
+    await once(listener, 'listening');
+    try {
+      expect(portsInUse().has((listener.address() as AddressInfo).port)).toBe(true);
+    } finally {
+      listener.close();
+    }
+    const taken = new Set(Array.from({ length: 12_000 }, (_, i) => 20_000 + i).filter((p) => p !== 25_000));
+    expect(pickProxyPort(taken)).toBe(25_000);
+    for (let i = 0; i < 50; i++) {
+      const port = pickProxyPort();
+      expect(port).toBeGreaterThanOrEqual(20_000);
+      expect(port).toBeLessThan(32_768);
+    }
   });
 });

@@ -22,11 +22,12 @@ function stateFile(state: FenceState): string {
 describe('probeFence on a machine whose setup step recorded a missing protection', () => {
   it("says why the packet filter is missing in the setup's words", () => {
     const statePath = stateFile({
-      version: 1,
+      version: 2,
       user: { name: 'baton-agent', uid: 47_123, gid: 47_123, home: '/nonexistent' },
       runner: 'runner',
       nft: '',
       workspace: '/nonexistent',
+      proxyPort: 20_123,
       missing: [{ protection: 'packet-filter', reason: 'nft is not installed on this runner image' }],
     });
     const probe = probeFence({ platform: 'linux', statePath, env: { PATH: process.env.PATH } });

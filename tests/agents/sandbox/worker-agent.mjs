@@ -1,4 +1,4 @@
-/* global process, console, URL */
+/* global process, console, URL, performance */
 // The stand-in agent of the worker's sandbox scenario (worker-scenario.ts), started by
 // runWorker as a `command` agent: it tries what the sandbox must refuse and what it must let
 // through, leaves a process behind, writes files with modes that keep others out, and writes
@@ -42,6 +42,12 @@ function tcp(host, port) {
     s.once('error', (e) => resolve(e.code));
   });
 }
+/** A connection's outcome and how long it took to come, in ms. */
+async function timed(host, port) {
+  const started = performance.now();
+  const result = await tcp(host, port);
+  return { result, ms: Math.round(performance.now() - started) };
+}
 function attempt(f) {
   try {
     f();
@@ -55,6 +61,8 @@ const out = { uid: process.getuid() };
 out.refusedHost = await tunnel('evil.test:443');
 out.allowedHost = await tunnel(cfg.allowed);
 out.direct = await tcp(cfg.directHost, cfg.directPort);
+// Around the proxy to a host beyond the job's own address: refused at once, not at the 5 s timeout.
+out.testNet = await timed(cfg.testNetHost, 443);
 out.lookup = await lookup('api.anthropic.test').then(() => 'resolved', (e) => e.code);
 out.workerEnviron = attempt(() => readFileSync(`/proc/${cfg.workerPid}/environ`));
 // Left running in a session of its own: the sweep must end it.

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxReport } from '../../../src/engine/sandbox.ts';
 import { runInNamespace } from './namespace.ts';
+import { CANARY, OAUTH_CANARY } from './model-standin.ts';
 
 const SCENARIO = fileURLToPath(new URL('./worker-scenario.ts', import.meta.url));
 
@@ -22,15 +23,20 @@ interface Out {
   runnerUid: number;
   agentUid: number;
   ports: { apiPort: number; directPort: number };
+  directHeard: number;
   probe: Run;
   leftAfterProbe: number;
   cpu: Run;
+  memory: Run;
+  processes: Run;
   required: Run;
   requiredStarted: boolean;
   timedOut: Run;
   leftAfterTimeout: number;
   leftAtEnd: number;
   login: { fenced: boolean; code: number | null; stderr: string; seen: Record<string, string>; transcript: string; loginContent: string };
+  keyAttempt: Run;
+  keySeen: { modelPort: number; model: string; oauth: string; agentToken: string; agentKey: string; baseUrl: string; where: string[]; environsRead: number; filesRead: number; received: { host: string; path: string; auth: Record<string, string> }[] };
 }
 
 describe("the worker's sandbox, in a namespace of its own", () => {
@@ -47,6 +53,28 @@ describe("the worker's sandbox, in a namespace of its own", () => {
     expect(out.probe.transcript).toContain('baton: sandbox: proxy, filter, own user, limits · refused: evil.test (1)');
   });
 
+  it('the model key and OAuth token reach the stand-in model API through the proxy and are nowhere the agent can read', () => {
+    const { keyAttempt: run, keySeen: seen } = out;
+    expect(run.status, run.error ?? '').toBe('succeeded');
+    // The agent called its API through ANTHROPIC_BASE_URL on the proxy, holding a placeholder …
+    expect(seen.agentKey).toBe('baton-proxy-holds-the-key-ANTHROPIC_API_KEY');
+    expect(seen.agentToken).toBe('baton-proxy-holds-the-key-CLAUDE_CODE_OAUTH_TOKEN');
+    expect(seen.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/baton-model\/anthropic$/);
+    expect([seen.model, seen.oauth]).toEqual(['200:{"ok":true}', '200:{"ok":true}']);
+    // … and the real key and token arrived at the model host, in the header the CLI sent each placeholder in.
+    expect(seen.received).toEqual([
+      { host: `api.anthropic.com:${seen.modelPort}`, path: '/v1/messages', auth: { 'x-api-key': CANARY } },
+      { host: `api.anthropic.com:${seen.modelPort}`, path: '/v1/messages', auth: { authorization: `Bearer ${OAUTH_CANARY}` } },
+    ]);
+    // Its environment, every /proc environ and command line it could open, its home (no login
+    // file handed over while the proxy holds a key), its checkout and temp folder: no canary.
+    expect(seen.environsRead).toBeGreaterThan(0);
+    expect(seen.filesRead).toBeGreaterThan(0);
+    expect(seen.where).toEqual([]);
+    expect(run.sandbox.modelKey).toEqual({ in: 'proxy' });
+    expect(run.transcript).toContain('· key in the proxy');
+  });
+
   it('the proxy refuses a host the step does not allow, and the report counts it', () => {
     expect(out.probe.outputs!.refusedHost).toBe('403');
     expect(out.probe.sandbox.refused).toContainEqual({ host: 'evil.test', count: 1 });
@@ -57,9 +85,22 @@ describe("the worker's sandbox, in a namespace of its own", () => {
     expect(out.probe.sandbox.unreachable).toEqual([]);
   });
 
-  it('a direct connection around the proxy is refused and listed by address', () => {
+  it("a direct connection around the proxy to another user's loopback listener is refused, the listener hears nothing, and the report lists it by address", () => {
     expect(out.probe.outputs!.direct).toBe('ECONNREFUSED');
+    expect(out.directHeard).toBe(0);
     expect(out.probe.sandbox.refused).toContainEqual({ host: `127.0.0.3:${out.ports.directPort}/tcp`, count: 1 });
+  });
+
+  it('a direct connection to a host beyond the job\'s own address fails at once, not at the client\'s timeout', () => {
+    const testNet = out.probe.outputs!.testNet as { result: string; ms: number };
+    expect(testNet.result).toBe('ECONNREFUSED');
+    // The client gives up after 5 s; the refusal comes in milliseconds (1 s is room for a loaded machine).
+    expect(testNet.ms).toBeLessThan(1000);
+  });
+
+  it('the report lists what the agent tried and nothing else: no resets to the job\'s own address', () => {
+    // The lookup tried both resolvers of the scenario's resolv.conf.
+    expect(out.probe.sandbox.refused.map((r) => r.host).sort()).toEqual(['127.0.0.3:' + out.ports.directPort + '/tcp', '127.0.0.1:53/udp', '127.0.0.53:53/udp', '192.0.2.2:443/tcp', 'evil.test'].sort());
   });
 
   it('the agent resolves no name', () => {
@@ -106,6 +147,16 @@ describe("the worker's sandbox, in a namespace of its own", () => {
     expect(out.cpu.status).toBe('crashed');
     expect(out.cpu.error).toMatch(/ran into its CPU limit \(1 s of CPU time per process\)/);
     expect(out.cpu.sandbox.limit).toBe('cpu');
+  });
+
+  it("a CLI whose tool ran into the memory or process limit fails the attempt with the limit named, not with the CLI's own words", () => {
+    expect(out.memory.status).toBe('crashed');
+    expect(out.memory.error).toMatch(/^the agent's memory limit of 256 MiB per process was reached/);
+    expect(out.memory.sandbox.limit).toBe('memory');
+    expect(out.memory.transcript).toContain('the-cli: a tool failed');
+    expect(out.processes.status).toBe('crashed');
+    expect(out.processes.error).toMatch(/^the agent's process limit of 40 was reached/);
+    expect(out.processes.sandbox.limit).toBe('processes');
   });
 
   it('`sandbox: required` without the fence fails the attempt before the agent starts, naming each missing protection and why', () => {

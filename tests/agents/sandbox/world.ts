@@ -82,6 +82,21 @@ export function setup(w: World): { ms: number; state: FenceState } {
   return { ms, state };
 }
 
+/** TEST-NET-1 (RFC 5737): the job's own address and a host beyond it, on a veth pair of the namespace's own. */
+export const TEST_NET = { own: '192.0.2.1', far: '192.0.2.2' } as const;
+
+/**
+ * A host beyond the job's own address, as a runner's network has it: a veth pair in the test's
+ * namespace, the job's end holding 192.0.2.1/24, the far end up with no address (nothing answers
+ * there; a connection the fence let through would wait for ARP until the client's timeout).
+ */
+export function testNet(): void {
+  sh('ip', ['link', 'add', 'baton-job', 'type', 'veth', 'peer', 'name', 'baton-far']);
+  sh('ip', ['addr', 'add', `${TEST_NET.own}/24`, 'dev', 'baton-job']);
+  sh('ip', ['link', 'set', 'baton-job', 'up']);
+  sh('ip', ['link', 'set', 'baton-far', 'up']);
+}
+
 export function listen(server: Server, host: string): Promise<number> {
   return new Promise((resolve) => server.listen(0, host, () => resolve((server.address() as { port: number }).port)));
 }

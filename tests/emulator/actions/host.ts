@@ -43,4 +43,6 @@ export interface ActionsHost {
   tokenPullRequestRuns?(): 'none' | 'action-required';
   /** Whether a run a GITHUB_TOKEN dispatched starts `workflow_run` workflows (readings.ts); default `fires`. */
   workflowRunAfterTokenDispatch?(): 'fires' | 'silent';
+  /** Whether a push to a ref outside branches and tags starts `on: push` workflows (readings.ts); default `silent`. */
+  customRefPushRuns?(): 'silent' | 'fires';
 }

@@ -43,6 +43,7 @@ export function emulatorHost(emulator: Emulator): ActionsHost {
     ...jobCheckRuns(emulator),
     tokenPullRequestRuns: () => emulator.readings.tokenPullRequestRuns,
     workflowRunAfterTokenDispatch: () => emulator.readings.workflowRunAfterTokenDispatch,
+    customRefPushRuns: () => emulator.readings.customRefPushRuns,
   };
 }
 

@@ -79,6 +79,9 @@ interface RunSource {
   headCommit: Record<string, unknown>;
 }
 
+/** A branch name that looks like a commit SHA (pull_request_target, eventLocation). */
+const SHA_LIKE = /^[0-9a-f]{7,40}$/i;
+
 export class ActionsRunner {
   readonly store = new ActionsStore();
   readonly shapes: ActionsShapes;
@@ -281,7 +284,7 @@ export class ActionsRunner {
    * Starts every workflow whose `on:` lists the event, like GitHub does when the event
    * happens: the workflow files of the commit the event runs on (the default branch's
    * head for most events; the pushed commit for push, the test merge commit
-   * `refs/pull/<n>/merge` for pull_request, the base branch for pull_request_target),
+   * `refs/pull/<n>/merge` for pull_request, the default branch for pull_request_target),
    * with `payload` as the event (GITHUB_EVENT_PATH, `github.event`). An event caused by a
    * job's GITHUB_TOKEN (sender `github-actions[bot]`) starts nothing and is recorded in
    * `skippedTriggers` — except a `pull_request` one under the reading `tokenPullRequestRuns:
@@ -314,7 +317,7 @@ export class ActionsRunner {
         matched.push({ path, error: `Invalid workflow file ${path}: ${(err as Error).message}` });
         continue;
       }
-      if (!workflowListens(on, event, payload)) continue;
+      if (!workflowListens(on, event, payload, this.host.customRefPushRuns?.())) continue;
       try {
         matched.push({ path, workflow: parseWorkflowFile(path, text) });
       } catch (err) {
@@ -397,13 +400,23 @@ export class ActionsRunner {
         const base = (await resolveRef(gitDir, `refs/heads/${baseRef}`))?.sha ?? pull?.base?.sha ?? '';
         const number = Number(pull?.number ?? payload.number);
         const merge = await pullMergeCommit(gitDir, number, base, pull?.head?.sha ?? '');
-        if (merge === undefined) return `pull request #${number} does not merge cleanly: GitHub starts no pull_request workflow`;
+        if (merge === undefined) return `pull request #${number} has a merge conflict: GitHub starts no pull_request workflow until it is resolved`;
         return { ref: `refs/pull/${number}/merge`, sha: merge, headBranch: headRef, headRef, baseRef };
       }
       case 'pull_request_target': {
-        const baseRef = pull?.base?.ref ?? branch;
-        const loc = await at(`refs/heads/${baseRef}`);
-        return typeof loc === 'string' ? loc : { ...loc, headRef: pull?.head?.ref ?? '', baseRef };
+        // GitHub runs it on the default branch — its workflow files, GITHUB_REF the default
+        // branch, GITHUB_SHA that branch's latest commit — whatever the pull request's base
+        // (changelog 2025-11-07, "Actions pull_request_target and environment branch protections
+        // changes", in force since 2025-12-08; docs "Events that trigger workflows",
+        // pull_request_target). The docs add: "branches with names that match certain patterns
+        // (such as those which look similar to SHAs) may not trigger workflows with the
+        // pull_request_target event"; which patterns is not written down, so the emulator takes
+        // the stricter reading: a head branch named like a commit SHA, full or abbreviated (7 to
+        // 40 hex digits), starts nothing.
+        const headRef = pull?.head?.ref ?? '';
+        if (SHA_LIKE.test(headRef)) return `head branch ${JSON.stringify(headRef)} looks like a commit SHA: GitHub may start no pull_request_target workflow for it`;
+        const loc = await at(`refs/heads/${branch}`);
+        return typeof loc === 'string' ? loc : { ...loc, headRef, baseRef: pull?.base?.ref ?? branch };
       }
       case 'create':
         return at(`refs/${payload.ref_type === 'tag' ? 'tags' : 'heads'}/${String(payload.ref ?? '')}`);
@@ -423,7 +436,7 @@ export class ActionsRunner {
     const [owner, repo] = String((payload.repository as { full_name?: string } | undefined)?.full_name ?? '').split('/');
     if (!owner || !repo) return;
     // The same pull request activity starts `pull_request_target` workflows too: in the base
-    // repository's context — its default branch's workflow file (the base branch's), its
+    // repository's context — its default branch's workflow file, whatever the base, its
     // GITHUB_TOKEN with the permissions the workflow asks for, and its secrets, also for a
     // fork's pull request (docs "Events that trigger workflows", pull_request_target:
     // https://docs.github.com/en/actions/reference/workflows-and-actions/events-that-trigger-workflows#pull_request_target).

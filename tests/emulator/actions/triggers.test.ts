@@ -227,6 +227,57 @@ jobs:
     expect(runner.errors).toEqual([]);
     emu.assertNoViolations();
   }, 60_000);
+
+  // Changelog 2025-11-07 ("Actions pull_request_target and environment branch protections
+  // changes"): the default branch's workflow file, GITHUB_REF and GITHUB_SHA, whatever the base;
+  // docs: branches named like SHAs may not trigger it at all.
+  it('pull_request_target runs on the default branch whatever the base, and not for a head branch named like a SHA', async () => {
+    const target = (label: string) => showing(label, 'on:\n  pull_request_target:\n    branches: [release]');
+    const o = await repo('targets', { '.github/workflows/target.yml': target('from main') });
+    const alice = as('alice');
+    const main = await headOf(o);
+    // The release branch carries an older copy of the workflow: GitHub no longer runs it.
+    await alice.rest.git.createRef({ ...o, ref: 'refs/heads/release', sha: main });
+    await alice.rest.repos.createOrUpdateFileContents({ ...o, path: '.github/workflows/target.yml', message: 'old', branch: 'release', content: Buffer.from(target('from release')).toString('base64'), sha: ((await alice.rest.repos.getContent({ ...o, path: '.github/workflows/target.yml', ref: 'release' })).data as { sha: string }).sha });
+    const release = await headOf(o, 'release');
+    for (const branch of ['fix', 'deadbeef1234']) {
+      await alice.rest.git.createRef({ ...o, ref: `refs/heads/${branch}`, sha: release });
+      await alice.rest.repos.createOrUpdateFileContents({ ...o, path: `${branch}.txt`, message: branch, content: Buffer.from('x\n').toString('base64'), branch });
+      await alice.rest.pulls.create({ ...o, head: branch, base: 'release', title: `From ${branch}` });
+    }
+    await runner.idle();
+    const runs = runsOf(o);
+    expect(runs.map((r) => [r.workflowName, r.event, r.displayTitle])).toEqual([['from main', 'pull_request_target', 'From fix']]);
+    expect(runner.logs(runs[0]!.id)).toContain(`event=pull_request_target ref=refs/heads/main ref_name=main sha=${main}`);
+    expect(runner.logs(runs[0]!.id)).toContain('head_ref=fix base_ref=release');
+    expect(runner.skippedTriggers.filter((t) => t.event === 'pull_request_target' && t.reason.includes('deadbeef1234'))).toEqual([
+      expect.objectContaining({ reason: expect.stringContaining('looks like a commit SHA') }),
+    ]);
+    expect(runner.errors).toEqual([]);
+    emu.assertNoViolations();
+  }, 60_000);
+
+  it('a pull request with a merge conflict starts no pull_request workflow for any activity; pull_request_target and comments still start theirs', async () => {
+    const o = await repo('conflicts', {
+      '.github/workflows/pr.yml': showing('pr', 'on:\n  pull_request:\n    types: [labeled, closed]'),
+      '.github/workflows/target.yml': showing('target', 'on:\n  pull_request_target:\n    types: [labeled, closed]'),
+      '.github/workflows/comment.yml': showing('comment', 'on: issue_comment'),
+    });
+    const alice = as('alice');
+    const readme = async (branch: string) => (await alice.rest.repos.getContent({ ...o, path: 'README.md', ref: branch })).data as { sha: string };
+    await alice.rest.git.createRef({ ...o, ref: 'refs/heads/feature', sha: await headOf(o) });
+    await alice.rest.repos.createOrUpdateFileContents({ ...o, path: 'README.md', message: 'mine', content: Buffer.from('# feature\n').toString('base64'), branch: 'feature', sha: (await readme('feature')).sha });
+    await alice.rest.repos.createOrUpdateFileContents({ ...o, path: 'README.md', message: 'theirs', content: Buffer.from('# main\n').toString('base64'), branch: 'main', sha: (await readme('main')).sha });
+    const pull = (await alice.rest.pulls.create({ ...o, head: 'feature', base: 'main', title: 'Conflicting' })).data;
+    await alice.rest.issues.addLabels({ ...o, issue_number: pull.number, labels: ['go'] });
+    await alice.rest.issues.createComment({ ...o, issue_number: pull.number, body: 'hello' });
+    await alice.rest.pulls.update({ ...o, pull_number: pull.number, state: 'closed' });
+    await runner.idle();
+    expect(runsOf(o).map((r) => `${r.workflowName} ${r.event}`).sort()).toEqual(['comment issue_comment', 'target pull_request_target', 'target pull_request_target']);
+    expect(runner.skippedTriggers.filter((t) => t.event === 'pull_request' && t.reason.includes(`#${pull.number} has a merge conflict`)).map((t) => t.action)).toEqual(['opened', 'labeled', 'closed']);
+    expect(runner.errors).toEqual([]);
+    emu.assertNoViolations();
+  }, 60_000);
 });
 
 describe('on: filters', () => {

@@ -154,7 +154,7 @@ function passesRefFilters(spec: Obj, kind: 'branch' | 'tag', name: string, tagsA
  * Whether a workflow's `on:` starts it for this event and payload (`workflow_run`'s
  * `workflows:` compares with the triggering run's workflow name).
  */
-export function workflowListens(on: unknown, event: string, payload: Obj): boolean {
+export function workflowListens(on: unknown, event: string, payload: Obj, customRefPushRuns: 'silent' | 'fires' = 'silent'): boolean {
   const spec = eventSpec(on, event);
   if (spec === undefined) return false;
   const action = typeof payload.action === 'string' ? payload.action : undefined;
@@ -165,8 +165,9 @@ export function workflowListens(on: unknown, event: string, payload: Obj): boole
       const ref = String(payload.ref ?? '');
       if (ref.startsWith('refs/tags/')) return passesRefFilters(spec, 'tag', ref.slice('refs/tags/'.length), true);
       // "Runs your workflow when you push a commit or tag" (docs, "Events that trigger workflows",
-      // push): a branch or a tag. Other refs (baton's claims under refs/baton/, refs/notes/…) start nothing.
-      if (!ref.startsWith('refs/heads/')) return false;
+      // push): a branch or a tag. Other refs (baton's claims under refs/baton/, refs/notes/…) start
+      // nothing — unless the reading `customRefPushRuns` is `fires`: then they are filtered by their name after refs/.
+      if (!ref.startsWith('refs/heads/')) return customRefPushRuns === 'fires' && !ref.startsWith('refs/pull/') ? passesRefFilters(spec, 'branch', ref.slice('refs/'.length), true) : false;
       return passesRefFilters(spec, 'branch', ref.slice('refs/heads/'.length), true);
     }
     case 'pull_request':
@@ -209,7 +210,10 @@ export function refName(ref: string): string {
 /**
  * The test merge commit GitHub keeps at `refs/pull/<n>/merge` (and the head at
  * `refs/pull/<n>/head`): undefined when the pull request does not merge cleanly, in which
- * case GitHub starts no `pull_request` workflow either.
+ * case GitHub starts no `pull_request` workflow either: "Workflows will not run on
+ * pull_request activity if the pull request has a merge conflict. The merge conflict must be
+ * resolved first" (docs "Events that trigger workflows", pull_request). Any activity: a label,
+ * a close, a push. `pull_request_target` runs anyway (it does not run on the merge commit).
  */
 export function pullMergeCommit(gitDir: string, number: number, baseSha: string, headSha: string): Promise<string | undefined> {
   // Events of one pull request (opened, labeled) are triggered side by side: one computes the

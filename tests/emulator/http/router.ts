@@ -18,6 +18,13 @@ export interface RouteOptions {
    * credentials at all (the manifest flow's code is the credential).
    */
   auth?: 'app' | 'token' | 'none';
+  /**
+   * Body fields (`output.summary`) the route checks itself and refuses with GitHub's recorded
+   * answer (422 "Validation Failed" with `errors[{resource, field, code}]`): the description's
+   * limits on them are left to the route, whose answer is GitHub's, and a request over them is
+   * a refusal GitHub gives, not a malformed one.
+   */
+  validates?: string[];
 }
 
 export interface RouteContext {

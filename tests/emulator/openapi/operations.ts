@@ -26,6 +26,7 @@ export const OPERATIONS: readonly string[] = [
   'GET /repos/{owner}/{repo}/collaborators/{username}/permission',
   'GET /repos/{owner}/{repo}/commits/{ref}',
   'GET /repos/{owner}/{repo}/compare/{basehead}',
+  'GET /repos/{owner}/{repo}/branches/{branch}',
   'POST /repos/{owner}/{repo}/merges',
   'GET /repos/{owner}/{repo}/contents/{path}',
   'PUT /repos/{owner}/{repo}/contents/{path}',

@@ -29,6 +29,8 @@ const OUTPUT_LIMIT_BYTES = 65535;
  * (REST docs, "Update a check run"). The wording of the refusal is not documented.
  */
 const MAX_ANNOTATIONS = 50;
+/** The byte limits are the route's (checkOutput): the description's 65,535 characters would answer first, and not as GitHub does. */
+const OUTPUT_FIELDS = ['output.summary', 'output.text'];
 
 /** A `status` webhook lists at most this many of the branches containing the commit. */
 export const STATUS_BRANCHES_MAX = 10;
@@ -134,7 +136,7 @@ export function registerCheckRoutes(emulator: Emulator): void {
       await suites.settle(repo, suite, sender);
       return { status: 201, body: shapes.checkRun(repo, run) };
     },
-    { permission: ['checks', 'write'] },
+    { permission: ['checks', 'write'], validates: OUTPUT_FIELDS },
   );
 
   router.add('GET', '/repos/{owner}/{repo}/check-runs/{check_run_id}', (ctx) => {
@@ -158,7 +160,7 @@ export function registerCheckRoutes(emulator: Emulator): void {
       await suites.settle(repo, suites.suite(run.suiteId), sender);
       return { status: 200, body: shapes.checkRun(repo, run) };
     },
-    { permission: ['checks', 'write'] },
+    { permission: ['checks', 'write'], validates: OUTPUT_FIELDS },
   );
 
   router.add(

@@ -8,8 +8,9 @@ import { ZERO_SHA, type GitRepo, type Person } from '../git.ts';
 import { notFound, unprocessable, validationFailed, type RouteContext } from '../http/router.ts';
 import { onPush } from '../push.ts';
 import type { Repo } from '../store.ts';
-import { actor, body, gitOf, repoOf, resolveCommitish } from './util.ts';
+import { actor, body, gitOf, refusePushless, repoOf, resolveCommitish } from './util.ts';
 import { defaultBranchHead, refUpdateBase, refuseWorkflowChangesByApi, refuseWorkflowCommit, refuseWorkflowTree } from './workflow-files.ts';
+import { refuseForkOnlyCommit } from '../forks.ts';
 
 interface TreeInput {
   path?: string;
@@ -205,6 +206,7 @@ export function registerGitRoutes(emulator: Emulator): void {
     '/repos/{owner}/{repo}/git/refs',
     async (ctx) => {
       const repo = repoOf(ctx);
+      refusePushless(ctx, repo);
       const git = gitOf(ctx, repo);
       const input = body<{ ref: string; sha: string }>(ctx);
       if (!/^refs\/[^/]+\/.+/.test(input.ref) || input.ref.includes('..') || input.ref.endsWith('/') || /[\s~^:?*[\\]/.test(input.ref)) {
@@ -219,6 +221,7 @@ export function registerGitRoutes(emulator: Emulator): void {
         const racer = created !== undefined && (created.arrived >= ctx.arrivedAt || ctx.arrivedAt - created.done < RACE_WINDOW_MS);
         throw unprocessable(racer && ctx.emulator.readings.refCreateRace === 'update-failed' ? 'Reference update failed' : 'Reference already exists');
       }
+      await refuseForkOnlyCommit(ctx, git, input.sha);
       await refuseWorkflowChangesByApi(ctx, git, await defaultBranchHead(git, repo), input.sha);
       try {
         await git.updateRef(input.ref, input.sha, ZERO_SHA);
@@ -244,6 +247,7 @@ export function registerGitRoutes(emulator: Emulator): void {
     '/repos/{owner}/{repo}/git/refs/{ref}',
     async (ctx) => {
       const repo = repoOf(ctx);
+      refusePushless(ctx, repo);
       const git = gitOf(ctx, repo);
       const input = body<{ sha: string; force?: boolean }>(ctx);
       const current = await existing(ctx, git);
@@ -269,6 +273,7 @@ export function registerGitRoutes(emulator: Emulator): void {
     '/repos/{owner}/{repo}/git/refs/{ref}',
     async (ctx) => {
       const repo = repoOf(ctx);
+      refusePushless(ctx, repo);
       const git = gitOf(ctx, repo);
       const current = await existing(ctx, git);
       await git.deleteRef(current.ref);

@@ -1,6 +1,6 @@
 /** Issues, their comments and labels, with the webhooks each change sends. */
 import type { Emulator } from '../emulator.ts';
-import { notFound, validationFailed, type RouteContext } from '../http/router.ts';
+import { HttpError, notFound, validationFailed, type RouteContext } from '../http/router.ts';
 import type { Comment, Issue, Repo } from '../store.ts';
 import { now } from '../store.ts';
 import { pullJson } from './pulls.ts';
@@ -22,6 +22,8 @@ const MAX_LABEL_NAME = 50;
  */
 const MAX_ISSUE_LABELS = 100;
 const MAX_LABEL_DESCRIPTION = 100;
+/** Comments one issue or pull request takes at most (the create-comment route). */
+export const MAX_ISSUE_COMMENTS = 2500;
 export function commentOf(ctx: RouteContext, repo: Repo): Comment {
   const comment = ctx.emulator.store.comments.get(Number(ctx.params.comment_id));
   if (comment === undefined || comment.repoId !== repo.id) throw notFound();
@@ -176,6 +178,9 @@ export function registerIssueRoutes(emulator: Emulator): void {
       const issue = issueOf(ctx, repo);
       const text = body<{ body: string }>(ctx).body;
       if (text.length > 65536) throw validationFailed([{ resource: 'IssueComment', field: 'data', code: 'custom', message: 'Body is too long (maximum is 65536 characters)' }]);
+      // A hard cap that cannot be lifted: past 2,500 comments GitHub refuses every new one
+      // (digitaldrywood/detent#1540, 2026-07). Editing and deleting comments stay possible.
+      if (store.commentCount(repo.id, issue.number) >= MAX_ISSUE_COMMENTS) throw new HttpError(403, `Commenting is disabled on issues with more than ${MAX_ISSUE_COMMENTS} comments`);
       const created = now();
       const comment: Comment = { id: store.nextId(), repoId: repo.id, issueNumber: issue.number, user: actor(ctx), body: text, createdAt: created, updatedAt: created, reactions: [], viaApp: viaApp(ctx) };
       store.comments.set(comment.id, comment);

@@ -239,6 +239,15 @@ export function registerPullRoutes(emulator: Emulator): void {
         // The reviews endpoint answers with plain strings in errors[], unlike most.
         throw new HttpError(422, 'Unprocessable Entity', { errors: [`Can not ${verb} your own pull request`] });
       }
+      // Without commit_id the review is on the pull request's latest commit, and its lines are
+      // resolved there (REST "Create a review for a pull request": "Defaults to the most recent
+      // commit in the pull request when you do not specify a value"); with one, on that commit,
+      // which must be one of the pull request's: else 422 "The commitOID is not part of the pull
+      // request" (reviewdog/reviewdog#434, google-github-actions/run-gemini-cli#352), in
+      // errors[] as plain strings like this endpoint's other refusals.
+      if (input.commit_id !== undefined && !(await partOfPull(emulator, repo, pull, input.commit_id))) {
+        throw new HttpError(422, 'Unprocessable Entity', { errors: ['The commitOID is not part of the pull request'] });
+      }
       await refuseLinesOutsideTheDiff(emulator, repo, pull, input.commit_id ?? pull.headSha, input.comments ?? []);
       const state: Review['state'] =
         input.event === 'APPROVE' ? 'APPROVED' : input.event === 'REQUEST_CHANGES' ? 'CHANGES_REQUESTED' : input.event === 'COMMENT' ? 'COMMENTED' : 'PENDING';
@@ -273,12 +282,35 @@ export function registerPullRoutes(emulator: Emulator): void {
     write,
   );
 
-  router.add('GET', '/repos/{owner}/{repo}/pulls/{pull_number}/comments', (ctx) => {
+  router.add('GET', '/repos/{owner}/{repo}/pulls/{pull_number}/comments', async (ctx) => {
     const repo = repoOf(ctx);
     const issue = pullOf(ctx, repo);
     const comments = issue.pull!.reviews.filter((r) => r.state !== 'PENDING').flatMap((r) => r.comments);
-    return paginate(ctx, comments.map((c) => shapes.reviewComment(repo, issue, c)));
+    const shown = [];
+    for (const c of comments) shown.push(shapes.reviewComment(repo, issue, c, await placedNow(emulator, repo, issue.pull!, c)));
+    return paginate(ctx, shown);
   }, read);
+}
+
+/** Whether `sha` is one of the pull request's commits: its head's, not its base's. */
+async function partOfPull(emulator: Emulator, repo: Repo, pull: NonNullable<Issue['pull']>, sha: string): Promise<boolean> {
+  const git = emulator.git(repo.owner, repo.name);
+  if ((await git.type(sha)) !== 'commit' || !(await git.isAncestor(sha, pull.headSha))) return false;
+  const base = await git.mergeBase(pull.baseSha, pull.headSha);
+  return base === null || !(await git.isAncestor(sha, base));
+}
+
+/**
+ * Where a review comment stands now that the pull request may have moved on: on the head, at
+ * the same line, while its file is unchanged since the comment's commit; outdated otherwise —
+ * `line` null, `original_line` and `original_commit_id` what it was made on (GitHub's
+ * "outdated" comments). GitHub follows the hunk rather than the file; a change of the file is
+ * the emulator's stricter reading of "the code changed since".
+ */
+async function placedNow(emulator: Emulator, repo: Repo, pull: NonNullable<Issue['pull']>, c: ReviewComment): Promise<{ commitId: string; outdated: boolean }> {
+  if (c.commitId === pull.headSha || c.line === null) return { commitId: pull.headSha, outdated: false };
+  const changed = (await emulator.git(repo.owner, repo.name).diff(c.commitId, pull.headSha).catch(() => null))?.some((f) => f.path === c.path) ?? true;
+  return changed ? { commitId: c.commitId, outdated: true } : { commitId: pull.headSha, outdated: false };
 }
 
 /**

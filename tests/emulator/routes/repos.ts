@@ -21,6 +21,27 @@ export function registerRepoRoutes(emulator: Emulator): void {
 
   router.add('GET', '/repos/{owner}/{repo}', (ctx) => ({ status: 200, body: shapes.fullRepository(repoOf(ctx)) }), { permission: ['metadata', 'read'] });
 
+  // REST "Get a branch" (docs "REST API endpoints for branches": Contents read): `protected` is
+  // true when branch protection or a ruleset applies to it.
+  // The emulator keeps protection as a set of branch names (Repo.protectedBranches) and reports it
+  // only: it does not refuse writes to them, as GitHub does not for an App on the bypass list —
+  // the case where baton's own door (src/hosts/github/git-refs.ts) is all that stands.
+  router.add(
+    'GET',
+    '/repos/{owner}/{repo}/branches/{branch}',
+    async (ctx) => {
+      const repo = repoOf(ctx);
+      const name = ctx.params.branch!;
+      const git = gitOf(ctx, repo);
+      const sha = await git.resolveRef(`refs/heads/${name}`);
+      if (sha === null) throw notFound('Branch not found');
+      const url = `${shapes.repoUrl(repo)}/branches/${name}`;
+      const isProtected = repo.protectedBranches?.has(name) === true;
+      return { status: 200, body: { name, commit: shapes.commit(repo, await git.readCommit(sha)), _links: { self: url, html: `https://github.com/${repo.fullName}/tree/${name}` }, protected: isProtected, protection: { enabled: isProtected, required_status_checks: { enforcement_level: 'off', contexts: [], checks: [] } }, protection_url: `${url}/protection` } };
+    },
+    { permission: ['contents', 'read'] },
+  );
+
   router.add(
     'GET',
     '/repos/{owner}/{repo}/collaborators/{username}/permission',

@@ -20,6 +20,21 @@ export function actor(ctx: RouteContext): string {
   return ctx.emulator.store.app.botLogin;
 }
 
+/**
+ * A person without push access (a `read` or `triage` role) may not make, move or delete a ref:
+ * GitHub answers 404, as it does for what a caller has no permission for ("Troubleshooting the
+ * REST API": a 404 "Not Found" for a resource that exists when the caller lacks access;
+ * "Repository roles": pushing needs the write role). Only people given such a role
+ * (`store.setRole`) are refused: a person the repository does not name is taken for a
+ * collaborator, as the emulator's tests always have. Installations are held to their own
+ * `contents: write` by the route's permission.
+ */
+export function refusePushless(ctx: RouteContext, repo: Repo): void {
+  if (ctx.auth.kind !== 'user') return;
+  const role = repo.roles.get(ctx.auth.login.toLowerCase());
+  if (role !== undefined && !['admin', 'maintain', 'write'].includes(role)) throw notFound();
+}
+
 /** Whether the caller is an installation of the app (its comments show `performed_via_github_app`). */
 export function viaApp(ctx: RouteContext): boolean {
   return ctx.auth.kind === 'installation' && ctx.auth.login === ctx.emulator.store.app.botLogin;

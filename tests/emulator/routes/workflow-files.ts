@@ -53,8 +53,13 @@ export async function changedWorkflowFiles(git: GitRepo, before: string | null, 
  * answers (actions/github-script#455), and no report shows this rule's own answer at the ref.
  */
 export async function refuseWorkflowChangesByApi(ctx: RouteContext, git: GitRepo, before: string | null, after: string): Promise<void> {
-  if (mayWriteWorkflows(ctx)) return;
   if ((await changedWorkflowFiles(git, before, after)).length === 0) return;
+  refuseWorkflowRule(ctx);
+}
+
+/** Throws the workflow-file rule's refusal of a ref write (as above) unless the token may write workflows. */
+export function refuseWorkflowRule(ctx: RouteContext): void {
+  if (mayWriteWorkflows(ctx)) return;
   if (ctx.emulator.readings.workflowRefusalAt === 'ref') throw unprocessable('Reference update failed');
   throw new HttpError(403, 'Resource not accessible by integration');
 }
