@@ -89,7 +89,8 @@ describe('app: people acting on a run', () => {
     await h.settle();
     const record = await h.record(n);
     expect(record).toContain(`run \`${runId}\` — cancelled`);
-    expect(record).toContain('cancelled by @alice');
+    // The record notifies nobody: a name in it is shown with its mention made inert.
+    expect(record).toContain('cancelled by @\u200Balice');
     expect(runs(h).map((r) => [r.displayTitle, r.conclusion])).toEqual([
       [`baton ${runId} left #1`, 'cancelled'],
       [`baton ${runId} right #1`, 'cancelled'],
