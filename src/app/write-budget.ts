@@ -88,6 +88,13 @@ export class InstallationDoor {
   private timerDue = Infinity;
   /** Events already told they wait (once per event's lane, not per write). */
   private readonly noticed = new WeakSet<LaneContext>();
+  /**
+   * Events whose notice is being written: none of their own writes is let through meanwhile. The
+   * notice rewrites the status comment from the body the event last wrote; were the event's next
+   * record write sent while the notice is out, the notice could land after it and put the older
+   * state back on GitHub (a finished run shown running, waiting, for good).
+   */
+  private readonly telling = new Set<LaneContext>();
   /** Starts' writes let through and not answered yet: their events' next writes are coming. */
   private startsOut = 0;
 
@@ -156,6 +163,7 @@ export class InstallationDoor {
     let best: Waiter | undefined;
     let bestRank = -1;
     for (const w of this.waiters) {
+      if (w.ctx && this.telling.has(w.ctx)) continue;
       const cls = classOf(w.ctx);
       const rank = CLASS_RANK[cls];
       if (!best || rank > bestRank || (rank === bestRank && this.before(w, best, rank))) [best, bestRank] = [w, rank];
@@ -238,6 +246,8 @@ export class InstallationDoor {
     const ctx = w.ctx;
     if (!ctx?.notice || this.noticed.has(ctx) || !this.waiters.includes(w)) return;
     this.noticed.add(ctx);
+    // Held from here, in the same turn as the check that the write still waits.
+    this.telling.add(ctx);
     const cls = classOf(ctx);
     const ahead = this.waiters.filter((o) => o === w || CLASS_RANK[classOf(o.ctx)] >= CLASS_RANK[cls]).length;
     try {
@@ -245,6 +255,9 @@ export class InstallationDoor {
       await asCommand(ctx, () => ctx.notice!(estimate / this.scale));
     } catch (err) {
       this.warn(`could not tell lane ${ctx.lane} that it waits for GitHub's write budget: ${(err as Error).message}`);
+    } finally {
+      this.telling.delete(ctx);
+      this.pump();
     }
   }
 
