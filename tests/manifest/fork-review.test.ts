@@ -3,15 +3,9 @@
 // `push-to-head`, and MCP servers that would hand the fork's agent a secret of the worker's.
 import { describe, expect, it } from 'vitest';
 import { loadWorkflowText } from '../../src/manifest/load.ts';
+import { FORK_REVIEW_HEAD } from '../support/fork-review-head.ts';
 
-const HEAD = `name: fork-review
-on:
-  pull_request:
-    forks: review
-    authors: [any]
-agents:
-  reviewer: { uses: claude-code }
-`;
+const HEAD = FORK_REVIEW_HEAD;
 
 function errors(yaml: string) {
   return loadWorkflowText('wf.yml', yaml).diagnostics.filter((d) => d.severity === 'error');

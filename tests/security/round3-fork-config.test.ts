@@ -13,17 +13,11 @@ import { runWorker } from '../../src/agents/worker.ts';
 import { fakes, git, makeRepo, makeTask } from '../agents/helpers.ts';
 import { startHarness, type Harness } from '../app/harness.ts';
 import { forkCommit, openForkPullRequest } from '../emulator/forks.ts';
+import { FORK_REVIEW_HEAD } from '../support/fork-review.ts';
 
 const o = { owner: 'acme', repo: 'widgets' };
 
-const REVIEW = `name: fork-review
-on:
-  pull_request:
-    forks: review
-    authors: [any]
-agents:
-  reviewer: { uses: claude-code }
-steps:
+const REVIEW = `${FORK_REVIEW_HEAD}steps:
   - id: review
     review: { agent: reviewer }
 `;

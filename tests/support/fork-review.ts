@@ -7,16 +7,12 @@ import { loadWorkflowText } from '../../src/manifest/load.ts';
 import { initFiles } from '../actions-only/harness.ts';
 import type { Emulator } from '../emulator/emulator.ts';
 import { forkCommit, openForkPullRequest } from '../emulator/forks.ts';
+import { FORK_REVIEW_HEAD } from './fork-review-head.ts';
+
+export { FORK_REVIEW_HEAD };
 
 /** A `forks: review` workflow: an agent reads the change (its outputs name what it found), then a review. */
-export const FORK_REVIEW = `name: fork-review
-on:
-  pull_request:
-    forks: review
-    authors: [any]
-agents:
-  reviewer: { uses: claude-code }
-steps:
+export const FORK_REVIEW = `${FORK_REVIEW_HEAD}steps:
   - id: look
     agent: reviewer
     writes: false
