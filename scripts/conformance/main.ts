@@ -2,17 +2,21 @@
  * `npm run conformance -- --repo OWNER/REPO [--api-url URL] [--out FILE] [--only NAME]`: asks a
  * sandbox repository on GitHub each question the emulator answers from an assumption, and puts
  * GitHub's answer beside the emulator's. `--emulator` (no --repo) asks only the emulator, under
- * every reading value, and makes no claim about GitHub. See docs/conformance.md.
+ * every reading value, and makes no claim about GitHub. `--runner-probe` runs the runner probe
+ * (U5) on GitHub's hosted runners and on the emulator's, instead of the scenarios. See
+ * docs/conformance.md.
  */
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { compare } from './compare.ts';
+import { probeTable } from './probe/compare-facts.ts';
+import { settleProbe } from './probe/settle.ts';
 import { report, table } from './report.ts';
 import { SCENARIOS } from './scenarios/index.ts';
 import { githubTarget } from './targets/github.ts';
 import { unknownsList } from './unknowns.ts';
 
-const USAGE = 'usage: npm run conformance -- (--repo OWNER/REPO [--api-url URL] | --emulator) [--out FILE] [--only SCENARIO]';
+const USAGE = 'usage: npm run conformance -- (--repo OWNER/REPO [--api-url URL] | --emulator) [--out FILE] [--only SCENARIO | --runner-probe]';
 
 async function main(argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -23,6 +27,7 @@ async function main(argv: string[]): Promise<number> {
       emulator: { type: 'boolean', default: false },
       out: { type: 'string', default: 'conformance.json' },
       only: { type: 'string', multiple: true },
+      'runner-probe': { type: 'boolean', default: false },
     },
   });
   if ((values.repo === undefined) === !values.emulator) {
@@ -43,7 +48,15 @@ async function main(argv: string[]): Promise<number> {
     }
     github = await githubTarget({ owner: m[1]!, repo: m[2]!, apiUrl: values['api-url'].replace(/\/$/, ''), env: process.env });
   }
-  const rows = await compare(scenarios, github, (line) => console.error(line));
+  const log = (line: string) => console.error(line);
+  if (values['runner-probe']) {
+    const probe = await settleProbe(github, log);
+    process.stdout.write(probeTable(probe.rows));
+    await writeFile(values.out, `${JSON.stringify({ claimAboutGitHub: github !== null, repo: values.repo ?? null, madeAt: new Date().toISOString(), ...probe }, null, 2)}\n`);
+    console.error(`wrote ${values.out}`);
+    return 0;
+  }
+  const rows = await compare(scenarios, github, log);
   const result = report(rows, values.repo === undefined ? null : { repo: values.repo, apiUrl: values['api-url'] });
   process.stdout.write(table(result));
   process.stdout.write(unknownsList(rows, github !== null));

@@ -18,9 +18,18 @@ import { kitOctokit } from './octokit.ts';
 const OWNER = 'conformance';
 const REPO = 'sandbox';
 
-export async function emulatorTarget(readings: Partial<Readings> = {}): Promise<Target> {
+export interface EmulatorTargetOptions {
+  /**
+   * Run jobs in the runner's sandbox (tests/emulator/actions/sandbox.ts): as `runner`, with the
+   * sudoers rule and the namespaces the emulator models GitHub's hosted runner with. The runner
+   * probe asks for it, so that its answer is the model's, not this machine's. Needs root.
+   */
+  sandbox?: boolean;
+}
+
+export async function emulatorTarget(readings: Partial<Readings> = {}, options: EmulatorTargetOptions = {}): Promise<Target> {
   const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
-  const actions = withActions({ triggerOnWebhooks: true });
+  const actions = withActions({ triggerOnWebhooks: true, ...(options.sandbox === true ? { sandbox: true } : {}) });
   const emu = await startEmulator({ readings, appPublicKey: publicKey, plugins: [actions.plugin] });
   await emu.createRepo(OWNER, REPO, { 'README.md': '# sandbox\n', '.github/workflows/ci.yml': 'on: push\njobs: {}\n' });
   emu.store.allowActionsToCreatePullRequests(OWNER, REPO);
