@@ -9,7 +9,7 @@
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { compare } from './compare.ts';
-import { probeTable } from './probe/compare-facts.ts';
+import { probeSummary, probeTable } from './probe/compare-facts.ts';
 import { settleProbe } from './probe/settle.ts';
 import { report, table } from './report.ts';
 import { SCENARIOS } from './scenarios/index.ts';
@@ -59,8 +59,12 @@ async function main(argv: string[]): Promise<number> {
   const rows = await compare(scenarios, github, log);
   const result = report(rows, values.repo === undefined ? null : { repo: values.repo, apiUrl: values['api-url'] });
   process.stdout.write(table(result));
-  process.stdout.write(unknownsList(rows, github !== null));
-  await writeFile(values.out, `${JSON.stringify(result, null, 2)}\n`);
+  // The emulator's runner answers the probe in seconds, so an emulator-only run of every
+  // scenario shows it too; GitHub's runners cost job minutes, so there it is asked for.
+  const probe = github === null && values.only === undefined ? await settleProbe(null, log) : undefined;
+  process.stdout.write(unknownsList(rows, github !== null, probe === undefined ? {} : { summary: probeSummary(probe.rows) }));
+  if (probe !== undefined) process.stdout.write(probeTable(probe.rows));
+  await writeFile(values.out, `${JSON.stringify(probe === undefined ? result : { ...result, runnerProbe: probe }, null, 2)}\n`);
   console.error(`wrote ${values.out}`);
   return rows.some((r) => r.verdict === 'failed') ? 1 : 0;
 }

@@ -71,3 +71,13 @@ export function probeTable(rows: readonly FactRow[]): string {
       : `Differ or missing: ${differing.join(', ')}.`;
   return `\nThe runner probe (U5; docs/conformance.md, "The runner probe"):\n\n${lines.join('\n')}\n\n${summary}\n`;
 }
+
+/** One line for the unknowns list: what the emulator's runner answered, or how its run went. */
+export function probeSummary(rows: readonly FactRow[]): string {
+  const missing = new Set(rows.flatMap((r) => Object.values(r.emulator).filter((v) => v.startsWith('missing: '))));
+  if (missing.size > 0) return `the emulator's runner gave no facts (${[...missing].join('; ')})`;
+  const pick = (fact: string) => `${fact} ${rows.find((r) => r.fact === fact)!.emulator[PROBE_IMAGES[0]]}`;
+  const differ = rows.flatMap((r) => PROBE_IMAGES.filter((i) => r.verdicts[i] === 'differ' || r.verdicts[i] === 'missing').map((i) => `${r.fact} on ${i}`));
+  const against = rows.some((r) => r.github !== null) ? `; GitHub: ${differ.length === 0 ? 'every judged fact matches' : `differs in ${differ.join(', ')}`}` : '';
+  return `the emulator's runner answered ${rows.length} facts on ${PROBE_IMAGES.length} images (${['user', 'sudoers.runner.rule', 'program.nft', 'apparmor.restrict_unprivileged_userns'].map(pick).join(', ')}…; table below)${against}`;
+}

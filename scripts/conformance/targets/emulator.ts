@@ -17,6 +17,7 @@ import { kitOctokit } from './octokit.ts';
 
 const OWNER = 'conformance';
 const REPO = 'sandbox';
+const OTHER_OWNER = 'conformance-two';
 
 export interface EmulatorTargetOptions {
   /**
@@ -37,6 +38,10 @@ export async function emulatorTarget(readings: Partial<Readings> = {}, options: 
   const limitsMet: LimitMet[] = [];
   const octokit = (auth: string) => kitOctokit(emu.apiUrl, auth, limitsMet);
   const app = octokit(emu.auth.issue(installation.id, installation.permissions, [`${OWNER}/${REPO}`]).token);
+  // A second account with the App installed: U4 asks whether a limit met through one installation holds for another.
+  await emu.createRepo(OTHER_OWNER, REPO, { 'README.md': '# second installation\n' });
+  const other = emu.store.installation(OTHER_OWNER);
+  const secondInstallation = { octokit: octokit(emu.auth.issue(other.id, other.permissions, [`${OTHER_OWNER}/${REPO}`]).token), owner: OTHER_OWNER, repo: REPO };
   const served = new Set(OPERATIONS);
   return {
     kind: 'emulator',
@@ -52,6 +57,7 @@ export async function emulatorTarget(readings: Partial<Readings> = {}, options: 
       await actions.runner.idle();
       return true;
     },
+    secondInstallation,
     openForkPullRequest: (o) => openForkPullRequest(emu, { owner: OWNER, repo: REPO, fork: 'conformance-fork', ...o }),
     async close() {
       const bugs = [...actions.runner.errors];
