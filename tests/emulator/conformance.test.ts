@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compare, type Row } from '../../scripts/conformance/compare.ts';
@@ -169,6 +169,28 @@ describe('--repo against an emulator posing as GitHub', () => {
     expect(runner.errors).toEqual([]);
     emu.assertNoViolations();
   }, 240_000);
+
+  it('npm run conformance -- --repo prints, for U1 and U4, what to set up and run by hand, and how to run the runner probe', async () => {
+    const out = join(await mkdtemp(join(tmpdir(), 'baton-conformance-')), 'conformance.json');
+    try {
+      const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/conformance/main.ts', '--repo', 'acme/sandbox', '--api-url', emu.apiUrl, '--only', 'two concurrent creates of one ref', '--out', out], {
+        cwd: new URL('../..', import.meta.url).pathname,
+        env: { ...process.env, ...env },
+      });
+      expect(stdout).toMatch(/\| two concurrent creates of one ref \| reading refCreateRace \(default already-exists\) \| loser: 422 Reference already exists \[already-exists\] \| .* \| agree \|/);
+      expect(stdout.match(/^- U\d: /gm)).toHaveLength(8);
+      expect(stdout.match(/^ {2}- by hand: .*/gm)).toEqual([
+        expect.stringMatching(/^ {2}- by hand: needs a second account: with it, fork the sandbox, push a commit to the fork only, .*`POST \/repos\/OWNER\/REPO\/git\/refs`/),
+        expect.stringMatching(/^ {2}- by hand: needs baton's App installed on a second account .* post more than 80 issue comments .* with B's token/),
+      ]);
+      expect(stdout).toContain('  - against GitHub: `npm run conformance -- --repo OWNER/REPO --runner-probe`');
+      // A run against GitHub does not spend hosted-runner minutes on the probe unless asked.
+      expect(stdout).toContain('  - runner probe: not run in this run');
+      expect(stdout).not.toContain('| fact |');
+    } finally {
+      await rm(dirname(out), { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it('skips the GITHUB_TOKEN pull request scenario, naming the setting, where Actions may not open pull requests, and leaves nothing behind', async () => {
     emu.store.allowActionsToCreatePullRequests('acme', 'sandbox', false);
