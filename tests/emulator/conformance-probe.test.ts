@@ -6,16 +6,19 @@
 // Nothing here reaches the network. The emulator's runner sandbox needs root.
 import { execFile } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compareProbes, probeTable } from '../../scripts/conformance/probe/compare-facts.ts';
+import { compareProbes, probeSummary, probeTable } from '../../scripts/conformance/probe/compare-facts.ts';
 import { FACTS, parseProbe, PROBE_IMAGES, type Facts } from '../../scripts/conformance/probe/facts.ts';
 import type { ProbeResult } from '../../scripts/conformance/probe/run-probe.ts';
 import { settleProbe } from '../../scripts/conformance/probe/settle.ts';
 import { PROBE_SCRIPT, probeWorkflow } from '../../scripts/conformance/probe/workflow.ts';
 import { githubTarget, SANDBOX_MARKER } from '../../scripts/conformance/targets/github.ts';
+import { unknownsList } from '../../scripts/conformance/unknowns.ts';
 import { withActions, type ActionsRunner } from './actions/index.ts';
 import { RUNNER_SUDOERS } from './actions/sandbox.ts';
 import { startEmulator, type Emulator } from './emulator.ts';
@@ -90,6 +93,33 @@ describe('the comparer', () => {
     const rows = compareProbes({ ...emulator, 'ubuntu-24.04-arm': { missing: 'no artifact runner-probe-ubuntu-24.04-arm: no runner picked the job up' } }, emulator);
     expect(rows.every((r) => r.verdicts['ubuntu-24.04-arm'] === 'missing' && r.verdicts['ubuntu-24.04'] !== 'differ')).toBe(true);
     expect(rows[0]!.github!['ubuntu-24.04-arm']).toBe('missing: no artifact runner-probe-ubuntu-24.04-arm: no runner picked the job up');
+  });
+});
+
+describe('npm run conformance -- --emulator --runner-probe', () => {
+  it("prints the emulator's runner's facts, and writes them as JSON that makes no claim about GitHub", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'baton-probe-'));
+    try {
+      const out = join(dir, 'probe.json');
+      const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/conformance/main.ts', '--emulator', '--runner-probe', '--out', out], { cwd: fileURLToPath(new URL('../..', import.meta.url)), env: { ...process.env, GITHUB_TOKEN: '' } });
+      expect(stdout).toContain('| fact | judged | emulator |');
+      expect(stdout).toContain('| user | yes | runner |');
+      expect(stdout).toContain(`| sudoers.runner.rule | yes | ${RUNNER_SUDOERS.trim()} |`);
+      expect(stdout).toContain("Emulator only: the emulator's runner's answers; no claim about GitHub's runners.");
+      const json = JSON.parse(await readFile(out, 'utf8')) as { claimAboutGitHub: boolean; github: unknown; emulator: ProbeResult };
+      expect(json.claimAboutGitHub).toBe(false);
+      expect(json.github).toBeNull();
+      for (const image of PROBE_IMAGES) expect(Object.keys(json.emulator[image]!)).toEqual([...FACTS]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('the unknowns list shows U5 with the probe\'s answer', async () => {
+    const recorded = parseProbe(await readFile(new URL('./fixtures/runner-probe-sample.json', import.meta.url), 'utf8'), 'the sample');
+    const rows = compareProbes(null, Object.fromEntries(PROBE_IMAGES.map((i) => [i, recorded])));
+    const list = unknownsList([], false, { summary: probeSummary(rows) });
+    expect(list).toContain(`  - runner probe: the emulator's runner answered ${FACTS.length} facts on 3 images (user runner, sudoers.runner.rule runner ALL=(ALL) NOPASSWD:ALL, program.nft /usr/sbin/nft, apparmor.restrict_unprivileged_userns absent…; table below)`);
   });
 });
 
