@@ -54,7 +54,8 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(probeTable(probe.rows));
     await writeFile(values.out, `${JSON.stringify({ claimAboutGitHub: github !== null, repo: values.repo ?? null, madeAt: new Date().toISOString(), ...probe }, null, 2)}\n`);
     console.error(`wrote ${values.out}`);
-    return 0;
+    // The emulator's own runner giving no facts is the kit's failure (no root for its sandbox…), as a failed scenario is.
+    return Object.values(probe.emulator).some((facts) => 'missing' in facts) ? 1 : 0;
   }
   const rows = await compare(scenarios, github, log);
   const result = report(rows, values.repo === undefined ? null : { repo: values.repo, apiUrl: values['api-url'] });
