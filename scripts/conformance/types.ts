@@ -52,9 +52,9 @@ export interface Target {
   /**
    * baton's App installed on a second account, and a repository there its token may write:
    * whether a limit met through one installation holds for another (ISSUE U4). The emulator
-   * makes one; on GitHub the kit holds one installation, so it is absent there.
+   * makes one when first asked; on GitHub the kit holds one installation, so it is absent there.
    */
-  secondInstallation?: { octokit: Octokit; owner: string; repo: string };
+  secondInstallation?(): Promise<{ octokit: Octokit; owner: string; repo: string }>;
   openForkPullRequest?(o: { branch: string; sha: string; base: string; title: string }): Promise<number>;
   close(): Promise<void>;
 }

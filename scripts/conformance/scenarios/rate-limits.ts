@@ -46,8 +46,8 @@ export const secondaryLimitIdentity: Scenario = {
   routes: ['POST /repos/{owner}/{repo}/issues', 'PATCH /repos/{owner}/{repo}/issues/{issue_number}', 'POST /repos/{owner}/{repo}/issues/{issue_number}/comments'],
   requests: IDENTITY_WRITES + 5,
   async run(ctx) {
-    const other = ctx.target.secondInstallation;
-    if (other === undefined) throw new Skip(LIMIT_IDENTITY_BY_HAND);
+    const second = ctx.target.secondInstallation;
+    if (second === undefined) throw new Skip(LIMIT_IDENTITY_BY_HAND);
     const app = ctx.as('app');
     const { owner, repo } = ctx.target;
     // Closing the issue is the cleanup: its comments go with it out of sight, and deleting a
@@ -62,6 +62,7 @@ export const secondaryLimitIdentity: Scenario = {
       else throw new Error(`comment ${written + 1} through installation A: ${show(answer)}`);
     }
     if (limited === undefined) return { answer: `no secondary limit met within ${IDENTITY_WRITES} comments through one installation`, unobserved: true };
+    const other = await second();
     const b = other.octokit;
     const opened = await attempt(b.request('POST /repos/{owner}/{repo}/issues', { owner: other.owner, repo: other.repo, title: `${PREFIX} scratch issue ${ctx.id} (closed by the kit)` }));
     if (!opened.ok) {

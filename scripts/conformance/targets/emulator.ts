@@ -38,10 +38,15 @@ export async function emulatorTarget(readings: Partial<Readings> = {}, options: 
   const limitsMet: LimitMet[] = [];
   const octokit = (auth: string) => kitOctokit(emu.apiUrl, auth, limitsMet);
   const app = octokit(emu.auth.issue(installation.id, installation.permissions, [`${OWNER}/${REPO}`]).token);
-  // A second account with the App installed: U4 asks whether a limit met through one installation holds for another.
-  await emu.createRepo(OTHER_OWNER, REPO, { 'README.md': '# second installation\n' });
-  const other = emu.store.installation(OTHER_OWNER);
-  const secondInstallation = { octokit: octokit(emu.auth.issue(other.id, other.permissions, [`${OTHER_OWNER}/${REPO}`]).token), owner: OTHER_OWNER, repo: REPO };
+  // A second account with the App installed, made when first asked (one scenario asks, and an
+  // emulator is started per reading value): U4 asks whether a limit met through one
+  // installation holds for another.
+  let second: Promise<{ octokit: ReturnType<typeof octokit>; owner: string; repo: string }> | undefined;
+  const secondInstallation = () =>
+    (second ??= emu.createRepo(OTHER_OWNER, REPO, { 'README.md': '# second installation\n' }).then(() => {
+      const other = emu.store.installation(OTHER_OWNER);
+      return { octokit: octokit(emu.auth.issue(other.id, other.permissions, [`${OTHER_OWNER}/${REPO}`]).token), owner: OTHER_OWNER, repo: REPO };
+    }));
   const served = new Set(OPERATIONS);
   return {
     kind: 'emulator',
