@@ -7,6 +7,17 @@ import type { Octokit } from '@octokit/rest';
 import { Skip, type Outcome, type Role, type Scenario, type ScenarioContext, type Target } from './types.ts';
 
 export async function runScenario(scenario: Scenario, target: Target, log: (line: string) => void = () => {}): Promise<Outcome> {
+  return runWith(scenario, target, log, (ctx) => scenario.run(ctx));
+}
+
+/** What a run needs declared: its name (for messages), identities and routes. */
+export type Needs = Pick<Scenario, 'name' | 'needs' | 'routes'>;
+
+/**
+ * Runs `body` with a context for `target` (a scenario's, or the runner probe's), skipped where
+ * an identity or a route is missing, its undos run afterwards whatever happened.
+ */
+export async function runWith<T>(scenario: Needs, target: Target, log: (line: string) => void, body: (ctx: ScenarioContext) => Promise<T>): Promise<T | { skipped: string } | { failed: string }> {
   const lacking = scenario.needs.find((role) => target.identities[role] === undefined);
   if (lacking !== undefined) return { skipped: target.missing[lacking] ?? `no ${lacking} credentials` };
   const unserved = scenario.routes.find((route) => !target.serves(route));
@@ -24,9 +35,9 @@ export async function runScenario(scenario: Scenario, target: Target, log: (line
       undos.push({ what, undo });
     },
   };
-  let outcome: Outcome;
+  let outcome: T | { skipped: string } | { failed: string };
   try {
-    outcome = await scenario.run(ctx);
+    outcome = await body(ctx);
   } catch (error) {
     outcome = error instanceof Skip ? { skipped: error.message } : { failed: error instanceof Error ? error.message : String(error) };
   }

@@ -49,6 +49,12 @@ export interface Target {
    * (tests/emulator/forks.ts); on GitHub it needs a second account with a fork, which the kit
    * does not hold, so it is absent there and scenarios that need it are skipped.
    */
+  /**
+   * baton's App installed on a second account, and a repository there its token may write:
+   * whether a limit met through one installation holds for another (ISSUE U4). The emulator
+   * makes one when first asked; on GitHub the kit holds one installation, so it is absent there.
+   */
+  secondInstallation?(): Promise<{ octokit: Octokit; owner: string; repo: string }>;
   openForkPullRequest?(o: { branch: string; sha: string; base: string; title: string }): Promise<number>;
   close(): Promise<void>;
 }

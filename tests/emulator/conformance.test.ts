@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compare, type Row } from '../../scripts/conformance/compare.ts';
@@ -14,6 +14,7 @@ import { runScenario } from '../../scripts/conformance/runner.ts';
 import { tokenPullRequestRuns } from '../../scripts/conformance/scenarios/actions.ts';
 import { forkShaRef, forkSuiteHeadBranch } from '../../scripts/conformance/scenarios/forks.ts';
 import { SCENARIOS } from '../../scripts/conformance/scenarios/index.ts';
+import { secondaryLimitIdentity } from '../../scripts/conformance/scenarios/rate-limits.ts';
 import { githubTarget, SANDBOX_MARKER } from '../../scripts/conformance/targets/github.ts';
 import { withActions, type ActionsRunner } from './actions/index.ts';
 import { startEmulator, type Emulator } from './emulator.ts';
@@ -78,8 +79,12 @@ describe('npm run conformance', () => {
     expect(stdout).toContain('- U5: The runner probe.');
     expect(stdout).toContain('  - scenario "two concurrent creates of one ref": emulator already-exists → loser: 422 Reference already exists [already-exists] ; update-failed → loser: 422 Reference update failed [update-failed]; verdict agree');
     expect(stdout).toContain('  - scenario "where a workflow-file change is refused": not run (--only)');
-    expect(stdout.match(/^ {2}- by hand: /gm)).toHaveLength(2);
-    expect(stdout.match(/^ {2}- against GitHub, by hand: /gm)).toHaveLength(1);
+    // U1 and U4 need a second account or installation on GitHub: the kit says what to set up and run.
+    expect(stdout.match(/^ {2}- against GitHub, by hand: .*/gm)).toEqual([expect.stringContaining('needs a second account'), expect.stringContaining("needs baton's App installed on a second account")]);
+    expect(stdout.match(/^ {2}- by hand: /gm)).toBeNull();
+    // --only runs no probe; the list still says how to run it against GitHub.
+    expect(stdout).toContain('  - runner probe: not run in this run');
+    expect(stdout).toContain('  - against GitHub: `npm run conformance -- --repo OWNER/REPO --runner-probe`');
     const json = JSON.parse(await readFile(out, 'utf8')) as Record<string, unknown>;
     expect(json).toEqual({
       claimAboutGitHub: false,
@@ -144,7 +149,8 @@ describe('--repo against an emulator posing as GitHub', () => {
     });
     expect(rows.map((r) => [r.scenario, r.verdict])).toEqual(
       // A fork's pull request needs a second account, which the kit does not hold against GitHub.
-      SCENARIOS.map((s) => [s.name, s.name.startsWith('secondary rate limit') ? 'unobserved' : s === forkSuiteHeadBranch || s === forkShaRef ? 'skipped' : 'agree']),
+      // Nor a second installation of the App.
+      SCENARIOS.map((s) => [s.name, s.name.startsWith('secondary rate limit') ? 'unobserved' : s === forkSuiteHeadBranch || s === forkShaRef || s === secondaryLimitIdentity ? 'skipped' : 'agree']),
     );
     // Everything the scenarios made is gone again: no scratch ref, the default branch without the scratch workflow.
     // A pull request stays (closed), and so do its refs/pull/N/*: GitHub deletes neither.
@@ -163,6 +169,28 @@ describe('--repo against an emulator posing as GitHub', () => {
     expect(runner.errors).toEqual([]);
     emu.assertNoViolations();
   }, 240_000);
+
+  it('npm run conformance -- --repo prints, for U1 and U4, what to set up and run by hand, and how to run the runner probe', async () => {
+    const out = join(await mkdtemp(join(tmpdir(), 'baton-conformance-')), 'conformance.json');
+    try {
+      const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/conformance/main.ts', '--repo', 'acme/sandbox', '--api-url', emu.apiUrl, '--only', 'two concurrent creates of one ref', '--out', out], {
+        cwd: new URL('../..', import.meta.url).pathname,
+        env: { ...process.env, ...env },
+      });
+      expect(stdout).toMatch(/\| two concurrent creates of one ref \| reading refCreateRace \(default already-exists\) \| loser: 422 Reference already exists \[already-exists\] \| .* \| agree \|/);
+      expect(stdout.match(/^- U\d: /gm)).toHaveLength(8);
+      expect(stdout.match(/^ {2}- by hand: .*/gm)).toEqual([
+        expect.stringMatching(/^ {2}- by hand: needs a second account: with it, fork the sandbox, push a commit to the fork only, .*`POST \/repos\/OWNER\/REPO\/git\/refs`/),
+        expect.stringMatching(/^ {2}- by hand: needs baton's App installed on a second account .* post more than 80 issue comments .* with B's token/),
+      ]);
+      expect(stdout).toContain('  - against GitHub: `npm run conformance -- --repo OWNER/REPO --runner-probe`');
+      // A run against GitHub does not spend hosted-runner minutes on the probe unless asked.
+      expect(stdout).toContain('  - runner probe: not run in this run');
+      expect(stdout).not.toContain('| fact |');
+    } finally {
+      await rm(dirname(out), { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it('skips the GITHUB_TOKEN pull request scenario, naming the setting, where Actions may not open pull requests, and leaves nothing behind', async () => {
     emu.store.allowActionsToCreatePullRequests('acme', 'sandbox', false);

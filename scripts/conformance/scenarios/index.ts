@@ -9,7 +9,7 @@ import { checkSuiteHeadBranch, oneSuitePerApp } from './check-suites.ts';
 import { customRefDeliveries } from './deliveries.ts';
 import { forkShaRef, forkSuiteHeadBranch } from './forks.ts';
 import { checkSummaryBytes, commentCharacters, commentStamps } from './limits.ts';
-import { secondaryLimitShape } from './rate-limits.ts';
+import { secondaryLimitIdentity, secondaryLimitShape } from './rate-limits.ts';
 import { customRefNamespace, customRefPushRuns, refCreateRace } from './refs.ts';
 import { newRefAfterWorkflowChange, refUpdateWorkflows, workflowRefusalAt } from './workflow-files.ts';
 
@@ -31,6 +31,7 @@ export const SCENARIOS: readonly Scenario[] = [
   tokenPullRequestRuns,
   workflowRunAfterTokenDispatch,
   artifactHiddenFiles,
+  secondaryLimitIdentity,
   // Last: it reports what every other scenario's requests met.
   secondaryLimitShape,
 ];

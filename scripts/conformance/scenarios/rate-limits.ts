@@ -3,7 +3,12 @@
  * one hook (targets/octokit.ts) that records any secondary limit it meets. This scenario runs
  * last and reports their shape, or that none was met.
  */
-import type { Scenario } from '../types.ts';
+import { attempt, show, type Answer } from '../observe.ts';
+import { Skip, type Scenario } from '../types.ts';
+import { PREFIX, scratchIssue } from './support.ts';
+
+/** GitHub's message for a secondary limit (FIDELITY.md, "Secondary rate limits"). */
+const SECONDARY = /secondary rate limit/i;
 
 export const secondaryLimitShape: Scenario = {
   name: 'secondary rate limit (observed when met)',
@@ -17,5 +22,57 @@ export const secondaryLimitShape: Scenario = {
     if (met.length === 0) return { answer: 'not met in this run', unobserved: true };
     const shapes = met.map((m) => `${m.status}, retry-after ${m.retryAfter ?? 'absent'}, x-ratelimit-remaining ${m.remaining ?? 'absent'}`);
     return { answer: [...new Set(shapes)].join(' / '), detail: met[0]!.message };
+  },
+};
+
+/** More than GitHub's documented content-creation limit (80 a minute), so that one is met if it is counted. */
+const IDENTITY_WRITES = 100;
+
+/** The by-hand steps for U4 against GitHub, where the kit holds one installation. */
+export const LIMIT_IDENTITY_BY_HAND =
+  'needs baton\'s App installed on a second account (installation B, with a repository of its own) beside the sandbox\'s (A): within one minute post more than 80 issue comments on a sandbox issue with A\'s installation token until a 403/429 "secondary rate limit" answer, then at once post one comment on B\'s repository with B\'s token; a secondary limit on B means the count is shared across installations (per App or per bot account: installation tokens cannot tell those apart, both write as the one `[bot]` account), a 201 means per installation; record both answers with their `retry-after` and `x-ratelimit-*` headers';
+
+/**
+ * ISSUE U4: are secondary limits counted per installation, or across the App's installations?
+ * Writes through installation A until a secondary limit is met (never past IDENTITY_WRITES),
+ * then once through installation B on its own repository. Needs a second installation, which
+ * the emulator makes and the kit does not hold on GitHub (LIMIT_IDENTITY_BY_HAND).
+ */
+export const secondaryLimitIdentity: Scenario = {
+  name: 'which identity a secondary limit counts',
+  assumption: { row: 'Secondary rate limits' },
+  claim: `no secondary limit met within ${IDENTITY_WRITES} comments through one installation`,
+  needs: ['app'],
+  routes: ['POST /repos/{owner}/{repo}/issues', 'PATCH /repos/{owner}/{repo}/issues/{issue_number}', 'POST /repos/{owner}/{repo}/issues/{issue_number}/comments'],
+  requests: IDENTITY_WRITES + 5,
+  async run(ctx) {
+    const second = ctx.target.secondInstallation;
+    if (second === undefined) throw new Skip(LIMIT_IDENTITY_BY_HAND);
+    const app = ctx.as('app');
+    const { owner, repo } = ctx.target;
+    // Closing the issue is the cleanup: its comments go with it out of sight, and deleting a
+    // hundred of them would be a hundred more writes.
+    const issue = await scratchIssue(ctx, app);
+    let limited: Answer<unknown> | undefined;
+    let written = 0;
+    while (written < IDENTITY_WRITES && limited === undefined) {
+      const answer = await attempt(app.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', { owner, repo, issue_number: issue.number, body: `${PREFIX} ${ctx.id} write ${written + 1}` }));
+      if (answer.ok) written++;
+      else if (SECONDARY.test(answer.message)) limited = answer;
+      else throw new Error(`comment ${written + 1} through installation A: ${show(answer)}`);
+    }
+    if (limited === undefined) return { answer: `no secondary limit met within ${IDENTITY_WRITES} comments through one installation`, unobserved: true };
+    const other = await second();
+    const b = other.octokit;
+    const opened = await attempt(b.request('POST /repos/{owner}/{repo}/issues', { owner: other.owner, repo: other.repo, title: `${PREFIX} scratch issue ${ctx.id} (closed by the kit)` }));
+    if (!opened.ok) {
+      if (SECONDARY.test(opened.message)) return { answer: `A limited after ${written} writes (${show(limited)}); B limited too: counted across installations`, detail: show(opened) };
+      throw new Error(`opening an issue through installation B: ${show(opened)}`);
+    }
+    const theirs = opened.data;
+    ctx.cleanup(`issue #${theirs.number} of ${other.owner}/${other.repo}`, () =>
+      b.request('PATCH /repos/{owner}/{repo}/issues/{issue_number}', { owner: other.owner, repo: other.repo, issue_number: theirs.number, state: 'closed', state_reason: 'not_planned' }),
+    );
+    return { answer: `A limited after ${written} writes (${show(limited)}); B wrote: counted per installation` };
   },
 };

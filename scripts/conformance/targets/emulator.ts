@@ -17,10 +17,20 @@ import { kitOctokit } from './octokit.ts';
 
 const OWNER = 'conformance';
 const REPO = 'sandbox';
+const OTHER_OWNER = 'conformance-two';
 
-export async function emulatorTarget(readings: Partial<Readings> = {}): Promise<Target> {
+export interface EmulatorTargetOptions {
+  /**
+   * Run jobs in the runner's sandbox (tests/emulator/actions/sandbox.ts): as `runner`, with the
+   * sudoers rule and the namespaces the emulator models GitHub's hosted runner with. The runner
+   * probe asks for it, so that its answer is the model's, not this machine's. Needs root.
+   */
+  sandbox?: boolean;
+}
+
+export async function emulatorTarget(readings: Partial<Readings> = {}, options: EmulatorTargetOptions = {}): Promise<Target> {
   const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
-  const actions = withActions({ triggerOnWebhooks: true });
+  const actions = withActions({ triggerOnWebhooks: true, ...(options.sandbox === true ? { sandbox: true } : {}) });
   const emu = await startEmulator({ readings, appPublicKey: publicKey, plugins: [actions.plugin] });
   await emu.createRepo(OWNER, REPO, { 'README.md': '# sandbox\n', '.github/workflows/ci.yml': 'on: push\njobs: {}\n' });
   emu.store.allowActionsToCreatePullRequests(OWNER, REPO);
@@ -28,6 +38,15 @@ export async function emulatorTarget(readings: Partial<Readings> = {}): Promise<
   const limitsMet: LimitMet[] = [];
   const octokit = (auth: string) => kitOctokit(emu.apiUrl, auth, limitsMet);
   const app = octokit(emu.auth.issue(installation.id, installation.permissions, [`${OWNER}/${REPO}`]).token);
+  // A second account with the App installed, made when first asked (one scenario asks, and an
+  // emulator is started per reading value): U4 asks whether a limit met through one
+  // installation holds for another.
+  let second: Promise<{ octokit: ReturnType<typeof octokit>; owner: string; repo: string }> | undefined;
+  const secondInstallation = () =>
+    (second ??= emu.createRepo(OTHER_OWNER, REPO, { 'README.md': '# second installation\n' }).then(() => {
+      const other = emu.store.installation(OTHER_OWNER);
+      return { octokit: octokit(emu.auth.issue(other.id, other.permissions, [`${OTHER_OWNER}/${REPO}`]).token), owner: OTHER_OWNER, repo: REPO };
+    }));
   const served = new Set(OPERATIONS);
   return {
     kind: 'emulator',
@@ -43,6 +62,7 @@ export async function emulatorTarget(readings: Partial<Readings> = {}): Promise<
       await actions.runner.idle();
       return true;
     },
+    secondInstallation,
     openForkPullRequest: (o) => openForkPullRequest(emu, { owner: OWNER, repo: REPO, fork: 'conformance-fork', ...o }),
     async close() {
       const bugs = [...actions.runner.errors];
