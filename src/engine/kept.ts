@@ -1,6 +1,5 @@
 // What a step stopped by a limit kept, as the record says it: the limit, the files and the
 // commit its work is on, and the one command that continues from there with more.
-import type { Draft } from './draft.ts';
 import { codeSpan } from './code-span.ts';
 import { stepBranch } from './naming.ts';
 import { RAISE_FLAG } from './raise.ts';
@@ -24,11 +23,11 @@ export function keptFiles(files: readonly string[] | undefined): JobState['kept'
  * limit, what is kept where, and the command that resumes from it. File names are the agent's:
  * each in a code span it cannot close.
  */
-export function keptNote(d: Draft, stepId: string, job: JobState): string {
+export function keptNote(runId: string, stepId: string, job: JobState): string {
   if (!job.limit || job.checkpoint === null) return '';
   const files = job.kept
     ? `${job.kept.total} file${job.kept.total === 1 ? '' : 's'} (${job.kept.files.map((f) => codeSpan(f, 80)).join(', ')}${job.kept.total > job.kept.files.length ? ', …' : ''})`
     : 'its work';
-  const where = job.kind === 'fix' ? 'its fix round\'s step branch' : `\`${stepBranch(d.state.runId, stepId, job.index)}\``;
+  const where = job.kind === 'fix' ? 'its fix round\'s step branch' : `\`${stepBranch(runId, stepId, job.index)}\``;
   return `stopped by ${LIMIT_TEXT[job.limit]}; kept ${files} in commit \`${job.checkpoint.slice(0, 7)}\` on ${where}. Continue from there with \`/baton retry ${stepId} ${RAISE_FLAG[job.limit]} ${SUGGESTED[job.limit]}\``;
 }

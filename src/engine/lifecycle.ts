@@ -84,7 +84,7 @@ export function endRun(d: Draft, status: Exclude<RunStatus, 'idle' | 'running'>,
     cancelOpenJobs(d, def.id);
     const stopped = status === 'cancelled' ? reason ?? 'cancelled' : `not finished: the run ${status === 'stopped' ? 'stopped' : status}`;
     // A job a limit stopped (its cost, typically, when the budget ends the run) says what it kept and how to go on.
-    const kept = st.jobs.map((j) => keptNote(d, def.id, j)).find((n) => n !== '');
+    const kept = st.jobs.map((j) => keptNote(d.state.runId, def.id, j)).find((n) => n !== '');
     const why = kept ? `${stopped} — ${kept}` : stopped;
     d.setStep(def.id, { status: 'cancelled', finishedAt: d.now, reason: why });
     closeStepCheck(d, def.id, 'cancelled', why);

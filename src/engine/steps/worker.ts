@@ -71,7 +71,7 @@ function jobFailed(d: Draft, step: WorkerStep, job: JobState): void {
   // A result refused (not a crash or a bad answer) reads as such: what fixes it is different.
   const verdict = job.refused ? 'refused' : 'failed';
   const which = d.step(step.id).fanOut ? `item ${job.index} ${verdict}` : verdict;
-  const kept = keptNote(d, step.id, job);
+  const kept = keptNote(d.state.runId, step.id, job);
   failStep(d, step.id, `${which} after ${attempts}: ${job.lastError ?? 'unknown error'}${kept ? ` — ${kept}` : ''}`);
 }
 
