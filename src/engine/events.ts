@@ -260,7 +260,7 @@ export interface CancelRequested extends EventBase, Actor {
   supersededBy?: { runId: string; head: string };
 }
 
-/** `/baton retry <step> [--budget +$N] [--minutes +N] [--turns +N]`, `baton resume`, MCP's `resume_run`. */
+/** `/baton retry <step> [--budget +$N] [--minutes +N] [--turns +N]`, `baton resume`, MCP's `baton_resume`. */
 export interface RetryRequested extends EventBase, Actor {
   type: 'retry.requested';
   step: string;

@@ -1,5 +1,5 @@
 // The words of a raise, as people type them after `/baton retry <step>`, `baton resume` or in
-// MCP's `resume_run`: `--budget +$2`, `--minutes +20`, `--turns +20`. Comment text is anyone's:
+// MCP's `baton_resume`: `--budget +$2`, `--minutes +20`, `--turns +20`. Comment text is anyone's:
 // the grammar is strict (each flag once, a `+` then digits, dollars with at most two decimals),
 // and anything else is refused with a message that names the word.
 import type { LimitRaise } from './types.ts';

@@ -1,5 +1,5 @@
 // Raised limits: `/baton retry <step> --budget +$N / --minutes +N / --turns +N` (and
-// `baton resume`, MCP's `resume_run`) continue a step an agent's limit stopped with more of
+// `baton resume`, MCP's `baton_resume`) continue a step an agent's limit stopped with more of
 // that limit. A raise holds only within the workflow's `budget.raise-to` (and a policy's cap
 // over it: `budget.per-day.max-cost-usd`); a limit with no cap there is never raised. What is
 // raised stays in the state (BudgetUsed.raisedUsd, StepState.raised), so every later attempt

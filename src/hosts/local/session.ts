@@ -4,6 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveInputs } from '../../engine/inputs.ts';
+import { decide } from '../../engine/index.ts';
 import type { Json, LimitRaise, RunEvent, RunState } from '../../engine/index.ts';
 import type { Workflow } from '../../manifest/types.ts';
 import { repoRoot } from './git.ts';
@@ -104,7 +105,7 @@ export function approveEvent(state: RunState, workflow: Workflow, actor: string)
 }
 
 /**
- * `baton resume <run> --budget +2 …` (and MCP's `resume_run` with a raise): a retry of `step` —
+ * `baton resume <run> --budget +2 …` (and MCP's `baton_resume` with a raise): a retry of `step` —
  * by default the one a limit stopped with its work kept — with its limits raised. The engine
  * decides the caps (engine/raise.ts) and says why when it refuses.
  */
@@ -113,7 +114,11 @@ export function retryEvent(state: RunState, workflow: Workflow, step: string | u
   if (id === undefined) throw new InputError(`no step of run ${state.runId} was stopped by a limit with its work kept; name the step to retry (\`--step <id>\`)`);
   if (!workflow.steps.some((s) => s.id === id)) throw new InputError(`there is no step \`${id}\` in \`${workflow.name}\``);
   const at = Date.now();
-  return { type: 'retry.requested', key: `${state.runId}/retry/${id}/${at}`, at, step: id, actor, permission: 'admin', ...(Object.keys(raise).length && { raise }) };
+  const event: RunEvent = { type: 'retry.requested', key: `${state.runId}/retry/${id}/${at}`, at, step: id, actor, permission: 'admin', ...(Object.keys(raise).length && { raise }) };
+  // The engine's answer, decided purely ahead: a refusal (a cap, a running step) is the caller's error, not a line on the side.
+  const refusal = decide(state, event, workflow).commands.find((c) => c.type === 'reply');
+  if (refusal) throw new InputError(refusal.body.replace(/^@\S+, /, ''));
+  return event;
 }
 
 /** The first finished step whose job a limit stopped with its checkpoint kept. */
