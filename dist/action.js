@@ -952,7 +952,7 @@ ${wu(r)}`)}),s.add(r))}var jH=1e4;async function vo(t,e,r,n){let s=Array.isArray
         },
         "raise-to": {
           "title": "Raise to",
-          "description": "How far \`/baton retry <step> --budget +$N / --minutes +N / --turns +N\` (and \`baton resume\`, MCP's \`resume_run\`) may raise a limit that stopped an agent, at most: the run's \`max-cost-usd\`, a step attempt's time limit (\`timeout-minutes\`) and an agent's \`max-turns\`. A limit without a cap here cannot be raised; a raise past one is refused, naming it.",
+          "description": "How far \`/baton retry <step> --budget +$N / --minutes +N / --turns +N\` (and \`baton resume\`, MCP's \`baton_resume\`) may raise a limit that stopped an agent, at most: the run's \`max-cost-usd\`, a step attempt's time limit (\`timeout-minutes\`) and an agent's \`max-turns\`. A limit without a cap here cannot be raised; a raise past one is refused, naming it.",
           "type": "object",
           "additionalProperties": false,
           "minProperties": 1,
