@@ -3,8 +3,10 @@
 // feedback), then the output contract. Feedback was written by people or by CI logs that
 // quote code: it is fenced as data.
 import type { DispatchWorker } from '../engine/commands.ts';
-import type { Feedback } from '../engine/types.ts';
+import type { Feedback, StopLimit } from '../engine/types.ts';
 import { fenceUntrusted } from '../engine/untrusted.ts';
+
+const STOPPED_BY: Record<StopLimit, string> = { turns: 'turn', time: 'time', cost: 'cost' };
 
 /** Keeps what goes into a prompt from a log to a size an agent can read. */
 const MAX_FEEDBACK_TEXT = 20_000;
@@ -66,18 +68,20 @@ export function contractSection(task: DispatchWorker, outputFile: string): strin
 export function buildPrompt(task: DispatchWorker, outputFile: string): string {
   const parts = [task.prompt ?? ''];
   if (task.resume) {
+    const why = task.stoppedBy ? `was stopped by its ${STOPPED_BY[task.stoppedBy]} limit before it finished` : 'stopped before it finished (it timed out or crashed)';
     parts.push(
       [
         '## Continuing from a checkpoint',
         '',
-        'An earlier attempt of this step stopped before it finished (it timed out or crashed). Its changes are',
+        `An earlier attempt of this step ${why}. Its changes are`,
         'already in the working tree: look at them (e.g. `git status`, `git diff HEAD~1`), keep what is good, and',
         'continue from there rather than starting over.',
       ].join('\n'),
     );
   }
   if (task.previousError) {
-    parts.push(['## The previous attempt failed', '', 'Avoid the same failure:', '', fence(clip(task.previousError))].join('\n'));
+    // The error quotes what the agent and its tools printed: data, never instructions.
+    parts.push(['## The previous attempt failed', '', 'Avoid the same failure:', '', fenceUntrusted('previous-attempt-error', clip(task.previousError))].join('\n'));
   }
   if (task.feedback) parts.push(feedbackSection(task.feedback));
   parts.push(contractSection(task, outputFile));

@@ -14,6 +14,7 @@ import { dirname, join } from 'node:path';
 import type { Json } from '../manifest/expressions.ts';
 import { INFRASTRUCTURE_CAUSES, type InfrastructureCause } from '../engine/events.ts';
 import type { SandboxReport } from '../engine/sandbox.ts';
+import { STOP_LIMITS, type StopLimit } from '../engine/types.ts';
 import { parseSandboxReport } from './sandbox-report.ts';
 import { touchesGitDir } from './git-path.ts';
 import type { Sealed } from './leak-check.ts';
@@ -53,6 +54,8 @@ export interface WorkerResult {
   durationMs: number;
   /** Set when the attempt failed before its backend could work (infrastructure.ts): what a fallback is for. */
   infrastructure?: InfrastructureCause;
+  /** The limit that stopped the agent (its turns, its time, its cost), on a failed attempt: its changes are a checkpoint to resume from. */
+  limit?: StopLimit;
   /** What the sandbox enforced and refused (absent for tasks without a sandbox request). */
   sandbox?: SandboxReport;
 }
@@ -169,6 +172,8 @@ export function parseResult(raw: string): WorkerResult {
     durationMs: Number(v.durationMs) || 0,
     // Written next to the agent: only a known cause, and only on a failed attempt, is taken.
     infrastructure: v.status !== 'succeeded' && INFRASTRUCTURE_CAUSES.includes(v.infrastructure) ? v.infrastructure : undefined,
+    // Likewise: only a known limit, only on a failed attempt.
+    limit: v.status !== 'succeeded' && STOP_LIMITS.includes(v.limit) ? v.limit : undefined,
     sandbox: v.sandbox === undefined || v.sandbox === null ? undefined : parseSandboxReport(v.sandbox, fail),
   } as WorkerResult;
 }

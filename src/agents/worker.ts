@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { DispatchWorker } from '../engine/commands.ts';
 import type { InfrastructureCause } from '../engine/events.ts';
+import type { StopLimit } from '../engine/types.ts';
 import { sandboxSummary } from '../engine/sandbox-summary.ts';
 import type { Json } from '../manifest/expressions.ts';
 import { backendFor } from './backends/index.ts';
@@ -74,6 +75,8 @@ interface Outcome {
   usage: Usage;
   /** The backend failed before it could work (infrastructure.ts). */
   infrastructure?: InfrastructureCause;
+  /** A limit stopped the agent (its turns, its time, its cost): what it changed is a checkpoint to resume from. */
+  stopped?: StopLimit;
 }
 
 const SHELL = ['bash', '--noprofile', '--norc', '-eo', 'pipefail', '-c'];
@@ -258,6 +261,7 @@ async function attempt(task: DispatchWorker, opts: WorkerOptions, { checkout, ba
     backend: task.backend?.uses ?? 'command',
     durationMs: Math.max(0, now() - start),
     ...(outcome.infrastructure && { infrastructure: outcome.infrastructure }),
+    ...(outcome.status !== 'succeeded' && outcome.stopped && { limit: outcome.stopped }),
     ...(sandboxReport && { sandbox: sandboxReport }),
   };
   // Nothing the worker hands on carries a secret of the job, plain or encoded: not the
@@ -289,6 +293,7 @@ async function attempt(task: DispatchWorker, opts: WorkerOptions, { checkout, ba
 function withheld(r: WorkerResult, error: string): WorkerRun {
   const result: WorkerResult = { ...r, status: 'refused', outputs: null, error, changes: [] };
   delete result.infrastructure;
+  delete result.limit;
   return { result, files: new Map(), transcript: `baton: ${error}\n`, prompt: '(withheld with the result)', diffstat: [] };
 }
 
@@ -354,7 +359,7 @@ async function invoke(run: Run, argv: string[], stdin: string | undefined, env: 
 /** The failure a finished process stands for, or null when it exited 0; `limit` when a resource limit of the sandbox ended it. */
 function failure(run: Run, name: string, r: ProcessResult): (Outcome & { limit?: true }) | null {
   const usage = {};
-  if (r.timedOut) return { status: 'timed-out', outputs: null, error: `${name} did not finish within the step's ${minutes(run)} and was stopped; its changes so far are kept`, usage };
+  if (r.timedOut) return { status: 'timed-out', outputs: null, error: `${name} did not finish within the step's ${minutes(run)} and was stopped; its changes so far are kept`, usage, stopped: 'time' };
   if (r.aborted) {
     const reason = run.opts.signal?.reason;
     return { status: 'crashed', outputs: null, error: `${name} was stopped: ${typeof reason === 'string' ? reason : 'the worker was cancelled'}; its changes so far are kept`, usage };
@@ -418,11 +423,13 @@ async function runAgent(run: Run, backend: AgentBackend, firstPrompt: string): P
     };
     // A CLI that exits non-zero with a failure in its own format (gemini's JSON on stderr)
     // says it better than its last lines; not better than the limit that ended it.
+    // The CLI's own limit (its turns) that ended it: the attempt is resumable with that limit raised.
+    const stopped = parsed.limit ? { stopped: parsed.limit } : {};
     if (failed) {
       const { limit, ...outcome } = failed;
-      return { ...outcome, ...(!limit && parsed.error && r.code ? { error: `${inv.argv[0]} exited with code ${r.code}: ${parsed.error}` } : {}), usage, ...infra() };
+      return { ...outcome, ...(!limit && parsed.error && r.code ? { error: `${inv.argv[0]} exited with code ${r.code}: ${parsed.error}` } : {}), usage, ...stopped, ...infra() };
     }
-    if (parsed.error) return { status: 'crashed', outputs: null, error: parsed.error, usage, ...infra() };
+    if (parsed.error) return { status: 'crashed', outputs: null, error: parsed.error, usage, ...stopped, ...infra() };
 
     // The BATON_OUTPUT file first (the agent wrote it on purpose), then the CLI's own
     // structured output, then the JSON at the end of the final message.

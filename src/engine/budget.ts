@@ -3,6 +3,7 @@
 // stop). No dispatch is ever made that a limit forbids.
 import type { Draft } from './draft.ts';
 import type { Usage } from './events.ts';
+import { effectiveMaxCost } from './raise.ts';
 
 /**
  * Limits a run has when its manifest sets none: an agent's output must not be able to make
@@ -29,7 +30,8 @@ function minutesOver(d: Draft): string | null {
 
 /** The run has gone past a limit that no waiting can cure: stop it now. */
 export function budgetExceeded(d: Draft): string | null {
-  const maxCost = d.workflow.budget.maxCostUsd;
+  // With what `/baton retry --budget` added (raise.ts).
+  const maxCost = effectiveMaxCost(d.workflow, d.state);
   if (maxCost !== undefined && d.state.budget.costUsd > maxCost) {
     return `budget: max-cost-usd ${usd(maxCost)} exceeded (${usd(d.state.budget.costUsd)} spent)`;
   }
@@ -38,7 +40,7 @@ export function budgetExceeded(d: Draft): string | null {
 
 /** Why one more worker attempt (for `stepId`) may not be dispatched, or null when it may. */
 export function dispatchBlocked(d: Draft, stepId: string): string | null {
-  const { maxCostUsd } = d.workflow.budget;
+  const maxCostUsd = effectiveMaxCost(d.workflow, d.state);
   const maxSteps = d.workflow.budget.maxSteps ?? DEFAULT_MAX_STEPS;
   if (d.state.budget.steps + 1 > maxSteps) {
     // No count here: dispatches of this same decision may still be withdrawn.

@@ -2,7 +2,7 @@
 // without deciding anything, and a `key` that is stable for the effect it asks for, so
 // that a host can look for an earlier execution before repeating it (docs/architecture.md §4).
 import type { AgentSpec, JsonSchema, Role } from '../manifest/types.ts';
-import type { Feedback, JobKind, Json, ReviewComment, RunStatus, Thread } from './types.ts';
+import type { Feedback, JobKind, Json, ReviewComment, RunStatus, StopLimit, Thread } from './types.ts';
 import type { SandboxRequest } from './sandbox.ts';
 
 interface CommandBase {
@@ -56,6 +56,8 @@ export interface DispatchWorker extends CommandBase {
   runBase?: string;
   /** True when `base` is a checkpoint of an earlier attempt: the prompt says it continues. */
   resume: boolean;
+  /** The limit that stopped the attempt `base` is the checkpoint of (the prompt says so); absent: none did. */
+  stoppedBy?: StopLimit;
   /** The step's (or fix round's) branch, which keeps a failed attempt's checkpoint; null for non-writing work. */
   branch: string | null;
   writes: boolean;

@@ -19,6 +19,7 @@ import type {
 } from './events.ts';
 import { cancelOpenJobs, endRun } from './lifecycle.ts';
 import { describeRoles, isAllowed } from './roles.ts';
+import { applyRaise, describeRaise, raiseRefusal } from './raise.ts';
 import { isTerminal } from './state.ts';
 import { approve } from './steps/approve.ts';
 import { answer } from './steps/ask.ts';
@@ -65,7 +66,9 @@ function withDependents(d: Draft, id: string, into: Set<string>): void {
 /**
  * `/baton retry <step>`: re-opens a finished step and everything that depends on it,
  * plus the steps the run's end interrupted. Attempt numbers keep counting, the budget
- * already used stays used, and the run branch keeps what was merged.
+ * already used stays used, and the run branch keeps what was merged. With `--budget`,
+ * `--minutes` or `--turns` it first raises those limits, within the workflow's caps
+ * (raise.ts); a job a limit stopped resumes from its kept checkpoint (steps/worker.ts).
  */
 export function onRetry(d: Draft, ev: RetryRequested): void {
   if (refuseUnlessAllowed(d, ev, 'retrying a step')) return;
@@ -73,6 +76,12 @@ export function onRetry(d: Draft, ev: RetryRequested): void {
   if (!st) return reply(d, ev.key, `There is no step \`${ev.step}\` in \`${d.workflow.name}\`.`);
   if (st.status === 'running' || st.status === 'waiting') {
     return reply(d, ev.key, `Step \`${ev.step}\` is ${st.status}; only a finished step can be retried.`);
+  }
+  if (ev.raise) {
+    // All of the raise or none of it: a refused part leaves every limit, and the step, as they were.
+    const refused = raiseRefusal(d, ev.step, ev.raise);
+    if (refused) return reply(d, ev.key, `@${ev.actor}, \`${describeRaise(ev.raise)}\` was refused: ${refused}. Nothing was retried.`);
+    applyRaise(d, ev.step, ev.raise);
   }
   const reopen = new Set<string>();
   withDependents(d, ev.step, reopen);

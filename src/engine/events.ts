@@ -2,7 +2,7 @@
 // host-derived `key` (delivery id, workflow run id + attempt, comment id…) so that a
 // redelivery is recognised, and `at` (epoch ms), the only clock the engine has.
 import type { Role } from '../manifest/types.ts';
-import type { CheckResult, Json, ReviewComment, SuiteResult, Thread } from './types.ts';
+import type { CheckResult, Json, LimitRaise, ReviewComment, StopLimit, SuiteResult, Thread } from './types.ts';
 import type { ReviewEvent } from './commands.ts';
 import type { SandboxReport } from './sandbox.ts';
 import type { TriggerKind } from './roles.ts';
@@ -117,6 +117,10 @@ export interface WorkerFailed extends EventBase, JobRef {
   infrastructure?: InfrastructureCause;
   /** What the sandbox enforced and refused for the attempt, when the worker reported it. */
   sandbox?: SandboxReport;
+  /** The limit that stopped the agent (its turns, its time, its cost): the attempt can be resumed from `checkpoint` with it raised. */
+  limit?: StopLimit;
+  /** The files `checkpoint` holds (paths the agent chose: hostile), read back from where the host kept it. */
+  kept?: string[];
 }
 
 export interface MergeCompleted extends EventBase, JobRef {
@@ -256,10 +260,12 @@ export interface CancelRequested extends EventBase, Actor {
   supersededBy?: { runId: string; head: string };
 }
 
-/** `/baton retry <step>`. */
+/** `/baton retry <step> [--budget +$N] [--minutes +N] [--turns +N]`, `baton resume`, MCP's `baton_resume`. */
 export interface RetryRequested extends EventBase, Actor {
   type: 'retry.requested';
   step: string;
+  /** Limits raised for the step's next attempts (within the workflow's `budget.raise-to`: raise.ts). */
+  raise?: LimitRaise;
 }
 
 /** Nothing happened but time went by (a scheduled tick): deadlines and budgets are checked. */

@@ -14,6 +14,7 @@ export { nextDeadline } from './deadlines.ts';
 export { headHeld } from './held.ts';
 export { isAllowed, describeRoles, listsBot, admitsAuthor, type TriggerKind } from './roles.ts';
 export { BREAKER_THRESHOLD, BREAKER_COOLDOWN_MS } from './breaker.ts';
+export { keptNote } from './kept.ts';
 export * from './naming.ts';
 export type * from './events.ts';
 export type * from './commands.ts';

@@ -11,12 +11,14 @@ import type { JobRef, WorkerFailed, WorkerFinished, MergeCompleted, MergeConflic
 import { emitCancelWorker, failStep, stopRun } from './lifecycle.ts';
 import { fixBranch, jobKey, stepBranch, workerRunName } from './naming.ts';
 import { REVIEW_OUTPUTS_SCHEMA, outputsError } from './outputs.ts';
+import { attemptMinutes, withRaisedTurns } from './raise.ts';
 import { sandboxRequest } from './sandbox-request.ts';
 import { sandboxSummary } from './sandbox-summary.ts';
 import { renderPrompt, renderText, type ItemScope, type Rendered } from './scope.ts';
 import { fixPrompt, reviewPrompt } from './prompts.ts';
 import { handlerFor } from './steps/index.ts';
-import type { JobState, Json } from './types.ts';
+import { keptFiles } from './kept.ts';
+import type { JobState, Json, StopLimit } from './types.ts';
 
 /** The step whose agent or command a job runs: a fix round runs the gate's `fix` step. */
 function workerDef(d: Draft, gate: Step, job: JobState): Step | undefined {
@@ -83,9 +85,10 @@ export function dispatchJob(d: Draft, stepId: string, slot: string): boolean {
   // While the step's agent is set aside (its backend keeps failing), its fallback runs the attempt.
   const runs = what.agent === null ? null : chooseAgent(d, what.agent, { step: stepId, slot, attempt });
   const fallback = runs !== null && runs !== what.agent ? runs : null;
-  const backend = fallback !== null ? backendOf(d, fallback) : what.backend;
+  // Limits `/baton retry --minutes/--turns` raised for this step (raise.ts) hold for every attempt after.
+  const backend = withRaisedTurns(fallback !== null ? backendOf(d, fallback) : what.backend, st);
   const writes = writesFor(d, step, job);
-  const timeoutMinutes = def.timeoutMinutes ?? backend?.timeoutMinutes ?? null;
+  const timeoutMinutes = attemptMinutes(def, backend, st);
   const base = job.checkpoint ?? d.state.head;
   const branch = !writes
     ? null
@@ -114,6 +117,7 @@ export function dispatchJob(d: Draft, stepId: string, slot: string): boolean {
     // Agent configuration comes from the default branch (the manifests' commit), never the run's head: a fork's or a pull request's own CLAUDE.md, hooks and MCP servers do not steer the agent.
     runBase: d.state.manifestCommit,
     resume: job.checkpoint !== null,
+    ...(job.checkpoint !== null && job.limit && { stoppedBy: job.limit }),
     branch,
     writes,
     env: what.env,
@@ -280,7 +284,10 @@ export function onWorkerFailed(d: Draft, ev: WorkerFailed): void {
   const lead = FAILURE_TEXT[ev.reason];
   const text = lead === null ? (ev.error ?? 'the worker\'s result was refused') : lead + (ev.error ? `: ${ev.error}` : '');
   const counts = agentFailed(d, attemptAgent(d, d.stepDef(ev.step)!, job), ev, ev.infrastructure);
-  attemptFailed(d, ev.step, ev.slot, text, ev.checkpoint ?? job.checkpoint, counts, ev.reason === 'refused');
+  // A limit stopped the agent (the worker's own time limit reports `timed-out`): what it kept, for the record and a resume.
+  const limit = ev.limit ?? (ev.reason === 'timed-out' ? 'time' : null);
+  if (ev.checkpoint) d.setJob(ev.step, ev.slot, { kept: keptFiles(ev.kept) });
+  attemptFailed(d, ev.step, ev.slot, text, ev.checkpoint ?? job.checkpoint, counts, ev.reason === 'refused', limit);
 }
 
 /** The agent that ran a job's current attempt: its fallback, or the agent its step names (null for commands). */
@@ -293,7 +300,7 @@ function attemptAgent(d: Draft, step: Step, job: JobState): string | null {
 
 /** A job's result is in (and merged when it writes): the step kind decides what follows. */
 function jobDone(d: Draft, stepId: string, slot: string, outputs: Json): void {
-  const job = d.setJob(stepId, slot, { status: 'succeeded', outputs, deadline: null, checkpoint: null, lastError: null, refused: false });
+  const job = d.setJob(stepId, slot, { status: 'succeeded', outputs, deadline: null, checkpoint: null, lastError: null, refused: false, limit: null, kept: null });
   const step = d.stepDef(stepId)!;
   if (d.step(stepId).status === 'running') handlerFor(step).jobSucceeded(d, step, job);
 }
@@ -308,12 +315,12 @@ function jobDone(d: Draft, stepId: string, slot: string, outputs: Json): void {
  * the re-prompt names what was refused, and the agent may well do the work without it. The
  * step's `retries` bound what that costs.
  */
-export function attemptFailed(d: Draft, stepId: string, slot: string, error: string, checkpoint: string | null, counts = true, refused = false): void {
+export function attemptFailed(d: Draft, stepId: string, slot: string, error: string, checkpoint: string | null, counts = true, refused = false, limit: StopLimit | null = null): void {
   const step = d.stepDef(stepId)!;
   const before = d.job(stepId, slot)!;
   // `counts` false: the backend failed before any work and a fallback stands by (breaker.ts).
   const failures = before.failures + (counts ? 1 : 0);
-  const job = d.setJob(stepId, slot, { status: 'queued', failures, lastError: error, refused, checkpoint, deadline: null });
+  const job = d.setJob(stepId, slot, { status: 'queued', failures, lastError: error, refused, checkpoint, deadline: null, limit, ...(checkpoint === null && { kept: null }) });
   if (failures <= retriesFor(d, step, job)) {
     dispatchJob(d, stepId, slot);
     return;
@@ -329,7 +336,7 @@ export function timeOutJobs(d: Draft, stepId: string): void {
     if (job.status !== 'running' || job.deadline === null || d.now < job.deadline) continue;
     const minutes = Math.round((job.deadline - (job.dispatchedAt ?? job.deadline)) / 60_000);
     emitCancelWorker(d, stepId, job);
-    attemptFailed(d, stepId, job.slot, `timed out after ${minutes} minutes`, job.checkpoint);
+    attemptFailed(d, stepId, job.slot, `timed out after ${minutes} minutes`, job.checkpoint, true, false, 'time');
   }
 }
 

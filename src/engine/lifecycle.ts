@@ -3,6 +3,7 @@
 // branch head is never rolled back, and a merge already sent is still recorded.
 import { aggregateCheck, closeStepCheck } from './checks-runs.ts';
 import type { Draft } from './draft.ts';
+import { keptNote } from './kept.ts';
 import { workerRunName, jobKey } from './naming.ts';
 import type { JobState, Json, RunStatus } from './types.ts';
 
@@ -81,7 +82,10 @@ export function endRun(d: Draft, status: Exclude<RunStatus, 'idle' | 'running'>,
     const st = d.step(def.id);
     if (st.status !== 'running') continue;
     cancelOpenJobs(d, def.id);
-    const why = status === 'cancelled' ? reason ?? 'cancelled' : `not finished: the run ${status === 'stopped' ? 'stopped' : status}`;
+    const stopped = status === 'cancelled' ? reason ?? 'cancelled' : `not finished: the run ${status === 'stopped' ? 'stopped' : status}`;
+    // A job a limit stopped (its cost, typically, when the budget ends the run) says what it kept and how to go on.
+    const kept = st.jobs.map((j) => keptNote(d.state.runId, def.id, j)).find((n) => n !== '');
+    const why = kept ? `${stopped} — ${kept}` : stopped;
     d.setStep(def.id, { status: 'cancelled', finishedAt: d.now, reason: why });
     closeStepCheck(d, def.id, 'cancelled', why);
   }

@@ -28,7 +28,8 @@ function startStep(d: Draft, step: Step): void {
     finishedAt: null,
     opening: st.opening + 1,
     fanOut: false,
-    jobs: [],
+    // A job a limit stopped with its work kept is handed to the worker step's start, which resumes it (steps/worker.ts).
+    jobs: step.kind === 'agent' || step.kind === 'run' ? st.jobs.filter((j) => j.limit && j.checkpoint !== null) : [],
     check: null,
     gate: null,
     ask: null,

@@ -103,6 +103,7 @@ export function copyStep(s: StepState): StepState {
     note: s.note,
     costUsd: s.costUsd,
     costEstimated: s.costEstimated,
+    raised: s.raised,
   };
 }
 
@@ -129,6 +130,8 @@ export function copyJob(j: JobState): JobState {
     feedback: j.feedback,
     fallback: j.fallback,
     sandbox: j.sandbox,
+    limit: j.limit,
+    kept: j.kept,
   };
 }
 

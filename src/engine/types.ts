@@ -72,6 +72,21 @@ export interface JobState {
   fallback?: string | null;
   /** What the sandbox did for the latest finished attempt, in one line (sandbox-summary.ts); absent: not reported. */
   sandbox?: string | null;
+  /** The limit (turns, time, cost) that stopped the last attempt; absent or null: none did. */
+  limit?: StopLimit | null;
+  /** The files of `checkpoint` (as the host listed them, at most KEPT_FILES_SHOWN) and how many there were: what the record says was kept. */
+  kept?: { files: string[]; total: number } | null;
+}
+
+/** A limit that stops an agent before it finishes: its turns, its time, its cost. */
+export type StopLimit = 'turns' | 'time' | 'cost';
+export const STOP_LIMITS: readonly StopLimit[] = ['turns', 'time', 'cost'];
+
+/** How much a `/baton retry … --budget/--minutes/--turns` adds to a limit (each absent: not raised). */
+export interface LimitRaise {
+  costUsd?: number;
+  minutes?: number;
+  turns?: number;
 }
 
 export interface ReviewComment {
@@ -154,6 +169,8 @@ export interface StepState {
   costUsd?: number;
   /** Part of costUsd was estimated from token counts (codex). */
   costEstimated?: boolean;
+  /** What retries raised this step's attempt time limit (minutes) and its agent's turn limit by, in all; absent: nothing. */
+  raised?: { minutes?: number; turns?: number };
 }
 
 export interface BudgetUsed {
@@ -162,6 +179,8 @@ export interface BudgetUsed {
   costUsd: number;
   /** Part of costUsd is an estimate from token counts (absent: every figure was reported). */
   costEstimated?: boolean;
+  /** What retries raised the run's `max-cost-usd` by, in all (raise.ts); absent: nothing. */
+  raisedUsd?: number;
 }
 
 /**

@@ -57,6 +57,13 @@ export function normalize(raw: Raw, defaultName: string): Workflow {
       ...(raw.budget?.['max-steps'] !== undefined && { maxSteps: raw.budget['max-steps'] }),
       ...(raw.budget?.['max-minutes'] !== undefined && { maxMinutes: raw.budget['max-minutes'] }),
       ...(raw.budget?.['max-cost-usd'] !== undefined && { maxCostUsd: raw.budget['max-cost-usd'] }),
+      ...(raw.budget?.['raise-to'] !== undefined && {
+        raiseTo: {
+          ...(raw.budget['raise-to']['cost-usd'] !== undefined && { costUsd: raw.budget['raise-to']['cost-usd'] }),
+          ...(raw.budget['raise-to'].minutes !== undefined && { minutes: raw.budget['raise-to'].minutes }),
+          ...(raw.budget['raise-to'].turns !== undefined && { turns: raw.budget['raise-to'].turns }),
+        },
+      }),
       ...(raw.budget?.['per-day'] !== undefined && {
         perDay: {
           ...(raw.budget['per-day']['max-runs'] !== undefined && { maxRuns: raw.budget['per-day']['max-runs'] }),

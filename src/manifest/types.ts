@@ -147,10 +147,19 @@ export type StepNetwork = 'off' | 'default' | { allow: string[] };
  */
 export type McpServer = { command: string; args?: string[]; env?: Record<string, string> } | { url: string; headers?: Record<string, string> };
 
+/** Caps of raised limits: the run's cost limit (USD), a step attempt's minutes, an agent's turns. */
+export interface RaiseCaps {
+  costUsd?: number;
+  minutes?: number;
+  turns?: number;
+}
+
 export interface Budget {
   maxSteps?: number;
   maxMinutes?: number;
   maxCostUsd?: number;
+  /** `raise-to`: the most `/baton retry --budget/--minutes/--turns` may raise each limit to; an absent one is not raised. */
+  raiseTo?: RaiseCaps;
   /** `per-day`: caps over the workflow's runs started on one UTC day, checked before a run starts. */
   perDay?: { maxRuns?: number; maxCostUsd?: number };
 }

@@ -6,7 +6,8 @@ import { localActor } from '../hosts/local/actor.ts';
 import { findWorkflowFiles, validateFiles } from '../manifest/validate.ts';
 import { repoRoot } from '../hosts/local/git.ts';
 import { LocalRun, type RunOptions } from '../hosts/local/run.ts';
-import { answerEvent, approveEvent, cancelEvent, cancelStoredRun, openStore, readRun, startLocalRun, summarize } from '../hosts/local/session.ts';
+import { answerEvent, approveEvent, cancelEvent, cancelStoredRun, openStore, readRun, retryEvent, startLocalRun, summarize } from '../hosts/local/session.ts';
+import type { LimitRaise } from '../engine/types.ts';
 import { listRunIds, RunStore } from '../hosts/local/store.ts';
 import { findWorkflow, listWorkflows, loadWorkflow, REPO_WORKFLOWS } from '../hosts/local/workflows.ts';
 import type { Json, RunEvent } from '../engine/index.ts';
@@ -91,6 +92,11 @@ export class LocalRuns {
 
   async approve(path: string, runId: string): Promise<RunView> {
     return this.continueWith(path, runId, (run) => approveEvent(run.state, run.workflow, localActor()));
+  }
+
+  /** A retry of `step` (default: the one a limit stopped) with its limits raised, from its kept work. */
+  async resume(path: string, runId: string, step: string | undefined, raise: LimitRaise): Promise<RunView> {
+    return this.continueWith(path, runId, (run) => retryEvent(run.state, run.workflow, step, raise, localActor()));
   }
 
   async cancel(path: string, runId: string): Promise<RunView> {

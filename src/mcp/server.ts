@@ -7,7 +7,11 @@ import type { CallToolResult, ServerNotification, ServerRequest } from '@modelco
 import { batonVersion } from '../names.ts';
 import { parseRunId } from '../hosts/github/run-id.ts';
 import { z } from 'zod';
-import type { Json } from '../engine/index.ts';
+import type { Json, LimitRaise } from '../engine/index.ts';
+import { raiseFlagWords } from '../engine/raise-flags.ts';
+
+/** A step id as the manifest has it (schema `stepId`): nothing else reaches the comment a retry posts. */
+const STEP_ID = /^[A-Za-z][A-Za-z0-9_-]*$/;
 import { GitHubRuns } from './github.ts';
 import { LocalRuns } from './local.ts';
 import { fingerprint, runShape, type RunView } from './summary.ts';
@@ -227,6 +231,39 @@ export function buildServer(options: ServerOptions = {}): { server: McpServer; l
       }
       const comment = await github.comment(t, needNumber(t, 'approving'), '/baton approve');
       return done({ run: null, comment, message: 'approval posted' }, `posted /baton approve: ${comment.url}`);
+    }),
+  );
+
+  server.registerTool(
+    'baton_resume',
+    {
+      title: 'Resume a step with a raised limit',
+      description:
+        'Retries a finished step with its limits raised — by default (local runs) the step a turn, time or cost limit stopped — starting from the work it kept. ' +
+        "Raises hold within the workflow's `budget.raise-to`; past it nothing is retried and the run's reply names the cap. " +
+        'GitHub: posts `/baton retry <step> --budget +$N --minutes +N --turns +N` as the token\'s user (the App checks their role); `step` is required there.',
+      inputSchema: {
+        ...targetShape,
+        ...runIdArg,
+        step: z.string().regex(STEP_ID, 'a step id: a letter, then letters, digits, - and _').optional().describe('The step to retry. Local default: the step a limit stopped.'),
+        budgetUsd: z.number().positive().max(999_999).optional().describe("US dollars added to the run's max-cost-usd (cents at most)."),
+        minutes: z.number().int().positive().max(999_999).optional().describe("Minutes added to the step's time limit."),
+        turns: z.number().int().positive().max(999_999).optional().describe("Turns added to the step's agent's max-turns."),
+      },
+      outputSchema: actionShape,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    },
+    tool(async (a: TargetArgs & { runId: string; step?: string; budgetUsd?: number; minutes?: number; turns?: number }, t) => {
+      if (a.budgetUsd !== undefined && Math.abs(Math.round(a.budgetUsd * 100) - a.budgetUsd * 100) > 1e-6) throw new ToolError('`budgetUsd` is in dollars and cents: at most two decimals');
+      const raise: LimitRaise = { ...(a.budgetUsd !== undefined && { costUsd: a.budgetUsd }), ...(a.minutes !== undefined && { minutes: a.minutes }), ...(a.turns !== undefined && { turns: a.turns }) };
+      if (t.kind === 'local') {
+        const run = await local.resume(t.path, a.runId, a.step, raise);
+        return done({ run, comment: null, message: 'retried' }, describeRun(run));
+      }
+      if (a.step === undefined) throw new ToolError('name the step to retry (`step`): on GitHub the command names it');
+      const body = ['/baton retry', a.step, ...raiseFlagWords(raise)].join(' ');
+      const comment = await github.comment(t, needNumber(t, 'retrying'), body);
+      return done({ run: null, comment, message: 'retry posted' }, `posted ${body}: ${comment.url}`);
     }),
   );
 

@@ -3,7 +3,7 @@
 // so re-rendering after a redelivered event produces the same body (and no edit).
 import { toMermaid } from '../manifest/graph.ts';
 import { stepById, type Workflow } from '../manifest/types.ts';
-import { stepState, type RunState, type StepState } from '../engine/index.ts';
+import { keptNote, stepState, type RunState, type StepState } from '../engine/index.ts';
 import { externalize, isOutputRef, type Externalized } from './externalize.ts';
 import { breakerLines } from './breakers.ts';
 import { cell, duration, usd } from './format.ts';
@@ -88,6 +88,9 @@ function compose(state: RunState, workflow: Workflow, opts: RenderOptions, mode:
   if (state.reason && state.status !== 'running') tail.push('', `**${state.status === 'failed' ? 'Failed' : state.status === 'cancelled' ? 'Cancelled' : 'Stopped'}:** ${quietMentions(state.reason)}`);
   const breakers = breakerLines(state, workflow);
   if (breakers.length) tail.push('', '**Agents whose backend failed before any work:**', ...breakers);
+  // A step a limit stopped: what it kept and the command that resumes it, whole (the table cuts its reason).
+  const kept = keptLines(state, workflow);
+  if (kept.length) tail.push('', ...kept);
   const sandbox = sandboxLines(state, workflow);
   if (sandbox.length) tail.push('', ...sandbox);
   tail.push('', budgetLine(state, workflow));
@@ -168,6 +171,20 @@ function statusText(state: RunState, workflow: Workflow, id: string, s: StepStat
     default:
       return s.reason ? `${s.status}: ${quietMentions(s.reason)}` : s.status;
   }
+}
+
+/** One line per job of a finished step whose last attempt a limit stopped with its work kept (engine/kept.ts); file names in code spans. */
+function keptLines(state: RunState, workflow: Workflow): string[] {
+  const lines: string[] = [];
+  for (const step of workflow.steps) {
+    const st = stepState(state, step.id);
+    if (!st || st.status === 'running' || st.status === 'waiting' || st.status === 'succeeded') continue;
+    for (const j of st.jobs) {
+      const note = keptNote(state.runId, step.id, j);
+      if (note) lines.push(`- ${cell(step.name, 60)}${st.fanOut ? ` [${cell(j.slot, 20)}]` : ''}: ${cell(quietMentions(note), 600)}`);
+    }
+  }
+  return lines.length > MAX_SANDBOX_LINES ? [...lines.slice(0, MAX_SANDBOX_LINES), `- … and ${lines.length - MAX_SANDBOX_LINES} more`] : lines;
 }
 
 /** Sandbox lines shown at most; a run with more says how many it left out. */

@@ -45,4 +45,33 @@ describe('comment commands', () => {
     expect(parseCommentCommand('/baton fix-issue note="open')).toMatchObject({ kind: 'invalid', message: 'a double quote is never closed' });
     expect(parseCommentCommand('/baton scope=api')).toMatchObject({ kind: 'invalid', message: expect.stringContaining('needs a workflow before its inputs') });
   });
+
+  it('reads the raises of a retry: `--budget +$N`, `--minutes +N`, `--turns +N`, each once', () => {
+    expect(parseCommentCommand('/baton retry implement --budget +$2')).toEqual({ kind: 'retry', step: 'implement', raise: { costUsd: 2 } });
+    expect(parseCommentCommand('/baton retry implement --turns +20 --minutes +15 --budget +$0.50')).toEqual({ kind: 'retry', step: 'implement', raise: { turns: 20, minutes: 15, costUsd: 0.5 } });
+    expect(parseCommentCommand('/baton retry implement --budget +2')).toEqual({ kind: 'retry', step: 'implement', raise: { costUsd: 2 } });
+  });
+
+  it('refuses a raise that is not one, naming the word: comment text is anyone\'s', () => {
+    const bad: [string, string][] = [
+      ['/baton retry implement --budget +$abc', '`--budget` takes an amount to add, like `--budget +$2`; `+$abc` is not one'],
+      ['/baton retry implement --budget 2', '`2` is not one'],
+      ['/baton retry implement --budget +$-1', 'is not one'],
+      ['/baton retry implement --budget +$1e9', 'is not one'],
+      ['/baton retry implement --budget +$0', 'is not one'],
+      ['/baton retry implement --budget +$2.505', 'is not one'],
+      ['/baton retry implement --turns +1.5', '`--turns` takes an amount to add, like `--turns +20`'],
+      ['/baton retry implement --minutes', '`--minutes` needs an amount, like `--minutes +20`'],
+      ['/baton retry implement --turns +2 --turns +3', '`--turns` is given twice'],
+      ['/baton retry implement --tokens +5', '`--tokens` is not an option of a retry'],
+      ['/baton retry implement other', '`other` is not an option of a retry'],
+      ['/baton retry --budget +$2', 'takes the id of one step'],
+      ['/baton retry implement --budget "+$2 `@admin`"', "`+$2 '@admin'` is not one"],
+    ];
+    for (const [text, message] of bad) {
+      const c = parseCommentCommand(text);
+      expect(c, text).toMatchObject({ kind: 'invalid' });
+      expect((c as { message: string }).message, text).toContain(message);
+    }
+  });
 });

@@ -50,11 +50,11 @@ async function waitUntil(runId: string, done: (r: Run) => boolean): Promise<Run>
 }
 
 describe('baton mcp, local target', { timeout: 90_000 }, () => {
-  it('lists its nine tools with schemas and annotations', async () => {
+  it('lists its ten tools with schemas and annotations', async () => {
     const { tools } = await mcp.client.listTools();
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     expect(Object.keys(byName).sort()).toEqual(
-      ['baton_answer', 'baton_approve', 'baton_cancel', 'baton_get_run', 'baton_list_runs', 'baton_list_workflows', 'baton_start_run', 'baton_validate', 'baton_wait'].sort(),
+      ['baton_answer', 'baton_approve', 'baton_cancel', 'baton_get_run', 'baton_list_runs', 'baton_list_workflows', 'baton_resume', 'baton_start_run', 'baton_validate', 'baton_wait'].sort(),
     );
     expect(byName.baton_get_run!.annotations).toMatchObject({ readOnlyHint: true });
     expect(byName.baton_cancel!.annotations).toMatchObject({ destructiveHint: true, idempotentHint: true });

@@ -77,6 +77,8 @@ export const claudeCode: AgentBackend = {
       error: result.is_error ? `claude reported an error (${result.subtype ?? 'error'}): ${[text, ...errors].filter(Boolean).join('; ') || 'no reason given'}` : undefined,
     };
     if (result.structured_output !== undefined && result.structured_output !== null) parsed.structured = result.structured_output;
+    // `--max-turns` reached: Claude Code ends with this subtype (its SDK's result message types).
+    if (result.subtype === 'error_max_turns') parsed.limit = 'turns';
     return parsed;
   },
 };

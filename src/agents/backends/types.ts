@@ -1,6 +1,7 @@
 // One interface for every agent CLI baton can drive. A backend only knows its CLI: how to
 // call it non-interactively and how to read what it printed. Running the process, the
 // timeout, extraction, validation and re-prompting are the worker's (../worker.ts).
+import type { StopLimit } from '../../engine/types.ts';
 import type { AgentSpec, Backend, JsonSchema } from '../../manifest/types.ts';
 import type { McpServers } from './mcp-config.ts';
 import type { KeySlot, ModelApi } from '../sandbox/proxy-models.ts';
@@ -73,6 +74,8 @@ export interface Parsed {
   error?: string;
   /** The result the CLI itself produced against the outputs schema (claude's structured_output). */
   structured?: unknown;
+  /** The CLI said a limit of its own stopped it (claude's `error_max_turns`): the attempt can be resumed with it raised. */
+  limit?: StopLimit;
 }
 
 export interface AgentBackend {

@@ -176,7 +176,7 @@ async function onRunCommand(runs: RunService, gh: RepoContext, ev: Commented, as
       const base = { key: ev.key, at, actor: ev.author, permission: asker.permission, ...settling(ev) };
       if (command.kind === 'cancel') return [{ type: 'cancel.requested', ...base }];
       if (command.kind === 'approve') return [{ type: 'approval.given', ...base }];
-      return retryEvents(gh, ev, memory.state, workflow, { ...base, step: command.step });
+      return retryEvents(gh, ev, memory.state, workflow, { ...base, step: command.step, ...(command.raise && { raise: command.raise }) });
     },
     log,
   );

@@ -5,6 +5,7 @@ import { DEFAULT_MAX_ITEMS } from '../budget.ts';
 import { beginStepCheck } from '../checks-runs.ts';
 import type { Draft } from '../draft.ts';
 import { dispatchJob } from '../jobs.ts';
+import { keptNote } from '../kept.ts';
 import { failStep, succeedStep } from '../lifecycle.ts';
 import { render } from '../scope.ts';
 import { copyJob, newJob } from '../state.ts';
@@ -17,7 +18,7 @@ function start(d: Draft, step: WorkerStep): void {
   const st = d.step(step.id);
   const previous = st.attempts;
   if (step.forEach === undefined) {
-    d.setStep(step.id, { fanOut: false, jobs: [newJob('0', step.kind, null, null, previous['0'] ?? 0)] });
+    d.setStep(step.id, { fanOut: false, jobs: [resumed(newJob('0', step.kind, null, null, previous['0'] ?? 0), st.jobs)] });
   } else {
     const items = render(d, step.forEach);
     if (!items.ok) return failStep(d, step.id, `for-each: ${items.error}`);
@@ -34,7 +35,7 @@ function start(d: Draft, step: WorkerStep): void {
           `no worker was started. If the step really needs more, raise \`max-items\` on step \`${step.id}\``,
       );
     }
-    const jobs = items.value.map((item, i) => newJob(String(i), step.kind, i, item, previous[String(i)] ?? 0));
+    const jobs = items.value.map((item, i) => resumed(newJob(String(i), step.kind, i, item, previous[String(i)] ?? 0), st.jobs));
     d.setStep(step.id, { fanOut: true, jobs });
     if (jobs.length === 0) return succeedStep(d, step.id, [], 'nothing to do: for-each gave no items');
     // Written when the step ends: meanwhile its items' worker jobs show as running checks.
@@ -70,7 +71,18 @@ function jobFailed(d: Draft, step: WorkerStep, job: JobState): void {
   // A result refused (not a crash or a bad answer) reads as such: what fixes it is different.
   const verdict = job.refused ? 'refused' : 'failed';
   const which = d.step(step.id).fanOut ? `item ${job.index} ${verdict}` : verdict;
-  failStep(d, step.id, `${which} after ${attempts}: ${job.lastError ?? 'unknown error'}`);
+  const kept = keptNote(d.state.runId, step.id, job);
+  failStep(d, step.id, `${which} after ${attempts}: ${job.lastError ?? 'unknown error'}${kept ? ` — ${kept}` : ''}`);
+}
+
+/**
+ * A retried step's job whose last attempt a limit stopped with its work kept (the same item)
+ * starts from that checkpoint, not from scratch: `/baton retry <step> --turns +20` continues.
+ */
+function resumed(job: JobState, previous: readonly JobState[]): JobState {
+  const was = previous.find((j) => j.slot === job.slot);
+  if (!was?.limit || was.checkpoint === null || JSON.stringify(was.item) !== JSON.stringify(job.item)) return job;
+  return { ...job, checkpoint: was.checkpoint, limit: was.limit, kept: was.kept ?? null, lastError: was.lastError };
 }
 
 export const workerStep: StepKindHandler<WorkerStep> = { start, update, jobSucceeded, jobFailed };

@@ -12,6 +12,7 @@ import { fixBranch, stepBranch, stepState } from '../../engine/index.ts';
 import { messageOf, refusedForGood, statusOf, type GitHubClient, type RepoContext } from './client.ts';
 import { MAKER_TRAILER } from './lease.ts';
 import { keepStepCommit } from './step-refs.ts';
+import { readRef } from './git-refs.ts';
 import type { CommitCache } from './memory.ts';
 import { checkTextBytes, MAX_CHECK_TEXT_BYTES } from './limits.ts';
 import { tooLargeMessage } from './outputs.ts';
@@ -129,7 +130,11 @@ async function applyBundle(
   const outcome = await outcomeOf(gh, run, r, base, commit);
   // The next attempt starts from a failed one's checkpoint, fetched by sha: a commit no ref
   // points at may be pruned by GitHub, so the step branch keeps it.
-  if (outcome.type === 'worker.failed' && outcome.checkpoint && branch) return [await keepCheckpoint(gh, bundle, branch, outcome)];
+  if (outcome.type === 'worker.failed' && outcome.checkpoint && branch) {
+    // A limit that stopped the agent makes the checkpoint the place to resume from (engine/raise.ts).
+    const stopped: WorkerFailed = { ...outcome, ...(r.limit && { limit: r.limit }), kept: r.changes.map((c) => c.path) };
+    return [await keepCheckpoint(gh, bundle, branch, stopped)];
+  }
   return [outcome];
 }
 
@@ -167,13 +172,18 @@ async function outcomeOf(
  * from the run branch), and says why its partial work was not kept.
  */
 async function keepCheckpoint(gh: RepoContext, bundle: ResultBundle, branch: string, failure: WorkerFailed): Promise<WorkerFailed> {
+  const { kept: _kept, ...unkept } = failure;
   try {
-    await keepStepCommit(gh, branch, failure.checkpoint!);
-    return failure;
+    const ref = await keepStepCommit(gh, branch, failure.checkpoint!);
+    // Kept is a deliverable like any other: read back, never taken on the write's word. A ref
+    // another writer moved meanwhile does not hold this attempt's work, and the record must not say it does.
+    const holds = await readRef(gh, ref);
+    if (holds === failure.checkpoint) return failure;
+    return { ...unkept, checkpoint: null, error: `${failure.error}; its partial work was not kept: ${ref} points at ${holds === null ? 'nothing' : holds.slice(0, 7)}, not at the attempt's commit ${failure.checkpoint!.slice(0, 7)}, when read back` };
   } catch (err) {
     const refusal = refusalOf(gh, err, bundle, branch);
     if (!(refusal instanceof AttemptError)) throw refusal;
-    return { ...failure, checkpoint: null, error: `${failure.error}; its partial work was not kept: ${refusal.message}` };
+    return { ...unkept, checkpoint: null, error: `${failure.error}; its partial work was not kept: ${refusal.message}` };
   }
 }
 

@@ -3,6 +3,8 @@
 // run it again). Knows the grammar only; which workflows exist is the caller's business.
 import { BUILTIN_COMMANDS } from '../../manifest/semantic.ts';
 import { parseRunId } from './run-id.ts';
+import { parseRaiseFlags } from '../../engine/raise-flags.ts';
+import type { LimitRaise } from '../../engine/types.ts';
 
 export const BUILTINS = BUILTIN_COMMANDS;
 
@@ -10,7 +12,7 @@ export type CommentCommand =
   | { kind: 'start'; workflow: string; inputs: Record<string, string> }
   | { kind: 'plan'; workflow: string; inputs: Record<string, string> }
   | { kind: 'status' }
-  | { kind: 'retry'; step: string }
+  | { kind: 'retry'; step: string; raise?: LimitRaise }
   | { kind: 'cancel' }
   | { kind: 'approve' }
   | { kind: 'help' }
@@ -22,7 +24,7 @@ export const USAGE = [
   '`/baton <workflow> [key=value …]` start a workflow',
   '`/baton plan <workflow> [key=value …]` show what would run, start nothing',
   '`/baton status` show the run of this thread, and the day of workflows with `budget.per-day`',
-  '`/baton retry <step>` run a failed step again',
+  '`/baton retry <step> [--budget +$N] [--minutes +N] [--turns +N]` run a failed step again; a step a limit stopped continues from its kept work, with that limit raised',
   '`/baton cancel` stop the run',
   '`/baton approve` pass an `approve` step',
   '`/baton answer …` answer the open questions (number the answers like the questions: `1. …`, `2. …`)',
@@ -71,9 +73,13 @@ export function parseCommentCommand(body: string): CommentCommand | undefined {
     case 'cancel':
     case 'approve':
       return rest.length ? extra(verb, rest) : { kind: verb };
-    case 'retry':
-      if (rest.length !== 1 || rest[0]!.includes('=')) return { kind: 'invalid', message: '`/baton retry` takes the id of one step, like `/baton retry implement`' };
-      return { kind: 'retry', step: rest[0]! };
+    case 'retry': {
+      const [step, ...flags] = rest;
+      if (step === undefined || step.includes('=') || step.startsWith('-')) return { kind: 'invalid', message: '`/baton retry` takes the id of one step, like `/baton retry implement` or `/baton retry implement --budget +$2`' };
+      const raise = parseRaiseFlags(flags);
+      if ('error' in raise) return { kind: 'invalid', message: `\`/baton retry\`: ${raise.error}` };
+      return Object.keys(raise).length ? { kind: 'retry', step, raise } : { kind: 'retry', step };
+    }
     case 'plan': {
       const [workflow, ...args] = rest;
       if (workflow === undefined || workflow.includes('=')) return { kind: 'invalid', message: '`/baton plan` takes a workflow, like `/baton plan fix-issue`' };

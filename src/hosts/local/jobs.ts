@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { DispatchWorker, RunEvent, Usage } from '../../engine/index.ts';
 import { WorkerSetupError } from '../../agents/preflight.ts';
 import { runWorker } from '../../agents/worker.ts';
-import { addWorktree, commitPaths, git, removeWorktree, setBranch } from './git.ts';
+import { addWorktree, commitPaths, git, removeWorktree, revParse, setBranch } from './git.ts';
 import { worktreesDir, type RunStore } from './store.ts';
 
 /** Longest diff put into a reviewer's prompt; beyond it the reviewer reads the branch itself. */
@@ -61,7 +61,11 @@ export async function runJob(task: DispatchWorker, ctx: JobContext): Promise<Run
     }
     const reason = ctx.signal.aborted ? 'cancelled' : result.status;
     const infrastructure = reason === 'crashed' && result.infrastructure ? { infrastructure: result.infrastructure } : {};
-    return [{ type: 'worker.failed', key, at: Date.now(), ...ref, reason, error: result.error ?? result.status, checkpoint: commit(` (${result.status}, partial work)`), usage, ...infrastructure, ...sandbox }];
+    const checkpoint = commit(` (${result.status}, partial work)`);
+    // Kept only when read back: the step branch holds the commit (engine/kept.ts says so in the record).
+    const held = checkpoint !== null && revParse(ctx.repo, `refs/heads/${task.branch}`) === checkpoint;
+    const kept = held ? { ...(result.limit && { limit: result.limit }), kept: paths } : {};
+    return [{ type: 'worker.failed', key, at: Date.now(), ...ref, reason, error: result.error ?? result.status, checkpoint: held ? checkpoint : null, usage, ...kept, ...infrastructure, ...sandbox }];
   } finally {
     removeWorktree(ctx.repo, path);
   }

@@ -4,7 +4,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveInputs } from '../../engine/inputs.ts';
-import type { Json, RunEvent, RunState } from '../../engine/index.ts';
+import { decide } from '../../engine/index.ts';
+import type { Json, LimitRaise, RunEvent, RunState } from '../../engine/index.ts';
 import type { Workflow } from '../../manifest/types.ts';
 import { repoRoot } from './git.ts';
 import { LocalRun, type RunOptions } from './run.ts';
@@ -101,6 +102,28 @@ export function approveEvent(state: RunState, workflow: Workflow, actor: string)
   if (!w) throw new InputError(`run ${state.runId} is not waiting for an approval${state.status !== 'running' ? ` (it is ${state.status})` : ''}`);
   const at = Date.now();
   return { type: 'approval.given', key: `${state.runId}/approve/${w.step}/${at}`, at, step: w.step, actor, permission: 'admin' };
+}
+
+/**
+ * `baton resume <run> --budget +2 …` (and MCP's `baton_resume` with a raise): a retry of `step` —
+ * by default the one a limit stopped with its work kept — with its limits raised. The engine
+ * decides the caps (engine/raise.ts) and says why when it refuses.
+ */
+export function retryEvent(state: RunState, workflow: Workflow, step: string | undefined, raise: LimitRaise, actor: string): RunEvent {
+  const id = step ?? limitStopped(state);
+  if (id === undefined) throw new InputError(`no step of run ${state.runId} was stopped by a limit with its work kept; name the step to retry (\`--step <id>\`)`);
+  if (!workflow.steps.some((s) => s.id === id)) throw new InputError(`there is no step \`${id}\` in \`${workflow.name}\``);
+  const at = Date.now();
+  const event: RunEvent = { type: 'retry.requested', key: `${state.runId}/retry/${id}/${at}`, at, step: id, actor, permission: 'admin', ...(Object.keys(raise).length && { raise }) };
+  // The engine's answer, decided purely ahead: a refusal (a cap, a running step) is the caller's error, not a line on the side.
+  const refusal = decide(state, event, workflow).commands.find((c) => c.type === 'reply');
+  if (refusal) throw new InputError(refusal.body.replace(/^@\S+, /, ''));
+  return event;
+}
+
+/** The first finished step whose job a limit stopped with its checkpoint kept. */
+function limitStopped(state: RunState): string | undefined {
+  return state.steps.find((s) => (s.status === 'failed' || s.status === 'cancelled') && s.jobs.some((j) => j.limit && j.checkpoint !== null))?.id;
 }
 
 export function cancelEvent(state: RunState, actor: string): RunEvent {
