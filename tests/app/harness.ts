@@ -28,7 +28,7 @@ import type { DoorReport, WriteBudgetOptions } from '../../src/app/write-budget.
 import type { LeaseOptions, RunService } from '../../src/app/runs.ts';
 import { DEFAULT_SWEEP_INTERVAL_MS, type Sweeper, type SweepReport } from '../../src/app/sweeper.ts';
 import { startEmulator, type CreateRepoOptions, type Emulator } from '../emulator/emulator.ts';
-import type { Readings } from '../emulator/readings.ts';
+import type { EmulatorReadings } from '../emulator/readings.ts';
 import type { Delivery } from '../emulator/webhooks.ts';
 import { withActions } from '../emulator/actions/index.ts';
 import type { ActionsRunner } from '../emulator/actions/index.ts';
@@ -185,7 +185,7 @@ export interface HarnessOptions {
   /** Repository secrets replacing the default agent keys (`''`: the secret is not set). */
   secrets?: Record<string, string>;
   /** Where GitHub is silent, which behaviour the emulator shows (tests/emulator/readings.ts). */
-  readings?: Partial<Readings>;
+  readings?: Partial<EmulatorReadings>;
   /** Comments a tracking issue takes before baton continues on a new one (default: production's 2,000). */
   trackingIssueComments?: number;
   /**
@@ -247,7 +247,8 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
     ...(o.minuteMs ? { minuteMs: o.minuteMs } : {}),
     ...(o.triggerOnWebhooks ? { triggerOnWebhooks: true } : {}),
   });
-  const emu = await startEmulator({ webhookSecret: SECRET, appPublicKey: publicKey, plugins: [actions.plugin], ...(o.readings ? { readings: o.readings } : {}) });
+  // GitHub's secondary limits counted on the App's time: a compressed minute is GitHub's minute.
+  const emu = await startEmulator({ webhookSecret: SECRET, appPublicKey: publicKey, plugins: [actions.plugin], secondaryLimits: { timeScale: o.timeScale ?? TEST_TIME_SCALE }, ...(o.readings ? { readings: o.readings } : {}) });
   await emu.createRepo('acme', 'widgets', { 'README.md': '# widgets\n', '.github/workflows/baton-worker.yml': await initWorkerWorkflow(), ...o.files }, o.repo);
   for (const [login, role] of Object.entries(o.roles ?? { alice: "admin" as const })) emu.store.setRole('acme', 'widgets', login, role);
 
