@@ -120,6 +120,8 @@ export class BudgetGroup {
   private again = false;
   private timer: NodeJS.Timeout | undefined;
   private timerDue = Infinity;
+  /** How many times the budget held a write back: a door's gap between grants spanning one is the budget's, not its pace. */
+  holds = 0;
 
   constructor(
     /** The ledger's key: an installation's id, or `app` for every installation together. */
@@ -161,11 +163,20 @@ export class BudgetGroup {
     return a.seq < b.seq;
   }
 
-  /** Writes of every door waiting that would go before a write of `cls` (or are it): the notice's count. */
+  /**
+   * Writes that go before `w` (of class `cls`) or are it, for the notice's estimate: those of every
+   * door waiting at its class or above, and one notice for each waiting event not told yet (its own
+   * included: the notice is written first) — a notice spends the budget from the reserve, so each
+   * one pushes every other write one grant later.
+   */
   ahead(cls: WriteClass, w: Waiter): number {
     let n = 0;
-    for (const d of this.doors) n += d.waitingAtOrAbove(CLASS_RANK[cls], w);
-    return n;
+    const untold = new Set<LaneContext>();
+    for (const d of this.doors) {
+      n += d.waitingAtOrAbove(CLASS_RANK[cls], w);
+      d.untold(untold);
+    }
+    return n + untold.size;
   }
 
   pump(): void {
@@ -202,6 +213,7 @@ export class BudgetGroup {
           wait = 0;
         }
         if (wait > 0) {
+          this.holds++;
           this.wakeIn(wait);
           break;
         }
@@ -244,6 +256,13 @@ export class InstallationDoor {
   private readonly telling = new Set<LaneContext>();
   /** Starts' writes let through and not answered yet: their events' next writes are coming. */
   private startsOut = 0;
+  /**
+   * How fast this installation's queue moves when the budget holds nothing back: the time between
+   * writes let through back to back (ms, a moving average) — GitHub's pacing and answers. A wait
+   * in a burst can be that, not the budget: the notice's estimate takes the longer of the two.
+   */
+  private pace = 0;
+  private lastGrant: { at: number; holds: number; queued: boolean } | undefined;
   /** The budget this door's writes take from (a group of its own unless one is given). */
   readonly group: BudgetGroup;
 
@@ -283,7 +302,7 @@ export class InstallationDoor {
             waitMs: now - enqueuedAt,
             cls,
             ...(ctx ? { lane: ctx.lane } : {}),
-            ...(waiter.told ? { noticedEstimateMs: waiter.told.estimateMs, waitedSinceNoticeMs: (now - waiter.told.at) * this.scale } : {}),
+            ...(waiter.told ? { noticedEstimateMs: waiter.told.estimateMs, waitedSinceNoticeMs: (now - waiter.told.at) / this.scale } : {}),
           });
           const start = cls === 'start';
           if (start) this.startsOut++;
@@ -341,6 +360,10 @@ export class InstallationDoor {
     if (i < 0 || this.inFlight >= WRITES_IN_FLIGHT || (w.ctx && this.telling.has(w.ctx))) return false;
     this.waiters.splice(i, 1);
     this.inFlight++;
+    const now = performance.now();
+    const last = this.lastGrant;
+    if (last?.queued && last.holds === this.group.holds) this.pace = this.pace === 0 ? now - last.at : 0.8 * this.pace + 0.2 * (now - last.at);
+    this.lastGrant = { at: now, holds: this.group.holds, queued: this.waiters.length > 0 };
     w.grant();
     return true;
   }
@@ -350,18 +373,26 @@ export class InstallationDoor {
     return this.waiters.filter((o) => o === w || CLASS_RANK[classOf(o.ctx)] >= rank).length;
   }
 
+  /** Adds to `into` the events waiting here that may yet be told they wait (a notice each). */
+  untold(into: Set<LaneContext>): void {
+    for (const o of this.waiters) if (o.ctx?.notice && !this.noticed.has(o.ctx)) into.add(o.ctx);
+  }
+
   /** A write waited past the threshold: its run says so, once per event, with an estimate. */
   private async tell(w: Waiter): Promise<void> {
     const ctx = w.ctx;
     if (!ctx?.notice || this.noticed.has(ctx) || !this.waiters.includes(w)) return;
+    const cls = classOf(ctx);
+    // Every write that goes before it, in every installation sharing the budget (counted before
+    // this event is marked told: its own notice is among them).
+    const ahead = this.group.ahead(cls, w);
     this.noticed.add(ctx);
     // Held from here, in the same turn as the check that the write still waits.
     this.telling.add(ctx);
-    const cls = classOf(ctx);
-    // Every write that goes before it, in every installation sharing the budget.
-    const ahead = this.group.ahead(cls, w);
+    // Its own installation's writes ahead, at the pace its queue has been moving.
+    const paced = this.waitingAtOrAbove(CLASS_RANK[cls], w) * this.pace;
     try {
-      const estimate = (await this.group.ledger.estimate(this.group.key, this.limits(cls), ahead)) / this.scale;
+      const estimate = Math.max(await this.group.ledger.estimate(this.group.key, this.limits(cls), ahead), paced) / this.scale;
       w.told = { at: performance.now(), estimateMs: estimate };
       await asCommand(ctx, () => ctx.notice!(estimate));
     } catch (err) {

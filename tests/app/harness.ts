@@ -129,10 +129,10 @@ export interface Harness {
   settle(): Promise<void>;
   /** Waits until `ready()` holds (a worker job running, …); throws naming `what` if it never does. */
   waitFor(what: string, ready: () => boolean | Promise<boolean>): Promise<void>;
-  /** The status comment of the run on thread `number` (the bot's comment with the record). */
-  record(number: number): Promise<string>;
-  /** Every comment body on thread `number`, oldest first. */
-  comments(number: number): Promise<string[]>;
+  /** The status comment of the run on thread `number` (the bot's comment with the record), of acme/widgets unless `where` says. */
+  record(number: number, where?: RepoName): Promise<string>;
+  /** Every comment body on thread `number` (of acme/widgets unless `where` says), oldest first. */
+  comments(number: number, where?: RepoName): Promise<string[]>;
   /**
    * The state of run `runId` as its status comment on GitHub carries it (outputs kept in check
    * runs stay references): the App keeps no finished run in memory (src/hosts/github/memory.ts).
@@ -150,6 +150,14 @@ export interface Harness {
   appErrors: string[];
   close(): Promise<void>;
 }
+
+/** A repository of the emulator, for a test with more than acme/widgets (another installation). */
+export interface RepoName {
+  owner: string;
+  repo: string;
+}
+
+const HOME: RepoName = { owner: 'acme', repo: 'widgets' };
 
 export interface HarnessOptions {
   files: Record<string, string>;
@@ -473,8 +481,8 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
       }
       throw new Error(`gave up waiting for ${what}`);
     },
-    async comments(number) {
-      const all = await h.as('alice').paginate('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', { owner: 'acme', repo: 'widgets', issue_number: number, per_page: 100 });
+    async comments(number, where = HOME) {
+      const all = await h.as('alice').paginate('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', { ...where, issue_number: number, per_page: 100 });
       return all.map((c) => c.body ?? '');
     },
     async runState(runId) {
@@ -487,8 +495,8 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
       }
       throw new Error(`no status comment of run ${runId} on #${thread}`);
     },
-    async record(number) {
-      const all = await h.as('alice').paginate('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', { owner: 'acme', repo: 'widgets', issue_number: number, per_page: 100 });
+    async record(number, where = HOME) {
+      const all = await h.as('alice').paginate('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', { ...where, issue_number: number, per_page: 100 });
       const found = all.find((c) => c.user?.login === 'baton[bot]' && c.body?.includes('baton:record'));
       if (!found) throw new Error(`no status comment on #${number}`);
       return found.body!;
