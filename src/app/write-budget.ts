@@ -122,6 +122,8 @@ export class BudgetGroup {
   private timerDue = Infinity;
   /** How many times the budget held a write back: a door's gap between grants spanning one is the budget's, not its pace. */
   holds = 0;
+  /** The write whose grant is being taken from the ledger: its event is getting its turn, not told it waits. */
+  taking: Waiter | undefined;
 
   constructor(
     /** The ledger's key: an installation's id, or `app` for every installation together. */
@@ -204,6 +206,7 @@ export class BudgetGroup {
         }
         if (!best) break;
         let wait: number;
+        this.taking = best.w;
         try {
           wait = await this.ledger.take(this.key, this.limits(classOf(best.w.ctx)));
         } catch (err) {
@@ -211,13 +214,15 @@ export class BudgetGroup {
           // let through is better than every write of the installation stuck.
           this.warn(`the write budget of ${this.what} could not be read (${(err as Error).message}); the write goes out paced only`);
           wait = 0;
+        } finally {
+          this.taking = undefined;
         }
         if (wait > 0) {
           this.holds++;
           this.wakeIn(wait);
           break;
         }
-        // Still waiting there (not handed on while the ledger answered)? Else the grant is the next one's.
+        // Taken from the ledger: let through (its event cannot have begun its notice meanwhile: tell()).
         if (!best.door.admit(best.w)) continue;
         this.served.set(best.w.ctx?.lane ?? '', this.nextSeq());
         if (this.served.size > 10_000) this.served.clear();
@@ -382,6 +387,8 @@ export class InstallationDoor {
   private async tell(w: Waiter): Promise<void> {
     const ctx = w.ctx;
     if (!ctx?.notice || this.noticed.has(ctx) || !this.waiters.includes(w)) return;
+    // One of its event's writes is being let through this moment: it is not waiting for the budget.
+    if (this.group.taking?.ctx === ctx) return;
     const cls = classOf(ctx);
     // Every write that goes before it, in every installation sharing the budget (counted before
     // this event is marked told: its own notice is among them).

@@ -100,15 +100,18 @@ describe("app: installations sharing the App's write budget", () => {
     const [acme, globex] = doors(reports);
     await pass(acme, event());
     const ahead = [1, 2, 3].map((i) => pass(globex, { ...event(), lane: `globex/gadgets#${i}` }));
-    const told = pass(acme, { ...event(async () => undefined), lane: 'acme/widgets#9' });
+    // The notice is a write too, through the door, from the reserve (as a command), as deferral-notice.ts writes it.
+    const told = pass(acme, { ...event(() => pass(acme, { ...event(), lane: 'acme/widgets#9', cls: 'command' })), lane: 'acme/widgets#9' });
     await Promise.all([...ahead, told]);
     const noticed = reports.filter((r) => r.noticedEstimateMs !== undefined);
     expect(noticed).toHaveLength(1);
     const { noticedEstimateMs, waitedSinceNoticeMs } = noticed[0]!;
-    // It waited for the other installation's three writes, each a "minute" apart…
-    expect(waitedSinceNoticeMs!).toBeGreaterThan(2 * MINUTE_MS);
-    // …and was told so: the timers' lateness (a few ms) is the tolerance.
-    expect(waitedSinceNoticeMs!).toBeLessThanOrEqual(noticedEstimateMs! + 10);
+    // It waited for the other installation's three writes and its own notice, each a "minute" apart…
+    expect(waitedSinceNoticeMs!).toBeGreaterThan(3 * MINUTE_MS);
+    // …and was told so, within one grant's time: the timers that let each through may each run a
+    // few ms late on a busy machine. (Told of its own installation's writes only, it would hear two
+    // grants' time and wait five.)
+    expect(waitedSinceNoticeMs!).toBeLessThanOrEqual(noticedEstimateMs! + MINUTE_MS);
   });
 });
 
