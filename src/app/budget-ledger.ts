@@ -1,4 +1,5 @@
-// Where an installation's writes are counted against GitHub's secondary limits: in this
+// Where the App's writes are counted against GitHub's secondary limits (under one key for the
+// whole App, or one per installation: write-budget.ts BudgetScope): in this
 // process (one App process), or in Redis when Probot was given REDIS_URL (every replica takes
 // from the same budget, as Probot's throttling shares its queues there). Both count the same
 // way: the grants of the last hour, kept as times, tested against a minute and an hour window
@@ -115,11 +116,11 @@ return 0
 `;
 
 /**
- * Where an installation's grants are kept in Redis: a sorted set of grant times (Redis's clock,
+ * Where a budget's grants (`app`, or an installation's) are kept in Redis: a sorted set of grant times (Redis's clock,
  * ms), one member per grant or retry, named after the ledger (process) that took it.
  */
-export function redisBudgetKey(installation: string): string {
-  return `baton:write-budget:${installation}`;
+export function redisBudgetKey(budget: string): string {
+  return `baton:write-budget:${budget}`;
 }
 
 /**

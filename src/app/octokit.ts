@@ -8,7 +8,7 @@
 import Bottleneck from 'bottleneck';
 import { ProbotOctokit } from 'probot';
 import { MemoryLedger, RedisLedger, type BudgetLedger, type RedisLike } from './budget-ledger.ts';
-import { DEFAULT_WRITE_BUDGET, InstallationDoor, writeBudgetPlugin, type DoorReport, type WriteBudgetOptions } from './write-budget.ts';
+import { APP_BUDGET_KEY, BudgetGroup, DEFAULT_WRITE_BUDGET, InstallationDoor, writeBudgetPlugin, type DoorReport, type WriteBudgetOptions } from './write-budget.ts';
 
 export const SECONDARY_LIMIT_RETRIES = 3;
 export const PRIMARY_LIMIT_RETRIES = 3;
@@ -31,8 +31,9 @@ export interface BatonOctokitOptions {
    */
   timeScale?: number;
   /**
-   * The write budget per installation (write-budget.ts): GitHub's documented secondary limits by
-   * default, or what BATON_WRITE_BUDGET_* say (app main.ts). Its windows are scaled by `timeScale`.
+   * The write budget (write-budget.ts): GitHub's documented secondary limits, for every installation
+   * together by default (`scope`), or what BATON_WRITE_BUDGET_* say (app main.ts). Its windows are
+   * scaled by `timeScale`.
    */
   writeBudget?: Partial<WriteBudgetOptions>;
   /** Told of each write's wait at the door (the metrics, the bench). */
@@ -94,16 +95,24 @@ export function batonOctokit(options: BatonOctokitOptions = {}): typeof ProbotOc
     return groups;
   };
   // The write budget's doors, one per installation, shared by every client of this class as the
-  // throttle's groups are; counted in Redis when Probot connected its throttle there (REDIS_URL).
+  // throttle's groups are, taking from one budget for the whole App unless `scope` says per
+  // installation; counted in Redis when Probot connected its throttle there (REDIS_URL).
   const budget: WriteBudgetOptions = { ...DEFAULT_WRITE_BUDGET, ...options.writeBudget };
   const windows = { minuteMs: 60_000 * scale, hourMs: 3_600_000 * scale };
   const memory = new MemoryLedger(windows);
   const warn = options.warn ?? ((msg: string) => console.warn(`baton: ${msg}`));
   const doors = new Map<string, InstallationDoor>();
+  // The doors sharing a budget: all of them by default (scope `app`), else one group per installation.
+  const groups = new Map<string, BudgetGroup>();
   const registry = {
     doorFor(installation: string, ledger: () => BudgetLedger): InstallationDoor {
       let door = doors.get(installation);
-      if (!door) doors.set(installation, (door = new InstallationDoor(installation, ledger(), budget, budget.noticeAfterMs * scale, scale, warn, options.onDoor)));
+      if (!door) {
+        const key = budget.scope === 'app' ? APP_BUDGET_KEY : installation;
+        let group = groups.get(key);
+        if (!group) groups.set(key, (group = new BudgetGroup(key, ledger(), budget, warn)));
+        doors.set(installation, (door = new InstallationDoor(installation, group.ledger, budget, budget.noticeAfterMs * scale, scale, warn, options.onDoor, group)));
+      }
       return door;
     },
   };

@@ -28,7 +28,7 @@ import type { DoorReport, WriteBudgetOptions } from '../../src/app/write-budget.
 import type { LeaseOptions, RunService } from '../../src/app/runs.ts';
 import { DEFAULT_SWEEP_INTERVAL_MS, type Sweeper, type SweepReport } from '../../src/app/sweeper.ts';
 import { startEmulator, type CreateRepoOptions, type Emulator } from '../emulator/emulator.ts';
-import type { Readings } from '../emulator/readings.ts';
+import type { EmulatorReadings } from '../emulator/readings.ts';
 import type { Delivery } from '../emulator/webhooks.ts';
 import { withActions } from '../emulator/actions/index.ts';
 import type { ActionsRunner } from '../emulator/actions/index.ts';
@@ -129,10 +129,10 @@ export interface Harness {
   settle(): Promise<void>;
   /** Waits until `ready()` holds (a worker job running, …); throws naming `what` if it never does. */
   waitFor(what: string, ready: () => boolean | Promise<boolean>): Promise<void>;
-  /** The status comment of the run on thread `number` (the bot's comment with the record). */
-  record(number: number): Promise<string>;
-  /** Every comment body on thread `number`, oldest first. */
-  comments(number: number): Promise<string[]>;
+  /** The status comment of the run on thread `number` (the bot's comment with the record), of acme/widgets unless `where` says. */
+  record(number: number, where?: RepoName): Promise<string>;
+  /** Every comment body on thread `number` (of acme/widgets unless `where` says), oldest first. */
+  comments(number: number, where?: RepoName): Promise<string[]>;
   /**
    * The state of run `runId` as its status comment on GitHub carries it (outputs kept in check
    * runs stay references): the App keeps no finished run in memory (src/hosts/github/memory.ts).
@@ -150,6 +150,14 @@ export interface Harness {
   appErrors: string[];
   close(): Promise<void>;
 }
+
+/** A repository of the emulator, for a test with more than acme/widgets (another installation). */
+export interface RepoName {
+  owner: string;
+  repo: string;
+}
+
+const HOME: RepoName = { owner: 'acme', repo: 'widgets' };
 
 export interface HarnessOptions {
   files: Record<string, string>;
@@ -185,7 +193,7 @@ export interface HarnessOptions {
   /** Repository secrets replacing the default agent keys (`''`: the secret is not set). */
   secrets?: Record<string, string>;
   /** Where GitHub is silent, which behaviour the emulator shows (tests/emulator/readings.ts). */
-  readings?: Partial<Readings>;
+  readings?: Partial<EmulatorReadings>;
   /** Comments a tracking issue takes before baton continues on a new one (default: production's 2,000). */
   trackingIssueComments?: number;
   /**
@@ -247,7 +255,8 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
     ...(o.minuteMs ? { minuteMs: o.minuteMs } : {}),
     ...(o.triggerOnWebhooks ? { triggerOnWebhooks: true } : {}),
   });
-  const emu = await startEmulator({ webhookSecret: SECRET, appPublicKey: publicKey, plugins: [actions.plugin], ...(o.readings ? { readings: o.readings } : {}) });
+  // GitHub's secondary limits counted on the App's time: a compressed minute is GitHub's minute.
+  const emu = await startEmulator({ webhookSecret: SECRET, appPublicKey: publicKey, plugins: [actions.plugin], secondaryLimits: { timeScale: o.timeScale ?? TEST_TIME_SCALE }, ...(o.readings ? { readings: o.readings } : {}) });
   await emu.createRepo('acme', 'widgets', { 'README.md': '# widgets\n', '.github/workflows/baton-worker.yml': await initWorkerWorkflow(), ...o.files }, o.repo);
   for (const [login, role] of Object.entries(o.roles ?? { alice: "admin" as const })) emu.store.setRole('acme', 'widgets', login, role);
 
@@ -472,8 +481,8 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
       }
       throw new Error(`gave up waiting for ${what}`);
     },
-    async comments(number) {
-      const all = await h.as('alice').paginate('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', { owner: 'acme', repo: 'widgets', issue_number: number, per_page: 100 });
+    async comments(number, where = HOME) {
+      const all = await h.as('alice').paginate('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', { ...where, issue_number: number, per_page: 100 });
       return all.map((c) => c.body ?? '');
     },
     async runState(runId) {
@@ -486,8 +495,8 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
       }
       throw new Error(`no status comment of run ${runId} on #${thread}`);
     },
-    async record(number) {
-      const all = await h.as('alice').paginate('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', { owner: 'acme', repo: 'widgets', issue_number: number, per_page: 100 });
+    async record(number, where = HOME) {
+      const all = await h.as('alice').paginate('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', { ...where, issue_number: number, per_page: 100 });
       const found = all.find((c) => c.user?.login === 'baton[bot]' && c.body?.includes('baton:record'));
       if (!found) throw new Error(`no status comment on #${number}`);
       return found.body!;

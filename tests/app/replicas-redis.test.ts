@@ -8,6 +8,7 @@
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { redisBudgetKey } from '../../src/app/budget-ledger.ts';
+import { APP_BUDGET_KEY } from '../../src/app/write-budget.ts';
 import { startRedisServer, type RedisServer } from '../support/redis-server.ts';
 import { startHarness, type Harness } from './harness.ts';
 
@@ -80,9 +81,9 @@ describe('app: replicas on one Redis', () => {
     // The shared ledger, on Redis's clock: every write GitHub received was taken from it (one
     // member each, named after the process's ledger: both processes took), and its grants keep
     // within the budget in every sliding minute and hour. The compressed hour outlasts the test,
-    // so none of them has left the ledger yet.
+    // so none of them has left the ledger yet. The budget is the App's (its default scope).
     client = new Redis(redis.url);
-    const flat = await client.zrange(redisBudgetKey(installation), 0, -1, 'WITHSCORES');
+    const flat = await client.zrange(redisBudgetKey(APP_BUDGET_KEY), 0, -1, 'WITHSCORES');
     const members = flat.filter((_, i) => i % 2 === 0);
     const granted = flat.filter((_, i) => i % 2 === 1).map(Number);
     expect(granted).toHaveLength(writes.length);

@@ -5,7 +5,7 @@
 // state back on GitHub (seen in CI: a finished run left showing "running" and "waiting" for good).
 import { describe, expect, it } from 'vitest';
 import { MemoryLedger } from '../../src/app/budget-ledger.ts';
-import { InstallationDoor } from '../../src/app/write-budget.ts';
+import { APP_BUDGET_KEY, BudgetGroup, DEFAULT_WRITE_BUDGET, InstallationDoor, writeBudgetFromEnv, type DoorReport, type WriteBudgetOptions } from '../../src/app/write-budget.ts';
 import type { LaneContext } from '../../src/app/write-lanes.ts';
 
 const MINUTE_MS = 40;
@@ -13,7 +13,7 @@ const MINUTE_MS = 40;
 function door(): InstallationDoor {
   const ledger = new MemoryLedger({ minuteMs: MINUTE_MS, hourMs: 1000 * MINUTE_MS });
   // One write a "minute"; the notice after 5 ms of waiting.
-  return new InstallationDoor('1', ledger, { perMinute: 1, perHour: 1000, reservePercent: 0, noticeAfterMs: 5 }, 5, 1, () => undefined);
+  return new InstallationDoor('1', ledger, { perMinute: 1, perHour: 1000, scope: 'installation', reservePercent: 0, noticeAfterMs: 5 }, 5, 1, () => undefined);
 }
 
 const event = (notice?: LaneContext['notice']): LaneContext => ({ lane: 'acme/widgets#1', cls: 'bookkeeping', since: performance.now(), dispatched: false, ...(notice ? { notice } : {}) });
@@ -65,5 +65,62 @@ describe('app: the write door and its deferral notice', () => {
     other.done();
     answerNotice();
     (await held).release();
+  });
+});
+
+describe("app: installations sharing the App's write budget", () => {
+  // One write a "minute" for the whole App; the notice after 5 ms of waiting.
+  const budget: WriteBudgetOptions = { perMinute: 1, perHour: 1000, scope: 'app', reservePercent: 0, noticeAfterMs: 5 };
+  function doors(reports: DoorReport[] = []): [InstallationDoor, InstallationDoor] {
+    const ledger = new MemoryLedger({ minuteMs: MINUTE_MS, hourMs: 1000 * MINUTE_MS });
+    const group = new BudgetGroup(APP_BUDGET_KEY, ledger, budget, () => undefined);
+    const make = (id: string) => new InstallationDoor(id, ledger, budget, 5, 1, () => undefined, (r) => reports.push(r), group);
+    return [make('1'), make('2')];
+  }
+  const pass = async (d: InstallationDoor, ctx: LaneContext, order?: string[]) => {
+    const g = await d.enter(ctx);
+    order?.push(ctx.lane);
+    g.release();
+    g.done();
+  };
+
+  it("takes turns: one installation's burst does not hold back another installation's write for the whole burst", async () => {
+    const [acme, globex] = doors();
+    await pass(acme, event());
+    const order: string[] = [];
+    const burst = [1, 2, 3, 4].map(() => pass(acme, { ...event(), lane: 'acme/widgets#1' }, order));
+    const other = pass(globex, { ...event(), lane: 'globex/gadgets#1' }, order);
+    await Promise.all([...burst, other]);
+    // The lane served least recently goes next, whichever installation it is in.
+    expect(order.indexOf('globex/gadgets#1')).toBeLessThanOrEqual(1);
+  });
+
+  it("a waiting write's notice counts the other installation's writes ahead of it: the wait that follows is no longer than announced", async () => {
+    const reports: DoorReport[] = [];
+    const [acme, globex] = doors(reports);
+    await pass(acme, event());
+    const ahead = [1, 2, 3].map((i) => pass(globex, { ...event(), lane: `globex/gadgets#${i}` }));
+    // The notice is a write too, through the door, from the reserve (as a command), as deferral-notice.ts writes it.
+    const told = pass(acme, { ...event(() => pass(acme, { ...event(), lane: 'acme/widgets#9', cls: 'command' })), lane: 'acme/widgets#9' });
+    await Promise.all([...ahead, told]);
+    const noticed = reports.filter((r) => r.noticedEstimateMs !== undefined);
+    expect(noticed).toHaveLength(1);
+    const { noticedEstimateMs, waitedSinceNoticeMs } = noticed[0]!;
+    // It waited for the other installation's three writes and its own notice, each a "minute" apart…
+    expect(waitedSinceNoticeMs!).toBeGreaterThan(3 * MINUTE_MS);
+    // …and was told so, within one grant's time: the timers that let each through may each run a
+    // few ms late on a busy machine. (Told of its own installation's writes only, it would hear two
+    // grants' time and wait five.)
+    expect(waitedSinceNoticeMs!).toBeLessThanOrEqual(noticedEstimateMs! + MINUTE_MS);
+  });
+});
+
+describe('app: whose writes one budget holds (BATON_WRITE_BUDGET_SCOPE)', () => {
+  it("is the App's by default, per installation when asked, and a clear refusal otherwise", () => {
+    expect(DEFAULT_WRITE_BUDGET.scope).toBe('app');
+    expect(writeBudgetFromEnv({})).toEqual({});
+    expect(writeBudgetFromEnv({ BATON_WRITE_BUDGET_SCOPE: 'installation' })).toEqual({ scope: 'installation' });
+    expect(writeBudgetFromEnv({ BATON_WRITE_BUDGET_SCOPE: ' app ' })).toEqual({ scope: 'app' });
+    expect(() => writeBudgetFromEnv({ BATON_WRITE_BUDGET_SCOPE: 'account' })).toThrow('BATON_WRITE_BUDGET_SCOPE must be app or installation, got "account"');
   });
 });

@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Auth } from './auth.ts';
 import { Faults, type FaultOptions } from './faults.ts';
+import { SecondaryLimits, type SecondaryLimitOptions } from './secondary-limits.ts';
 import { GitRepo } from './git.ts';
 import { createHandler, type RequestLogEntry } from './http/server.ts';
 import { Router } from './http/router.ts';
@@ -29,7 +30,7 @@ import { registerRoutes } from './routes/index.ts';
 import { Shapes } from './shapes.ts';
 import { githubClock, Store, type GitHubClock, type Plan, type Repo, type Visibility } from './store.ts';
 import { Webhooks } from './webhooks.ts';
-import { readingsFrom, type Readings } from './readings.ts';
+import { readingsFrom, type EmulatorReadings } from './readings.ts';
 
 export interface EmulatorOptions {
   /** Where webhooks are POSTed; none are sent without it (they are still recorded). */
@@ -43,7 +44,9 @@ export interface EmulatorOptions {
   /** Extra routes and behaviour (the Actions runner registers itself this way). */
   plugins?: EmulatorPlugin[];
   /** Where GitHub is silent: which plausible behaviour this emulator shows (readings.ts). */
-  readings?: Partial<Readings>;
+  readings?: Partial<EmulatorReadings>;
+  /** GitHub's secondary limits on content creation, counted for the App (secondary-limits.ts): their time scale and answer. */
+  secondaryLimits?: SecondaryLimitOptions;
 }
 
 export type EmulatorPlugin = (emulator: Emulator) => void | Promise<void>;
@@ -80,7 +83,9 @@ export interface Emulator {
   webhooks: Webhooks;
   faults: Faults;
   /** Where GitHub is silent, the behaviour this emulator shows (readings.ts). */
-  readings: Readings;
+  readings: EmulatorReadings;
+  /** GitHub's secondary limits on content creation, counted per the reading `secondaryLimitIdentity`. */
+  secondaryLimits: SecondaryLimits;
   shapes: Shapes;
   openapi: OpenApi;
   /** One entry per API request, in order. */
@@ -139,6 +144,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     webhooks,
     faults,
     readings: readingsFrom(options.readings),
+    secondaryLimits: new SecondaryLimits(store, () => emulator.readings.secondaryLimitIdentity, options.secondaryLimits),
     shapes,
     openapi: openApi(),
     requestLog: [],

@@ -208,7 +208,7 @@ const REQUEST_ID = 'If you reach out to GitHub Support for help, please include 
  * app-sre/github-mirror PR #62; "API rate limit exceeded for installation ID …":
  * upptime/upptime issue #786, bobheadxi/deployments issue #67).
  */
-function rateLimited(rule: ApiFault, who: string): RouteResult {
+export function rateLimited(rule: ApiFault, who: string): RouteResult {
   const status = rule.status ?? 403;
   const inSeconds = (n: number) => String(Math.floor(Date.now() / 1000) + n);
   if (rule.kind === 'primary-rate-limit') {

@@ -90,7 +90,34 @@ export interface Readings {
   customRefPushRuns: 'silent' | 'fires';
 }
 
-export const DEFAULT_READINGS: Readings = {
+/**
+ * Readings no scenario of the conformance kit can tell apart from its one account and one
+ * installation: they are settled by hand (docs/conformance.md, "The unknowns"), so they stay out
+ * of `Readings` and READING_VALUES, which the kit runs a scenario for each of;
+ * BY_HAND_READING_VALUES lists theirs. An emulator takes both (`EmulatorReadings`).
+ */
+export interface ByHandReadings {
+  /**
+   * Whose count GitHub's secondary limits on content creation are kept per (ISSUE U4). The docs
+   * ("Rate limits for the REST API", § About secondary rate limits) give the numbers — "no more
+   * than 80 content-generating requests per minute and no more than 500 content-generating
+   * requests per hour", and "Some endpoints have lower content creation limits" — but no identity,
+   * and say "Content creation limits include actions taken on the GitHub web interface as well as
+   * via the REST API and GraphQL API", which points to the account. `installation`: each of the
+   * App's installations has its own count; `app`: every installation of the App counts together;
+   * `bot-account`: the App's `[bot]` account counts, one account across all its installations.
+   * Through the API the last two count the same requests (every installation token of the App
+   * acts as its one bot account; no one signs in to the web interface as a bot): they differ in
+   * name only here, and a kit cannot tell them apart either (unknowns.ts, U4). Counted in
+   * secondary-limits.ts.
+   */
+  secondaryLimitIdentity: 'installation' | 'app' | 'bot-account';
+}
+
+/** Every switch of one emulator. */
+export type EmulatorReadings = Readings & ByHandReadings;
+
+export const DEFAULT_READINGS: EmulatorReadings = {
   refUpdateWorkflows: 'old-value',
   refCreateRace: 'already-exists',
   workflowRefusalAt: 'trees',
@@ -100,9 +127,11 @@ export const DEFAULT_READINGS: Readings = {
   workflowRunAfterTokenDispatch: 'fires',
   forkShaRef: 'does-not-exist',
   customRefPushRuns: 'silent',
+  // The account, as the docs' "web interface" wording suggests; and the strictest for an App.
+  secondaryLimitIdentity: 'bot-account',
 };
 
-/** Every value of every switch: what the conformance kit and the reading matrix iterate over. */
+/** Every value of every switch a scenario settles: what the conformance kit and the reading matrix iterate over. */
 export const READING_VALUES: { [K in keyof Readings]: readonly Readings[K][] } = {
   refUpdateWorkflows: ['old-value', 'default-branch'],
   refCreateRace: ['already-exists', 'update-failed'],
@@ -115,11 +144,16 @@ export const READING_VALUES: { [K in keyof Readings]: readonly Readings[K][] } =
   customRefPushRuns: ['silent', 'fires'],
 };
 
+/** Every value of every switch settled by hand (ByHandReadings). */
+export const BY_HAND_READING_VALUES: { [K in keyof ByHandReadings]: readonly ByHandReadings[K][] } = {
+  secondaryLimitIdentity: ['installation', 'app', 'bot-account'],
+};
+
 /** The readings of one emulator: defaults, then the environment's, then the test's own. */
-export function readingsFrom(given: Partial<Readings> = {}, env: string | undefined = process.env.BATON_EMULATOR_READINGS): Readings {
-  const fromEnv = env ? (JSON.parse(env) as Partial<Readings>) : {};
+export function readingsFrom(given: Partial<EmulatorReadings> = {}, env: string | undefined = process.env.BATON_EMULATOR_READINGS): EmulatorReadings {
+  const fromEnv = env ? (JSON.parse(env) as Partial<EmulatorReadings>) : {};
   const out = { ...DEFAULT_READINGS, ...fromEnv, ...given };
-  for (const [key, values] of Object.entries(READING_VALUES) as [keyof Readings, readonly string[]][]) {
+  for (const [key, values] of Object.entries({ ...READING_VALUES, ...BY_HAND_READING_VALUES }) as [keyof EmulatorReadings, readonly string[]][]) {
     if (!values.includes(out[key])) throw new Error(`emulator reading ${key}: ${JSON.stringify(out[key])} is none of ${values.join(', ')}`);
   }
   return out;

@@ -164,6 +164,12 @@ async function serve(
     log.fault = emulator.faults.injected.at(-1)?.kind ?? 'fault';
     return fault;
   }
+  // GitHub's own limits, counted (secondary-limits.ts): not a fault injected, an answer GitHub gives.
+  const limited = emulator.secondaryLimits.before(method, route.template, identity, identity.label);
+  if (limited !== null) {
+    log.fault = 'secondary-limit';
+    return limited;
+  }
 
   // A request that breaks GitHub's description is a bug of its sender: GitHub refuses it, and
   // so does the emulator, and it is recorded as a violation so that the test fails even when
