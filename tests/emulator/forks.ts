@@ -84,14 +84,16 @@ export async function forkCommit(emulator: Emulator, o: { owner: string; repo: s
 }
 
 /**
- * Whether `sha` is a commit only forks have: a pull request's head has it and no other ref of
+ * Whether `sha` is a commit only forks have: a pull request's refs have it and no other ref of
  * the repository does (a commit made through the API and on no ref yet is the repository's own).
+ * The test merge commit GitHub keeps at `refs/pull/<n>/merge` (written by the Actions plugin
+ * when a pull request event is looked at, at a moment of its own) holds the fork's commit too.
  */
 export async function onlyInForks(git: GitRepo, sha: string): Promise<boolean> {
   if ((await git.type(sha)) !== 'commit') return false;
   const refs = await git.refsContaining(sha);
-  const pullHead = (ref: string) => /^refs\/pull\/\d+\/head$/.test(ref);
-  return refs.some(pullHead) && refs.every(pullHead);
+  const pullRef = (ref: string) => /^refs\/pull\/\d+\/(head|merge)$/.test(ref);
+  return refs.some(pullRef) && refs.every(pullRef);
 }
 
 /**

@@ -7,6 +7,7 @@ import { Octokit } from '@octokit/rest';
 import { parse } from 'yaml';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from './emulator.ts';
+import { forkCommit, openForkPullRequest } from './forks.ts';
 import { READING_VALUES, type Readings } from './readings.ts';
 
 let emu: Emulator;
@@ -286,5 +287,27 @@ describe('reviews', () => {
       expect(await refusal(review(n, { event, body: '', comments: [{ path: 'no-body.txt', line: 2, side: 'RIGHT', body: 'x' }] }))).toMatchObject({ status: 422, errors: ['Body is required'] });
     }
     expect(await refusal(review(n, { event: 'APPROVE' }))).toBe('ok');
+  });
+});
+
+describe.each(['does-not-exist', 'workflow-rule'] as const)("a ref at a commit only a fork has, reading forkShaRef: %s (readings.ts)", (reading) => {
+  it("is refused also once GitHub's test merge commit holds the fork's commit (refs/pull/<n>/merge)", async () => {
+    const e = await startEmulator({ readings: { forkShaRef: reading } });
+    try {
+      await e.createRepo(owner, repo, { 'README.md': '# widgets\n' });
+      const inst = e.store.installation(owner);
+      const app = new Octokit({ baseUrl: e.apiUrl, auth: e.auth.issue(inst.id, inst.permissions, undefined).token });
+      const sha = await forkCommit(e, { ...o, fork: 'mallory', files: { 'src/app.txt': 'x\n' } });
+      const number = await openForkPullRequest(e, { ...o, fork: 'mallory', branch: 'patch-1', sha, title: 'Add' });
+      // What the Actions plugin writes when it looks at the pull request's event (its own moment).
+      const git = e.git(owner, repo);
+      const main = (await git.resolveRef('refs/heads/main'))!;
+      const merge = await git.commitTree((await git.readCommit(sha)).tree, [main, sha], 'Merge', { name: 'GitHub', email: 'noreply@github.com' });
+      await git.updateRef(`refs/pull/${number}/merge`, merge);
+      const answer = await refusal(app.request('POST /repos/{owner}/{repo}/git/refs', { ...o, ref: 'refs/heads/at-fork', sha }));
+      expect(answer).toMatchObject(reading === 'does-not-exist' ? { status: 422, message: 'Reference does not exist' } : { status: 403 });
+    } finally {
+      await e.close();
+    }
   });
 });

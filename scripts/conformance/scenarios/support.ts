@@ -14,11 +14,11 @@ export async function defaultBranch(ctx: ScenarioContext, octokit: Octokit): Pro
 }
 
 /** An issue of the kit's own, closed again after the scenario (GitHub deletes no issue through the API). */
-export async function scratchIssue(ctx: ScenarioContext, octokit: Octokit): Promise<{ number: number }> {
+export async function scratchIssue(ctx: ScenarioContext, octokit: Octokit, closer: Octokit = octokit): Promise<{ number: number }> {
   const { owner, repo } = ctx.target;
   const issue = await must(octokit.request('POST /repos/{owner}/{repo}/issues', { owner, repo, title: `${PREFIX} scratch issue ${ctx.id} (closed by the kit)` }), 'opening an issue');
   ctx.cleanup(`issue #${issue.number}`, () =>
-    octokit.request('PATCH /repos/{owner}/{repo}/issues/{issue_number}', { owner, repo, issue_number: issue.number, state: 'closed', state_reason: 'not_planned' }),
+    closer.request('PATCH /repos/{owner}/{repo}/issues/{issue_number}', { owner, repo, issue_number: issue.number, state: 'closed', state_reason: 'not_planned' }),
   );
   return issue;
 }
