@@ -43,6 +43,12 @@ async function scheduleClaims(h: Harness): Promise<string[]> {
   return refs.data.map((r) => r.ref.replace(/^refs\/baton\/schedule\/upkeep\/[0-9a-f]+\//, ''));
 }
 
+/** baton's comments saying a tick did not run (hosts/github/skip-notices.ts), oldest first. */
+async function skipNotices(h: Harness, number: number): Promise<string[]> {
+  const all = await h.as('alice').paginate('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', { ...o, issue_number: number, per_page: 100 });
+  return all.filter((c) => c.user?.login === 'baton[bot]' && /<!-- baton:reply skip\/upkeep\//.test(c.body ?? '')).map((c) => c.body ?? '');
+}
+
 describe('app: schedules', () => {
   it('starts one run per tick on the tracking issue it opens, reuses it, and runs missed ticks once', async () => {
     let clock = Date.parse('2030-01-07T10:30:00Z');
@@ -81,6 +87,17 @@ describe('app: schedules', () => {
     expect((await botIssues(h)).map((i) => i.number)).toEqual([issue!.number]);
     // One claim per schedule: each tick's replaced the one before.
     expect(await scheduleClaims(h)).toEqual(['20300107T1500Z']);
+    // The two ticks nobody looked at are said on the tracking issue, with why, before the run of 15:00.
+    const said = await skipNotices(h, issue!.number);
+    expect(said).toHaveLength(1);
+    expect(said[0]).toContain('`upkeep` did not run** at 2 ticks of its schedule `0 * * * *` (UTC): 2030-01-07 13:00, 2030-01-07 14:00.');
+    expect(said[0]).toContain('the App was down');
+    expect(said[0]).toContain('This run is for the tick at 2030-01-07 15:00');
+    // Looked at again (the same tick, a later sweep): said once.
+    clock = Date.parse('2030-01-07T15:40:00Z');
+    await h.app.sweep();
+    await h.settle();
+    expect(await skipNotices(h, issue!.number)).toHaveLength(1);
   });
 
   it('two App processes sweeping at the same moment start each tick once', async () => {
@@ -95,5 +112,13 @@ describe('app: schedules', () => {
     const issues = await botIssues(h);
     expect(issues).toHaveLength(1);
     expect(await runIds(h, issues[0]!.number)).toEqual([`upkeep-${issues[0]!.number}-1 by schedule`, `upkeep-${issues[0]!.number}-2 by schedule`]);
+    // Both down over 13:00 and 14:00, both back at once: the missed ticks are said once.
+    clock = Date.parse('2030-01-07T15:01:00Z');
+    await Promise.all(h.apps.map((a) => a.sweep()));
+    await h.settle();
+    expect(await runIds(h, issues[0]!.number)).toHaveLength(3);
+    const said = await skipNotices(h, issues[0]!.number);
+    expect(said).toHaveLength(1);
+    expect(said[0]).toContain('at 2 ticks of its schedule');
   });
 });
