@@ -262,6 +262,12 @@ async function scheduleClaims(h: ActionsOnly): Promise<string[]> {
   return (refs as Array<{ ref: string }>).map((r) => r.ref);
 }
 
+/** baton's comments on a thread saying a tick did not run (hosts/github/skip-notices.ts). */
+async function skipNotices(h: ActionsOnly, n: number): Promise<string[]> {
+  const all = await h.as('alice').paginate('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', { ...o, issue_number: n, per_page: 100 });
+  return all.filter((c) => c.user?.login === BOT && (c.body ?? '').includes('<!-- baton:reply skip/')).map((c) => c.body ?? '');
+}
+
 /** GitHub's scheduler firing the manifest's cron (the payload names the cron that fired); waits for what it started. */
 async function cronTick(h: ActionsOnly): Promise<void> {
   const started = await h.runner.trigger(o.owner, o.repo, 'schedule', { schedule: UPKEEP_CRON });
@@ -358,10 +364,18 @@ describe('Actions-only: ci-doctor on a red CI run, weekly-upkeep on its cron', (
     expect(await runIds(h, n)).toEqual([`weekly-upkeep-${n}-1 by schedule`]);
     expect((await records(h, n))[0]).toContain(`run \`weekly-upkeep-${n}-1\` — succeeded`);
     expect(await scheduleClaims(h)).toEqual([`${prefix}${tickName(due)}`]);
+    // The two ticks GitHub dropped are said on the tracking issue, with why.
+    const week = 7 * 24 * 3600_000;
+    const when = (t: number) => new Date(t).toISOString().slice(0, 16).replace('T', ' ');
+    const said = await skipNotices(h, n);
+    expect(said).toHaveLength(1);
+    expect(said[0]).toContain(`\`weekly-upkeep\` did not run** at 2 ticks of its schedule \`${UPKEEP_CRON}\` (UTC): ${when(due - 2 * week)}, ${when(due - week)}.`);
+    expect(said[0]).toContain("No schedule event came for these ticks: GitHub's scheduler delays and drops");
 
     // The same tick again (GitHub late and then on time, or two jobs for it at once): nothing more.
     await Promise.all([cronTick(h), cronTick(h)]);
     expect(await runIds(h, n)).toHaveLength(1);
+    expect(await skipNotices(h, n)).toHaveLength(1);
     expect(h.agentCalls()).toBe(1);
     expect(batonRuns(h, 'schedule')).toHaveLength(3);
     allClean(h);
