@@ -5,6 +5,7 @@
 import { Octokit } from '@octokit/rest';
 import { loadWorkflowText } from '../manifest/load.ts';
 import { findRecords, type FoundRecord } from '../record/find.ts';
+import { SCHEDULE_PREFIX } from '../hosts/github/schedule-claims.ts';
 import { RESULT_ARTIFACT } from '../agents/result.ts';
 import { downloadResult } from '../hosts/github/apply.ts';
 import { WorkerRunGone } from '../hosts/github/worker-run.ts';
@@ -61,6 +62,15 @@ export class GitHubRuns {
       out.push({ name: e.name.replace(/\.ya?ml$/, ''), path: e.path, text });
     }
     return out;
+  }
+
+  /** The schedules' claim refs (hosts/github/schedule-claims.ts): one listing for every schedule of the repository. */
+  async scheduleClaims(t: GitHubTarget): Promise<Array<{ ref: string }>> {
+    const gh = this.octokit();
+    const refs = await this.call(`list the refs under ${SCHEDULE_PREFIX} of ${t.owner}/${t.repo}`, () =>
+      gh.paginate('GET /repos/{owner}/{repo}/git/matching-refs/{ref}', { owner: t.owner, repo: t.repo, ref: SCHEDULE_PREFIX.slice('refs/'.length), per_page: 100 }),
+    );
+    return (refs as Array<{ ref: string }>).map((r) => ({ ref: r.ref }));
   }
 
   async listWorkflows(t: GitHubTarget): Promise<{ name: string; description: string | null; source: string; file: string; inputs: Record<string, unknown> }[]> {

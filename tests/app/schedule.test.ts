@@ -3,6 +3,8 @@
 // nothing looked start one run, and two App processes sweeping at once start each tick once.
 import { afterEach, describe, expect, it } from 'vitest';
 import { readStateBlock } from '../../src/record/state-block.ts';
+import { doctorCommand } from '../../src/cli/commands/doctor.ts';
+import type { CliIO } from '../../src/cli/io.ts';
 import { startHarness, type Harness } from './harness.ts';
 
 const o = { owner: 'acme', repo: 'widgets' };
@@ -120,5 +122,39 @@ describe('app: schedules', () => {
     const said = await skipNotices(h, issues[0]!.number);
     expect(said).toHaveLength(1);
     expect(said[0]).toContain('at 2 ticks of its schedule');
+  });
+
+  it('baton doctor --github names the schedule that did not run while the App was down, and none once it ran', async () => {
+    let clock = Date.parse('2030-01-07T10:30:00Z');
+    const DAILY = UPKEEP.replace('name: upkeep', 'name: daily').replace('"0 * * * *"', '"0 6 * * *"');
+    h = await startHarness({ files: { '.agents/workflows/upkeep.yml': UPKEEP, '.agents/workflows/daily.yml': DAILY }, now: () => clock });
+    await h.app.sweep();
+    clock = Date.parse('2030-01-07T11:00:00Z');
+    await h.app.sweep();
+    await h.settle();
+    const env = { GITHUB_TOKEN: h.emu.auth.userToken('alice'), GITHUB_API_URL: h.emu.apiUrl };
+    const doctor = async (): Promise<{ code: number; out: string; json: { schedules: { didNotRun: Array<{ workflow: string; missed: number; first: string; last: string; lastTaken: string | null }> } } }> => {
+      const out: string[] = [];
+      const io: CliIO = { out: (t) => out.push(t), err: (t) => out.push(t), cwd: process.cwd() };
+      const code = await doctorCommand(['--github', 'acme/widgets', '--days', '2'], io, env, () => clock);
+      const jsonOut: string[] = [];
+      await doctorCommand(['--github', 'acme/widgets', '--days', '2', '--json'], { ...io, out: (t) => jsonOut.push(t) }, env, () => clock);
+      return { code, out: out.join('\n'), json: JSON.parse(jsonOut.join('\n')) };
+    };
+    expect((await doctor()).out).toContain('schedules on acme/widgets that should have run in the last 2 days and did not: none');
+
+    // The App is down from 11:30 to 15:30: 12:00, 13:00 and 14:00 did not run (15:00 may still be late).
+    clock = Date.parse('2030-01-07T15:30:00Z');
+    const down = await doctor();
+    expect(down.code).toBe(0);
+    expect(down.out).toContain('✗ upkeep  `0 * * * *`: 3 ticks did not run (2030-01-07 12:00 … 2030-01-07 14:00); the last tick baton took: 2030-01-07 11:00');
+    // The daily schedule's last tick (06:00, taken when first seen) is its latest: not listed.
+    expect(down.out).not.toContain('daily');
+    expect(down.json.schedules.didNotRun).toEqual([{ workflow: 'upkeep', cron: '0 * * * *', lastTaken: '2030-01-07T11:00:00.000Z', missed: 3, more: false, first: '2030-01-07T12:00:00.000Z', last: '2030-01-07T14:00:00.000Z' }]);
+
+    // Back up: the 15:00 tick runs (the missed ones said on its tracking issue), and the doctor has nothing to say.
+    await h.app.sweep();
+    await h.settle();
+    expect((await doctor()).out).toContain('did not: none');
   });
 });

@@ -12,7 +12,7 @@
 // GitHub then refused is said there too. A schedule baton sees for the first time in App mode starts at
 // its next tick, as GitHub's own schedules do (its ref is made without a run); a schedule event
 // in Actions-only mode is GitHub saying a tick came, so it runs.
-import { createHash } from 'node:crypto';
+import { cronKey, SCHEDULE_PREFIX } from '../../hosts/github/schedule-claims.ts';
 import { cronText, latestTick, parseCron, tickName, tickOfName, ticksBetween, type Cron } from '../../engine/cron.ts';
 import type { Workflow } from '../../manifest/types.ts';
 import type { RepoContext } from '../../hosts/github/client.ts';
@@ -24,8 +24,7 @@ import { onTrackingIssue, trackingIssueFor, type Tracking } from './tracking-iss
 import { sayTickSkipped, type TickSkip } from '../../hosts/github/skip-notices.ts';
 import { messageOf, statusOf } from '../../hosts/github/client.ts';
 
-/** Refs under this prefix are the schedules' claims; no branch or tag, so no workflow runs on them. */
-export const SCHEDULE_PREFIX = 'refs/baton/schedule/';
+export { cronKey, SCHEDULE_PREFIX };
 
 /** Who starts a scheduled run: the manifest, named so in the run's record. */
 export const SCHEDULE_ACTOR = 'schedule';
@@ -46,10 +45,6 @@ export interface ScheduleReport {
   missed: string[];
 }
 
-/** A cron's part of its claim refs: short, ref-safe, the same for every spelling of the same fields. */
-export function cronKey(cron: string): string {
-  return createHash('sha256').update(cronText(cron)).digest('hex').slice(0, 12);
-}
 
 export async function startScheduledRuns(runs: RunService, gh: RepoContext, when: ScheduleWhen, log: Log): Promise<ScheduleReport> {
   const report: ScheduleReport = { started: [], firstSeen: [], missed: [] };
