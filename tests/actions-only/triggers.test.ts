@@ -11,6 +11,7 @@ import { parse } from 'yaml';
 import { SCHEDULE_PREFIX, cronKey } from '../../src/app/handlers/schedule.ts';
 import { latestTick, parseCron, tickName } from '../../src/engine/cron.ts';
 import { readStateBlock } from '../../src/record/state-block.ts';
+import { doctorCommand } from '../../src/cli/commands/doctor.ts';
 import { initFiles, startActionsOnly, type ActionsOnly } from './harness.ts';
 
 const o = { owner: 'acme', repo: 'widgets' };
@@ -268,6 +269,15 @@ async function skipNotices(h: ActionsOnly, n: number): Promise<string[]> {
   return all.filter((c) => c.user?.login === BOT && (c.body ?? '').includes('<!-- baton:reply skip/')).map((c) => c.body ?? '');
 }
 
+/** What `baton doctor --github` prints about the repository's schedules over 30 days. */
+async function doctorSays(h: ActionsOnly): Promise<string[]> {
+  const out: string[] = [];
+  const code = await doctorCommand(['--github', 'acme/widgets', '--days', '30'], { out: (t) => out.push(t), err: (t) => out.push(t), cwd: process.cwd() }, { GITHUB_TOKEN: h.emu.auth.userToken('alice'), GITHUB_API_URL: h.emu.apiUrl });
+  expect(code).toBe(0);
+  const text = out.join('\n');
+  return text.slice(text.indexOf('schedules on acme/widgets')).split('\n');
+}
+
 /** GitHub's scheduler firing the manifest's cron (the payload names the cron that fired); waits for what it started. */
 async function cronTick(h: ActionsOnly): Promise<void> {
   const started = await h.runner.trigger(o.owner, o.repo, 'schedule', { schedule: UPKEEP_CRON });
@@ -356,6 +366,10 @@ describe('Actions-only: ci-doctor on a red CI run, weekly-upkeep on its cron', (
     const seen = `${prefix}${tickName(due - 21 * 24 * 3600_000)}`;
     await alice.request('POST /repos/{owner}/{repo}/git/refs', { ...o, ref: seen, sha: main });
     const before = new Set((await botIssues(h)).map((i) => i.number));
+    // `baton doctor` sees the schedule that did not run: the ticks after the one baton took last.
+    const late = (await doctorSays(h)).filter((l) => l.includes('weekly-upkeep'));
+    expect(late).toHaveLength(1);
+    expect(late[0]).toMatch(/✗ weekly-upkeep {2}`0 6 \* \* 1`: [23] ticks did not run \(.*\); the last tick baton took: /);
 
     await cronTick(h);
     const tracking = (await botIssues(h)).filter((i) => !before.has(i.number));
@@ -376,6 +390,7 @@ describe('Actions-only: ci-doctor on a red CI run, weekly-upkeep on its cron', (
     await Promise.all([cronTick(h), cronTick(h)]);
     expect(await runIds(h, n)).toHaveLength(1);
     expect(await skipNotices(h, n)).toHaveLength(1);
+    expect((await doctorSays(h)).join('\n')).toContain('did not: none');
     expect(h.agentCalls()).toBe(1);
     expect(batonRuns(h, 'schedule')).toHaveLength(3);
     allClean(h);
