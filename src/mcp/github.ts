@@ -12,6 +12,7 @@ import { WorkerRunGone } from '../hosts/github/worker-run.ts';
 import { viewOfState, type RunView } from './summary.ts';
 import { fencedView } from './fenced-view.ts';
 import { ToolError } from './target.ts';
+import { saidSkips, type SaidSkip } from '../hosts/github/skip-notices.ts';
 import type { Json } from '../engine/index.ts';
 
 export interface GitHubTarget {
@@ -118,7 +119,7 @@ export class GitHubRuns {
   }
 
   /** The trusted records on the thread (oldest first), and why any look-alike was not trusted. */
-  async records(t: GitHubTarget, number: number): Promise<{ records: FoundRecord[]; ignored: string[] }> {
+  async records(t: GitHubTarget, number: number): Promise<{ records: FoundRecord[]; ignored: string[]; skips: SaidSkip[] }> {
     const gh = this.octokit();
     const comments = await this.call(`read the comments of #${number}`, () => gh.paginate(gh.issues.listComments, { owner: t.owner, repo: t.repo, issue_number: number, per_page: 100 }));
     // The App's own reader: one trust rule (author, marker first, one block last, hash or HMAC).
@@ -130,7 +131,8 @@ export class GitHubRuns {
     // One entry per run (a later record of the same run replaces an earlier one, in its place).
     const byRun = new Map<string, FoundRecord>();
     for (const r of found.records) byRun.set(r.state.runId, r);
-    return { records: [...byRun.values()], ignored };
+    // What baton said did not run here: a schedule's ticks, starts refused by the day's budget, deadlines passed.
+    return { records: [...byRun.values()], ignored, skips: saidSkips(thread, this.botLogin) };
   }
 
   /** Status comments on the thread: the bot's with a valid state block; others are reported, not trusted. */
@@ -144,18 +146,20 @@ export class GitHubRuns {
   }
 
   /** One run's record: `runId`, or the newest on the thread. */
-  async record(t: GitHubTarget, number: number, runId?: string): Promise<FoundRecord & { ignored: string[] }> {
-    const { records, ignored } = await this.records(t, number);
+  async record(t: GitHubTarget, number: number, runId?: string): Promise<FoundRecord & { ignored: string[]; skips: SaidSkip[] }> {
+    const { records, ignored, skips } = await this.records(t, number);
     const found = runId ? records.find((r) => r.state.runId === runId) : records.at(-1);
     if (!found) {
       const why = ignored.length ? ` (${ignored.join('; ')})` : '';
+      // Nothing ran here, and baton said why (a start refused by the day's budget…).
+      if (!runId && skips.length) throw new NothingRan(`no run on ${t.owner}/${t.repo}#${number}; baton said:\n${skips.map((k) => `  ${k.text} (${k.url})`).join('\n')}`, skips);
       throw new ToolError(
         runId
           ? `no run \`${runId}\` on ${t.owner}/${t.repo}#${number}; runs there: ${records.map((r) => r.state.runId).join(', ') || 'none'}${why}`
           : `no baton status comment from ${this.botLogin} on ${t.owner}/${t.repo}#${number} yet: the App has not picked the run up (is it installed, and did the start comment name a workflow?)${why}`,
       );
     }
-    return { ...found, ignored };
+    return { ...found, ignored, skips };
   }
 
   /**
@@ -189,5 +193,15 @@ export class GitHubRuns {
   async get(t: GitHubTarget, number: number, runId?: string): Promise<RunView & { ignored: string[] }> {
     const { ignored, ...found } = await this.record(t, number, runId);
     return { ...this.view(found), ignored };
+  }
+}
+
+/** A thread with no run on it where baton said why something did not run: not an error to fix, an answer. */
+export class NothingRan extends ToolError {
+  constructor(
+    message: string,
+    readonly skips: SaidSkip[],
+  ) {
+    super(message);
   }
 }

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readStateBlock } from '../../src/record/state-block.ts';
 import { doctorCommand } from '../../src/cli/commands/doctor.ts';
 import type { CliIO } from '../../src/cli/io.ts';
+import { main } from '../../src/cli/main.ts';
 import { startHarness, type Harness } from './harness.ts';
 
 const o = { owner: 'acme', repo: 'widgets' };
@@ -100,6 +101,11 @@ describe('app: schedules', () => {
     await h.app.sweep();
     await h.settle();
     expect(await skipNotices(h, issue!.number)).toHaveLength(1);
+    // `baton status` on the tracking issue shows it with the newest run.
+    const out: string[] = [];
+    const io: CliIO = { out: (t) => out.push(t), err: (t) => out.push(t), cwd: process.cwd() };
+    expect(await main(['status', `acme/widgets#${issue!.number}`], io, { GITHUB_TOKEN: h.emu.auth.userToken('alice'), GITHUB_API_URL: h.emu.apiUrl })).toBe(0);
+    expect(out.join('\n')).toMatch(/did not run \(said on the thread\):\n {2}⚠️ `upkeep` did not run at 2 ticks of its schedule `0 \* \* \* \*` \(UTC\): 2030-01-07 13:00, 2030-01-07 14:00\. \(http\S+#issuecomment-\d+\)/);
   });
 
   it('two App processes sweeping at the same moment start each tick once', async () => {
