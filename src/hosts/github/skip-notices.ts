@@ -6,6 +6,7 @@
 // thread's reader (thread.ts) finds it among baton's own comments and nothing anyone else
 // writes counts.
 import { tickName } from '../../engine/cron.ts';
+import { DEADLINE_KEY_SUFFIX } from '../../engine/deadline-key.ts';
 import type { RepoContext } from './client.ts';
 import type { ThreadComment } from '../../record/find.ts';
 import { markerOf, postOnce } from './thread.ts';
@@ -80,6 +81,3 @@ export function saidSkips(comments: readonly ThreadComment[], botLogin: string):
   }
   return out;
 }
-
-/** The engine's reply key of a deadline notice ends so (engine/deadline-notice.ts). */
-export const DEADLINE_KEY_SUFFIX = '/deadline';
