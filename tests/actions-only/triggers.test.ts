@@ -236,6 +236,13 @@ describe('Actions-only: triage on issues opened, and its daily budget', () => {
     // Both went through baton.yml (an issues run each), which started nothing.
     const opened = h.runner.triggered.filter((t) => t.path === '.github/workflows/baton.yml' && t.event === 'issues' && t.action === 'opened');
     expect(opened).toHaveLength(3);
+    // An issue of someone with the workflow's role is told in its own thread: their work waits.
+    const fourth = (await h.as('alice').rest.issues.create({ ...o, title: 'A maintainer\'s crash', body: 'Mine.' })).data.number;
+    await h.settle();
+    const toAlice = (await h.as('alice').rest.issues.listComments({ ...o, issue_number: fourth })).data.map((c) => c.body ?? '');
+    expect(toAlice).toEqual([expect.stringContaining('`triage` has reached its daily budget: ')]);
+    expect(await runIds(h, fourth)).toEqual([]);
+    expect(h.agentCalls()).toBe(calls);
     allClean(h);
   }, 120_000);
 });
