@@ -12,6 +12,7 @@ import { SCHEDULE_PREFIX, cronKey } from '../../src/app/handlers/schedule.ts';
 import { latestTick, parseCron, tickName } from '../../src/engine/cron.ts';
 import { readStateBlock } from '../../src/record/state-block.ts';
 import { doctorCommand } from '../../src/cli/commands/doctor.ts';
+import { main } from '../../src/cli/main.ts';
 import { initFiles, startActionsOnly, type ActionsOnly } from './harness.ts';
 
 const o = { owner: 'acme', repo: 'widgets' };
@@ -242,6 +243,12 @@ describe('Actions-only: triage on issues opened, and its daily budget', () => {
     const toAlice = (await h.as('alice').rest.issues.listComments({ ...o, issue_number: fourth })).data.map((c) => c.body ?? '');
     expect(toAlice).toEqual([expect.stringContaining('`triage` has reached its daily budget: ')]);
     expect(await runIds(h, fourth)).toEqual([]);
+    // `baton status` on a refused thread: no run there, and what baton said instead.
+    const out: string[] = [];
+    const code = await main(['status', `acme/widgets#${second}`], { out: (t) => out.push(t), err: (t) => out.push(t), cwd: process.cwd() }, { GITHUB_TOKEN: h.emu.auth.userToken('alice'), GITHUB_API_URL: h.emu.apiUrl, BATON_APP_LOGIN: BOT });
+    expect(code).toBe(0);
+    expect(out.join('\n')).toContain(`no run on acme/widgets#${second}; baton said:\n  \`triage\` has reached its daily budget: `);
+    expect(out.join('\n')).toMatch(/No run was started\. .*\(http\S+#issuecomment-\d+\)$/);
     expect(h.agentCalls()).toBe(calls);
     allClean(h);
   }, 120_000);
