@@ -163,4 +163,29 @@ describe('app: schedules', () => {
     await h.settle();
     expect((await doctor()).out).toContain('did not: none');
   });
+
+  it('says on the tracking issue a tick whose run GitHub refused, once, and runs the next tick', async () => {
+    let clock = Date.parse('2030-01-07T10:30:00Z');
+    h = await startHarness({ files: { '.agents/workflows/upkeep.yml': UPKEEP }, now: () => clock });
+    await h.app.sweep();
+    // At 11:00 GitHub refuses the listing of issues the tick's run needs (its tracking issue).
+    h.emu.faults.add({ kind: 'not-found', route: 'GET /repos/{owner}/{repo}/issues', times: 1 });
+    clock = Date.parse('2030-01-07T11:00:00Z');
+    await h.app.sweep();
+    await h.settle();
+    const [issue, ...more] = await botIssues(h);
+    expect(more).toEqual([]);
+    expect(await runIds(h, issue!.number)).toEqual([]);
+    const said = await skipNotices(h, issue!.number);
+    expect(said).toEqual([expect.stringContaining('`upkeep` did not run** at 1 tick of its schedule `0 * * * *` (UTC): 2030-01-07 11:00.')]);
+    expect(said[0]).toContain('GitHub refused what its run needed: 404 ');
+    // The same tick looked at again: taken, nothing more said; the next tick runs.
+    clock = Date.parse('2030-01-07T11:30:00Z');
+    await h.app.sweep();
+    clock = Date.parse('2030-01-07T12:00:00Z');
+    await h.app.sweep();
+    await h.settle();
+    expect(await runIds(h, issue!.number)).toEqual([`upkeep-${issue!.number}-1 by schedule`]);
+    expect(await skipNotices(h, issue!.number)).toHaveLength(1);
+  });
 });
