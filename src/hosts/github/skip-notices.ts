@@ -75,7 +75,8 @@ export function saidSkips(comments: readonly ThreadComment[], botLogin: string):
   for (const c of comments) {
     const key = markerOf(c, botLogin)?.replace(/^baton:reply /, '');
     if (key === undefined) continue;
-    const kind = key.startsWith(SKIP_KEY_PREFIX) ? 'tick' : key.startsWith(BUDGET_KEY_PREFIX) ? 'budget' : key.endsWith(DEADLINE_KEY_SUFFIX) ? 'deadline' : null;
+    // A scheduled start the engine refused (its inputs) answers under the tick's event key, `schedule:<cron key>:<tick>/reply`.
+    const kind = key.startsWith(SKIP_KEY_PREFIX) || key.startsWith('schedule:') ? 'tick' : key.startsWith(BUDGET_KEY_PREFIX) ? 'budget' : key.endsWith(DEADLINE_KEY_SUFFIX) ? 'deadline' : null;
     if (kind === null) continue;
     out.push({ kind, url: c.url ?? '', text: c.body.split('\n')[0]!.replace(/\*\*/g, '') });
   }
