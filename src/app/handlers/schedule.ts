@@ -13,6 +13,7 @@
 // its next tick, as GitHub's own schedules do (its ref is made without a run); a schedule event
 // in Actions-only mode is GitHub saying a tick came, so it runs.
 import { cronKey, SCHEDULE_PREFIX } from '../../hosts/github/schedule-claims.ts';
+import { quietMentions } from '../../engine/mentions.ts';
 import { cronText, latestTick, parseCron, tickName, tickOfName, ticksBetween, type Cron } from '../../engine/cron.ts';
 import type { Workflow } from '../../manifest/types.ts';
 import type { RepoContext } from '../../hosts/github/client.ts';
@@ -128,7 +129,7 @@ async function tick(runs: RunService, gh: RepoContext, due: Due, claims: Array<{
     // GitHub refused something the tick's run needed (its tracking issue, its branch, its
     // record…): the claim is taken, so no later look runs this tick; it is said where the
     // schedule's runs are, or, when GitHub refuses that too, in the log (and `baton doctor`).
-    await refusedTick(gh, tracking, { ...skip, ticks: [at], reason: `GitHub refused what its run needed: ${refusalText(err)}.`, next: 'The next tick starts a run as usual; if GitHub refuses the same again, fix what it names (the App\'s permissions, issues turned off, a branch rule).' }, log);
+    await refusedTick(gh, tracking, { ...skip, ticks: [at], reason: `GitHub refused what its run needed: ${quietMentions(refusalText(err))}.`, next: 'The next tick starts a run as usual; if GitHub refuses the same again, fix what it names (the App\'s permissions, issues turned off, a branch rule).' }, log);
     throw err;
   }
   report.started.push(name);
@@ -151,6 +152,7 @@ function missedReason(event: boolean): string {
     : "baton was not looking when these ticks came: the App was down, or could not reach GitHub, for longer than the time between two ticks.";
 }
 
+/** GitHub's answer in one short line (it may quote names from the repository: the notice makes its mentions quiet). */
 function refusalText(err: unknown): string {
   const status = statusOf(err);
   return `${status ? `${status} ` : ''}${messageOf(err)}`.replace(/\s+/g, ' ').slice(0, 300);
