@@ -6,8 +6,8 @@
 // events and schedules started, each held to the caps on its own — strangers' issues and pushes
 // never use up what a maintainer's command starts from). A start let through is written into
 // the ledger before its run is made. When a cap is reached no run starts, and the refusal costs
-// at most one note per workflow and day for starts nobody asked for, and one reply per thread
-// and day for a person who asked.
+// at most one note per workflow and day for starts of schedules and of people without the
+// workflow's role, and one note per thread and day for the events and asks of people with it.
 import { dailyCapReached, describeSpend, POOLS, poolOf, spendOfDay, utcDay, type PerDay } from '../engine/daily-budget.ts';
 import type { RunState } from '../engine/index.ts';
 import type { Role, Workflow } from '../manifest/types.ts';
@@ -78,9 +78,17 @@ export async function withinDailyBudget(runs: RunService, gh: RepoContext, req: 
 async function refuse(gh: RepoContext, req: StartRequest, permission: Role | 'none', at: number, reached: string, noted: boolean): Promise<void> {
   const name = req.workflow.name;
   const key = `budget/${name}/${utcDay(at)}`;
-  const text = `\`${name}\` has reached its daily budget: ${reached} (UTC day ${utcDay(at)}). No run was started. Runs of \`${name}\` start again after 00:00 UTC, or once \`budget.per-day\` of the workflow is raised on the default branch; until then, starts by events and schedules are refused without another note, and a person who asks is told once per issue or pull request.`;
+  const text = `\`${name}\` has reached its daily budget: ${reached} (UTC day ${utcDay(at)}). No run was started. Runs of \`${name}\` start again after 00:00 UTC, or once \`budget.per-day\` of the workflow is raised on the default branch; until then, starts by events and schedules are refused and said once a day (an event of someone with the workflow's role is said in its own thread), and a person who asks is told once per issue or pull request.`;
+  const standing = standingOf(req.actor, permission, req.workflow.on.roles, req.workflow.on.bots);
   if (req.trigger === undefined) {
-    await replyOnce(gh, req.thread.number, key, `@${req.actor}, ${text}`, standingOf(req.actor, permission, req.workflow.on.roles, req.workflow.on.bots));
+    await replyOnce(gh, req.thread.number, key, `@${req.actor}, ${text}`, standing);
+    return;
+  }
+  // An event of someone with the workflow's role (a maintainer's issue, their pull request) is
+  // told in its thread, once a day there: it is their work that waits. Strangers' events cost
+  // the day's one note at most, whatever their number (a flood of issues writes nothing more).
+  if (req.trigger !== 'schedule' && !standing.stranger) {
+    await replyOnce(gh, req.thread.number, key, text, standing);
     return;
   }
   if (noted || !(await claimNote(gh, at, name, req.manifestCommit))) return;

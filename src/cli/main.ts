@@ -33,7 +33,7 @@ const COMMANDS: Record<string, Command> = {
   prune: { summary: "remove finished local runs' worktrees and branches (--dry-run)", load: lazy(() => import('./commands/runs.ts'), (m) => ({ help: m.pruneHelp, run: m.pruneCommand })) },
   init: { summary: 'set a repository up: workflows, the worker workflow, Actions-only mode', load: lazy(() => import('./commands/init.ts'), (m) => ({ help: m.help, run: (args, io) => m.initCommand(args, io) })) },
   update: { summary: 'refresh what init wrote to this version, keeping your edits (three-way merge)', load: lazy(() => import('./commands/update.ts'), (m) => ({ help: m.help, run: m.updateCommand })) },
-  doctor: { summary: 'check which agent CLIs and credentials are available here', load: lazy(() => import('./commands/doctor.ts'), (m) => ({ help: m.help, run: (args, io) => m.doctorCommand(args, io) })) },
+  doctor: { summary: 'check which agent CLIs and credentials are available here; --github OWNER/REPO: schedules that did not run', load: lazy(() => import('./commands/doctor.ts'), (m) => ({ help: m.help, run: (args, io, env) => m.doctorCommand(args, io, env) })) },
   mcp: { summary: 'serve the MCP tools over stdio (for Claude Code, Codex, Cursor…)', load: lazy(() => import('./commands/mcp.ts'), (m) => ({ help: m.help, run: m.mcpCommand })) },
 };
 

@@ -170,6 +170,20 @@ export function cronProblem(text: string): string | null {
   return null;
 }
 
+/**
+ * The ticks after `after` and at or before `upTo` (epoch ms), oldest first, and whether there
+ * were more than `limit` (then only the latest `limit` are listed). Used to name the ticks a
+ * schedule missed and to count the ticks it should have had in a window (`baton doctor`).
+ */
+export function ticksBetween(cron: Cron, after: number, upTo: number, limit: number): { ticks: number[]; more: boolean } {
+  const ticks: number[] = [];
+  for (let t = latestTick(cron, upTo); t !== null && t > after; t = latestTick(cron, t - 60_000)) {
+    if (ticks.length === limit) return { ticks: ticks.reverse(), more: true };
+    ticks.push(t);
+  }
+  return { ticks: ticks.reverse(), more: false };
+}
+
 /** `YYYYMMDDTHHMMZ`: a tick as it can stand in a ref name (no `:`). */
 export function tickName(tick: number): string {
   return new Date(tick).toISOString().replace(/[-:]/g, '').replace(/\d\d\.\d{3}Z$/, 'Z');
@@ -178,4 +192,12 @@ export function tickName(tick: number): string {
 /** The one spelling of a cron that two writings of it share (whitespace collapsed). */
 export function cronText(text: string): string {
   return text.trim().split(/\s+/).join(' ');
+}
+
+/** The tick a `tickName` names (epoch ms), or null for anything else. */
+export function tickOfName(name: string): number | null {
+  const m = /^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)Z$/.exec(name);
+  if (!m) return null;
+  const at = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]));
+  return tickName(at) === name ? at : null;
 }

@@ -24,7 +24,9 @@ export function startRun(d: Draft, ev: RunRequested): void {
   }
   const inputs = resolveInputs(d.workflow, ev.inputs);
   if (!inputs.ok) {
-    reply(`@${ev.actor}, \`${d.workflow.name}\` was not started:\n${inputs.errors.map((e) => `- ${e}`).join('\n')}\n\nInputs:\n${describeInputs(d.workflow)}`);
+    // A schedule is nobody to mention (`schedule` is someone's login on GitHub): its tracking issue is told.
+    const to = ev.trigger === 'schedule' ? '' : `@${ev.actor}, `;
+    reply(`${to}\`${d.workflow.name}\` was not started:\n${inputs.errors.map((e) => `- ${e}`).join('\n')}\n\nInputs:\n${describeInputs(d.workflow)}`);
     return;
   }
   const steps: StepState[] = d.workflow.steps.map((step) => newStepState(step.id));

@@ -5,12 +5,14 @@
 import { Octokit } from '@octokit/rest';
 import { loadWorkflowText } from '../manifest/load.ts';
 import { findRecords, type FoundRecord } from '../record/find.ts';
+import { SCHEDULE_PREFIX } from '../hosts/github/schedule-claims.ts';
 import { RESULT_ARTIFACT } from '../agents/result.ts';
 import { downloadResult } from '../hosts/github/apply.ts';
 import { WorkerRunGone } from '../hosts/github/worker-run.ts';
 import { viewOfState, type RunView } from './summary.ts';
 import { fencedView } from './fenced-view.ts';
 import { ToolError } from './target.ts';
+import { saidSkips, type SaidSkip } from '../hosts/github/skip-notices.ts';
 import type { Json } from '../engine/index.ts';
 
 export interface GitHubTarget {
@@ -63,6 +65,15 @@ export class GitHubRuns {
     return out;
   }
 
+  /** The schedules' claim refs (hosts/github/schedule-claims.ts): one listing for every schedule of the repository. */
+  async scheduleClaims(t: GitHubTarget): Promise<Array<{ ref: string }>> {
+    const gh = this.octokit();
+    const refs = await this.call(`list the refs under ${SCHEDULE_PREFIX} of ${t.owner}/${t.repo}`, () =>
+      gh.paginate('GET /repos/{owner}/{repo}/git/matching-refs/{ref}', { owner: t.owner, repo: t.repo, ref: SCHEDULE_PREFIX.slice('refs/'.length), per_page: 100 }),
+    );
+    return (refs as Array<{ ref: string }>).map((r) => ({ ref: r.ref }));
+  }
+
   async listWorkflows(t: GitHubTarget): Promise<{ name: string; description: string | null; source: string; file: string; inputs: Record<string, unknown> }[]> {
     return (await this.workflowFiles(t)).map((f) => {
       const r = loadWorkflowText(f.path, f.text);
@@ -108,7 +119,7 @@ export class GitHubRuns {
   }
 
   /** The trusted records on the thread (oldest first), and why any look-alike was not trusted. */
-  async records(t: GitHubTarget, number: number): Promise<{ records: FoundRecord[]; ignored: string[] }> {
+  async records(t: GitHubTarget, number: number): Promise<{ records: FoundRecord[]; ignored: string[]; skips: SaidSkip[] }> {
     const gh = this.octokit();
     const comments = await this.call(`read the comments of #${number}`, () => gh.paginate(gh.issues.listComments, { owner: t.owner, repo: t.repo, issue_number: number, per_page: 100 }));
     // The App's own reader: one trust rule (author, marker first, one block last, hash or HMAC).
@@ -120,7 +131,8 @@ export class GitHubRuns {
     // One entry per run (a later record of the same run replaces an earlier one, in its place).
     const byRun = new Map<string, FoundRecord>();
     for (const r of found.records) byRun.set(r.state.runId, r);
-    return { records: [...byRun.values()], ignored };
+    // What baton said did not run here: a schedule's ticks, starts refused by the day's budget, deadlines passed.
+    return { records: [...byRun.values()], ignored, skips: saidSkips(thread, this.botLogin) };
   }
 
   /** Status comments on the thread: the bot's with a valid state block; others are reported, not trusted. */
@@ -134,18 +146,20 @@ export class GitHubRuns {
   }
 
   /** One run's record: `runId`, or the newest on the thread. */
-  async record(t: GitHubTarget, number: number, runId?: string): Promise<FoundRecord & { ignored: string[] }> {
-    const { records, ignored } = await this.records(t, number);
+  async record(t: GitHubTarget, number: number, runId?: string): Promise<FoundRecord & { ignored: string[]; skips: SaidSkip[] }> {
+    const { records, ignored, skips } = await this.records(t, number);
     const found = runId ? records.find((r) => r.state.runId === runId) : records.at(-1);
     if (!found) {
       const why = ignored.length ? ` (${ignored.join('; ')})` : '';
+      // Nothing ran here, and baton said why (a start refused by the day's budget…).
+      if (!runId && skips.length) throw new NothingRan(`no run on ${t.owner}/${t.repo}#${number}; baton said:\n${skips.map((k) => `  ${k.text} (${k.url})`).join('\n')}`, skips);
       throw new ToolError(
         runId
           ? `no run \`${runId}\` on ${t.owner}/${t.repo}#${number}; runs there: ${records.map((r) => r.state.runId).join(', ') || 'none'}${why}`
           : `no baton status comment from ${this.botLogin} on ${t.owner}/${t.repo}#${number} yet: the App has not picked the run up (is it installed, and did the start comment name a workflow?)${why}`,
       );
     }
-    return { ...found, ignored };
+    return { ...found, ignored, skips };
   }
 
   /**
@@ -179,5 +193,15 @@ export class GitHubRuns {
   async get(t: GitHubTarget, number: number, runId?: string): Promise<RunView & { ignored: string[] }> {
     const { ignored, ...found } = await this.record(t, number, runId);
     return { ...this.view(found), ignored };
+  }
+}
+
+/** A thread with no run on it where baton said why something did not run: not an error to fix, an answer. */
+export class NothingRan extends ToolError {
+  constructor(
+    message: string,
+    readonly skips: SaidSkip[],
+  ) {
+    super(message);
   }
 }

@@ -129,5 +129,10 @@ describe('Actions-only mode: the scheduled sweep', () => {
     await h.settle();
     expect(await record(h, n)).toContain('Which colour?');
     await tickUntil(h, 'the ask timeout', async () => (await record(h!, n)).includes('no answer within 0.001 hours'));
+    // Said in the thread, once, to the person who started the run (the status comment's edit notifies nobody).
+    const said = async () => (await h!.as('alice').paginate('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', { ...o, issue_number: n, per_page: 100 })).map((c) => c.body ?? '').filter((b) => b.startsWith('⏰'));
+    expect(await said()).toEqual([expect.stringContaining('⏰ @alice, step `ask` of run `asky-1-1` waited past its deadline: no answer within 0.001 hours. The run failed.')]);
+    await tick(h);
+    expect(await said()).toHaveLength(1);
   });
 });

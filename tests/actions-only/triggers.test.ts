@@ -11,6 +11,8 @@ import { parse } from 'yaml';
 import { SCHEDULE_PREFIX, cronKey } from '../../src/app/handlers/schedule.ts';
 import { latestTick, parseCron, tickName } from '../../src/engine/cron.ts';
 import { readStateBlock } from '../../src/record/state-block.ts';
+import { doctorCommand } from '../../src/cli/commands/doctor.ts';
+import { main } from '../../src/cli/main.ts';
 import { initFiles, startActionsOnly, type ActionsOnly } from './harness.ts';
 
 const o = { owner: 'acme', repo: 'widgets' };
@@ -235,6 +237,19 @@ describe('Actions-only: triage on issues opened, and its daily budget', () => {
     // Both went through baton.yml (an issues run each), which started nothing.
     const opened = h.runner.triggered.filter((t) => t.path === '.github/workflows/baton.yml' && t.event === 'issues' && t.action === 'opened');
     expect(opened).toHaveLength(3);
+    // An issue of someone with the workflow's role is told in its own thread: their work waits.
+    const fourth = (await h.as('alice').rest.issues.create({ ...o, title: 'A maintainer\'s crash', body: 'Mine.' })).data.number;
+    await h.settle();
+    const toAlice = (await h.as('alice').rest.issues.listComments({ ...o, issue_number: fourth })).data.map((c) => c.body ?? '');
+    expect(toAlice).toEqual([expect.stringContaining('`triage` has reached its daily budget: ')]);
+    expect(await runIds(h, fourth)).toEqual([]);
+    // `baton status` on a refused thread: no run there, and what baton said instead.
+    const out: string[] = [];
+    const code = await main(['status', `acme/widgets#${second}`], { out: (t) => out.push(t), err: (t) => out.push(t), cwd: process.cwd() }, { GITHUB_TOKEN: h.emu.auth.userToken('alice'), GITHUB_API_URL: h.emu.apiUrl, BATON_APP_LOGIN: BOT });
+    expect(code).toBe(0);
+    expect(out.join('\n')).toContain(`no run on acme/widgets#${second}; baton said:\n  \`triage\` has reached its daily budget: `);
+    expect(out.join('\n')).toMatch(/No run was started\. .*\(http\S+#issuecomment-\d+\)$/);
+    expect(h.agentCalls()).toBe(calls);
     allClean(h);
   }, 120_000);
 });
@@ -260,6 +275,21 @@ const DOCTOR_INIT = ['--mode', 'actions', '--workflows', 'ci-doctor,weekly-upkee
 async function scheduleClaims(h: ActionsOnly): Promise<string[]> {
   const refs = await h.as('alice').paginate('GET /repos/{owner}/{repo}/git/matching-refs/{ref}', { ...o, ref: 'baton/schedule/', per_page: 100 });
   return (refs as Array<{ ref: string }>).map((r) => r.ref);
+}
+
+/** baton's comments on a thread saying a tick did not run (hosts/github/skip-notices.ts). */
+async function skipNotices(h: ActionsOnly, n: number): Promise<string[]> {
+  const all = await h.as('alice').paginate('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', { ...o, issue_number: n, per_page: 100 });
+  return all.filter((c) => c.user?.login === BOT && (c.body ?? '').includes('<!-- baton:reply skip/')).map((c) => c.body ?? '');
+}
+
+/** What `baton doctor --github` prints about the repository's schedules over 30 days. */
+async function doctorSays(h: ActionsOnly): Promise<string[]> {
+  const out: string[] = [];
+  const code = await doctorCommand(['--github', 'acme/widgets', '--days', '30'], { out: (t) => out.push(t), err: (t) => out.push(t), cwd: process.cwd() }, { GITHUB_TOKEN: h.emu.auth.userToken('alice'), GITHUB_API_URL: h.emu.apiUrl });
+  expect(code).toBe(0);
+  const text = out.join('\n');
+  return text.slice(text.indexOf('schedules on acme/widgets')).split('\n');
 }
 
 /** GitHub's scheduler firing the manifest's cron (the payload names the cron that fired); waits for what it started. */
@@ -350,6 +380,10 @@ describe('Actions-only: ci-doctor on a red CI run, weekly-upkeep on its cron', (
     const seen = `${prefix}${tickName(due - 21 * 24 * 3600_000)}`;
     await alice.request('POST /repos/{owner}/{repo}/git/refs', { ...o, ref: seen, sha: main });
     const before = new Set((await botIssues(h)).map((i) => i.number));
+    // `baton doctor` sees the schedule that did not run: the ticks after the one baton took last.
+    const late = (await doctorSays(h)).filter((l) => l.includes('weekly-upkeep'));
+    expect(late).toHaveLength(1);
+    expect(late[0]).toMatch(/✗ weekly-upkeep {2}`0 6 \* \* 1`: [23] ticks did not run \(.*\); the last tick baton took: /);
 
     await cronTick(h);
     const tracking = (await botIssues(h)).filter((i) => !before.has(i.number));
@@ -358,10 +392,19 @@ describe('Actions-only: ci-doctor on a red CI run, weekly-upkeep on its cron', (
     expect(await runIds(h, n)).toEqual([`weekly-upkeep-${n}-1 by schedule`]);
     expect((await records(h, n))[0]).toContain(`run \`weekly-upkeep-${n}-1\` — succeeded`);
     expect(await scheduleClaims(h)).toEqual([`${prefix}${tickName(due)}`]);
+    // The two ticks GitHub dropped are said on the tracking issue, with why.
+    const week = 7 * 24 * 3600_000;
+    const when = (t: number) => new Date(t).toISOString().slice(0, 16).replace('T', ' ');
+    const said = await skipNotices(h, n);
+    expect(said).toHaveLength(1);
+    expect(said[0]).toContain(`\`weekly-upkeep\` did not run** at 2 ticks of its schedule \`${UPKEEP_CRON}\` (UTC): ${when(due - 2 * week)}, ${when(due - week)}.`);
+    expect(said[0]).toContain("No schedule event came for these ticks: GitHub's scheduler delays and drops");
 
     // The same tick again (GitHub late and then on time, or two jobs for it at once): nothing more.
     await Promise.all([cronTick(h), cronTick(h)]);
     expect(await runIds(h, n)).toHaveLength(1);
+    expect(await skipNotices(h, n)).toHaveLength(1);
+    expect((await doctorSays(h)).join('\n')).toContain('did not: none');
     expect(h.agentCalls()).toBe(1);
     expect(batonRuns(h, 'schedule')).toHaveLength(3);
     allClean(h);

@@ -78,6 +78,14 @@ describe('app: the sweep moves runs that hear no event', () => {
     await h.app.sweep();
     await h.settle();
     expect(await h.record(n)).toContain('no answer within 1 hours');
+    // Said in the thread as a comment of its own, to the person who started the run: an edit of the
+    // status comment notifies nobody. Once: later sweeps say nothing more.
+    const said = () => h!.comments(n).then((all) => all.filter((b) => b.startsWith('⏰')));
+    expect(await said()).toEqual([expect.stringContaining('⏰ @alice, step `ask` of run `asky-1-1` waited past its deadline: no answer within 1 hours. The run failed. `/baton retry ask` waits again.')]);
+    clock += 61 * 60_000;
+    await h.app.sweep();
+    await h.settle();
+    expect(await said()).toHaveLength(1);
   });
 
   it('collects, after a restart, a worker run that finished while its webhook was lost', async () => {

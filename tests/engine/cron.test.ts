@@ -2,7 +2,7 @@
 // schedules a manifest may not have (bad syntax, more often than GitHub's 5 minutes), refused
 // at the line that says them.
 import { describe, expect, it } from 'vitest';
-import { cronProblem, latestTick, parseCron, shortestInterval, tickName, type Cron } from '../../src/engine/cron.ts';
+import { cronProblem, latestTick, parseCron, shortestInterval, tickName, tickOfName, ticksBetween, type Cron } from '../../src/engine/cron.ts';
 import { loadWorkflowText } from '../../src/manifest/load.ts';
 
 const cron = (text: string): Cron => {
@@ -49,6 +49,18 @@ describe('cron: the latest tick at or before a moment (UTC)', () => {
 
   it('names a tick in a ref-safe way', () => {
     expect(tickName(at('2024-05-06T09:05:00Z'))).toBe('20240506T0905Z');
+    expect(tickOfName('20240506T0905Z')).toBe(at('2024-05-06T09:05:00Z'));
+    // Only what tickName writes: no other spelling, no impossible date.
+    expect(tickOfName('20240231T0905Z')).toBeNull();
+    expect(tickOfName('2024-05-06T09:05Z')).toBeNull();
+  });
+
+  it('lists the ticks between two moments, oldest first, the latest ones when there are too many', () => {
+    const iso = (r: { ticks: number[]; more: boolean }) => ({ ticks: r.ticks.map((t) => new Date(t).toISOString().slice(0, 16)), more: r.more });
+    // After 10:00 (not counting it), up to 13:00 (counting it).
+    expect(iso(ticksBetween(cron('0 * * * *'), at('2030-01-07T10:00:00Z'), at('2030-01-07T13:00:00Z'), 10))).toEqual({ ticks: ['2030-01-07T11:00', '2030-01-07T12:00', '2030-01-07T13:00'], more: false });
+    expect(iso(ticksBetween(cron('0 * * * *'), at('2030-01-07T10:00:00Z'), at('2030-01-07T13:00:00Z'), 2))).toEqual({ ticks: ['2030-01-07T12:00', '2030-01-07T13:00'], more: true });
+    expect(iso(ticksBetween(cron('0 6 * * 1'), at('2030-01-07T06:00:00Z'), at('2030-01-13T23:59:00Z'), 10))).toEqual({ ticks: [], more: false });
   });
 });
 

@@ -223,8 +223,12 @@ describe('checks', () => {
     r.send({ type: 'checks.reported', sha: 'head1', checks: [{ name: 'test', conclusion: 'success' }] });
     r.pass(59);
     expect(r.status('ci')).toBe('running');
-    r.pass(1);
+    const out = r.pass(1);
     expect(r.state.reason).toBe('step `ci` failed: checks did not complete within 60 minutes (still waiting for lint)');
+    // Said in the thread as a comment of its own (a status comment's edit notifies nobody), keyed once per opening.
+    expect(r.of('reply', out)).toEqual([
+      expect.objectContaining({ key: 'r1/ci/1/deadline', body: '⏰ @alice, step `ci` of run `r1` waited past its deadline: checks did not complete within 60 minutes (still waiting for lint). The run failed. `/baton retry ci` waits again.' }),
+    ]);
   });
 
   it('with names ["*"], waits for the host to say every suite completed, ignoring baton’s own checks', () => {

@@ -40,6 +40,15 @@ describe('starting a run', () => {
     expect(body).toContain('- `n` (number, required)');
   });
 
+  it('says a scheduled start its inputs refuse without mentioning anyone (`schedule` is a login on GitHub)', () => {
+    const r = new Run(wf);
+    const out = r.send({ type: 'run.requested', runId: 'r1', workflow: 'wf', manifestHash: 'hash-1', manifestCommit: 'c0', inputs: {}, thread: { kind: 'issue', number: 42 }, actor: 'schedule', permission: 'none', trigger: 'schedule', baseBranch: 'main', baseSha: 'base0' });
+    expect(r.state.status).toBe('idle');
+    const body = r.of('reply', out)[0]!.body;
+    expect(body).toMatch(/^`wf` was not started:\n- input `n` is required/);
+    expect(body).not.toContain('@');
+  });
+
   it('ignores a second start of the same run', () => {
     const r = new Run(wf);
     r.start({ inputs: { n: 1 } });

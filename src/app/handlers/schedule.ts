@@ -6,22 +6,26 @@
 // create the ref `refs/baton/schedule/<workflow>/<cron key>/<tick>` starts it (creating a ref is
 // create-if-absent on GitHub: "Reference already exists" tells the others), then deletes the
 // ref of the tick before, so a schedule keeps one ref. Only the latest tick at or before `at`
-// is ever looked at: ticks missed while nothing looked (the App down, GitHub's schedule late)
-// make one run, not one each. A schedule baton sees for the first time in App mode starts at
+// is ever looked at: ticks missed while nothing looked (the App down, GitHub's schedule late or
+// dropped) make one run, not one each, and are said on the tracking issue, once, by the process
+// that claimed the tick that saw them (hosts/github/skip-notices.ts). A tick claimed whose run
+// GitHub then refused is said there too. A schedule baton sees for the first time in App mode starts at
 // its next tick, as GitHub's own schedules do (its ref is made without a run); a schedule event
 // in Actions-only mode is GitHub saying a tick came, so it runs.
-import { createHash } from 'node:crypto';
-import { cronText, latestTick, parseCron, tickName } from '../../engine/cron.ts';
+import { cronKey, SCHEDULE_PREFIX } from '../../hosts/github/schedule-claims.ts';
+import { quietMentions } from '../../engine/mentions.ts';
+import { cronText, latestTick, parseCron, tickName, tickOfName, ticksBetween, type Cron } from '../../engine/cron.ts';
 import type { Workflow } from '../../manifest/types.ts';
 import type { RepoContext } from '../../hosts/github/client.ts';
 import { createRef, deleteRef, refsUnder } from '../../hosts/github/git-refs.ts';
 import { defaultBranchHead, loadManifests } from '../../hosts/github/manifests.ts';
 import type { Log, RunService } from '../runs.ts';
 import { startRun } from './start.ts';
-import { onTrackingIssue } from './tracking-issue.ts';
+import { onTrackingIssue, trackingIssueFor, type Tracking } from './tracking-issue.ts';
+import { sayTickSkipped, type TickSkip } from '../../hosts/github/skip-notices.ts';
+import { messageOf, statusOf } from '../../hosts/github/client.ts';
 
-/** Refs under this prefix are the schedules' claims; no branch or tag, so no workflow runs on them. */
-export const SCHEDULE_PREFIX = 'refs/baton/schedule/';
+export { cronKey, SCHEDULE_PREFIX };
 
 /** Who starts a scheduled run: the manifest, named so in the run's record. */
 export const SCHEDULE_ACTOR = 'schedule';
@@ -38,15 +42,13 @@ export interface ScheduleReport {
   started: string[];
   /** Schedules seen for the first time: their tick is claimed, the first run comes at the next one. */
   firstSeen: string[];
+  /** Ticks found missed, as `<workflow> <count>` (said on the tracking issue). */
+  missed: string[];
 }
 
-/** A cron's part of its claim refs: short, ref-safe, the same for every spelling of the same fields. */
-export function cronKey(cron: string): string {
-  return createHash('sha256').update(cronText(cron)).digest('hex').slice(0, 12);
-}
 
 export async function startScheduledRuns(runs: RunService, gh: RepoContext, when: ScheduleWhen, log: Log): Promise<ScheduleReport> {
-  const report: ScheduleReport = { started: [], firstSeen: [] };
+  const report: ScheduleReport = { started: [], firstSeen: [], missed: [] };
   const sha = await defaultBranchHead(gh);
   const set = await loadManifests(gh, sha);
   const scheduled = set.files.flatMap((f) => (f.loaded?.workflow.on.schedule ? [f.loaded] : []));
@@ -106,17 +108,69 @@ async function tick(runs: RunService, gh: RepoContext, due: Due, claims: Array<{
     report.firstSeen.push(name);
     return;
   }
-  // The tracking issue continues on a new one when full, or when GitHub refuses the run's comment (tracking-issue.ts).
-  const tracking = { marker: `baton:schedule ${due.workflow.name}`, title: `baton: ${due.workflow.name} (scheduled)`, text: issueText(due.workflow) };
-  await onTrackingIssue(gh, tracking, (thread) =>
-    startRun(
-      runs,
-      gh,
-      { workflow: due.workflow, hash: due.hash, manifestCommit: due.sha, thread, actor: SCHEDULE_ACTOR, actorIsBot: false, inputs: {}, key: `schedule:${cronKey(due.text)}:${tickName(at)}`, trigger: 'schedule' },
-      log,
-    ),
-  );
+  const tracking = trackingOf(due.workflow);
+  const skip = { workflow: due.workflow.name, cron: due.text, cronKey: cronKey(due.text), seenAt: at };
+  const missed = missedTicks(parsed.cron, earlier, due.prefix, at);
+  try {
+    // The tracking issue continues on a new one when full, or when GitHub refuses the run's comment (tracking-issue.ts).
+    await onTrackingIssue(gh, tracking, async (thread) => {
+      if (missed.ticks.length) {
+        report.missed.push(`${due.workflow.name} ${missed.ticks.length}${missed.more ? '+' : ''}`);
+        await sayTickSkipped(gh, thread.number, { ...skip, ...missed, reason: missedReason(due.event), next: `This run is for the tick at ${new Date(at).toISOString().slice(0, 16).replace('T', ' ')}: ticks missed in a row make one run, not one each.` });
+      }
+      await startRun(
+        runs,
+        gh,
+        { workflow: due.workflow, hash: due.hash, manifestCommit: due.sha, thread, actor: SCHEDULE_ACTOR, actorIsBot: false, inputs: {}, key: `schedule:${cronKey(due.text)}:${tickName(at)}`, trigger: 'schedule' },
+        log,
+      );
+    });
+  } catch (err) {
+    // GitHub refused something the tick's run needed (its tracking issue, its branch, its
+    // record…): the claim is taken, so no later look runs this tick; it is said where the
+    // schedule's runs are, or, when GitHub refuses that too, in the log (and `baton doctor`).
+    await refusedTick(gh, tracking, { ...skip, ticks: [at], reason: `GitHub refused what its run needed: ${quietMentions(refusalText(err))}.`, next: 'The next tick starts a run as usual; if GitHub refuses the same again, fix what it names (the App\'s permissions, issues turned off, a branch rule).' }, log);
+    throw err;
+  }
   report.started.push(name);
+}
+
+/** The ticks between the last claimed one and `at`, neither counted: the ones nobody looked at. */
+function missedTicks(cron: Cron, earlier: Array<{ ref: string }>, prefix: string, at: number): { ticks: number[]; more: boolean } {
+  const seen = earlier.map((c) => tickOfName(c.ref.slice(prefix.length))).filter((t): t is number => t !== null && t < at);
+  if (!seen.length) return { ticks: [], more: false };
+  return ticksBetween(cron, Math.max(...seen), at - 60_000, MISSED_LISTED);
+}
+
+/** Ticks of one gap counted at most (a schedule every 5 minutes misses 2,016 in a week): the latest ones, and "more than". */
+const MISSED_LISTED = 2000;
+
+/** Why ticks were missed: in Actions-only mode GitHub's scheduler sends each tick; in App mode baton's sweep looks for it. */
+function missedReason(event: boolean): string {
+  return event
+    ? "No schedule event came for these ticks: GitHub's scheduler delays and drops scheduled runs when it is busy, and turns schedules off in a repository without activity for 60 days (the Actions tab shows it); `baton.yml` may also have been turned off or lacked this cron (`baton update` writes it)."
+    : "baton was not looking when these ticks came: the App was down, or could not reach GitHub, for longer than the time between two ticks.";
+}
+
+/** GitHub's answer in one short line (it may quote names from the repository: the notice makes its mentions quiet). */
+function refusalText(err: unknown): string {
+  const status = statusOf(err);
+  return `${status ? `${status} ` : ''}${messageOf(err)}`.replace(/\s+/g, ' ').slice(0, 300);
+}
+
+/** Says a refused tick on the tracking issue; a refusal of that too goes to the log only. */
+async function refusedTick(gh: RepoContext, tracking: Tracking, skip: TickSkip, log: Log): Promise<void> {
+  try {
+    const { thread } = await trackingIssueFor(gh, tracking);
+    await sayTickSkipped(gh, thread.number, skip);
+  } catch (err) {
+    log.warn(`schedule of \`${skip.workflow}\`: could not say on GitHub that tick ${tickName(skip.seenAt)} did not run: ${refusalText(err)}`);
+  }
+}
+
+/** A schedule's tracking issue: where its runs and its skipped ticks are. */
+export function trackingOf(wf: Workflow): Tracking {
+  return { marker: `baton:schedule ${wf.name}`, title: `baton: ${wf.name} (scheduled)`, text: issueText(wf) };
 }
 
 function issueText(wf: Workflow): string {
@@ -124,7 +178,7 @@ function issueText(wf: Workflow): string {
   return [
     `baton runs the workflow \`${wf.name}\` here on its schedule (${crons}, UTC). Each run's status comment below says what it did.`,
     '',
-    `A tick missed while nothing was looking (baton down, GitHub's schedule late) starts one run, not one per tick.`,
+    `Ticks missed while nothing was looking (baton down, GitHub's schedule late or dropped) start one run, not one per tick, and a comment here names them. A tick that started no run for another reason (\`budget.per-day\`, a refusal from GitHub) is said here too. \`baton doctor --github OWNER/REPO\` lists the schedules that did not run.`,
     '',
     `To stop these runs, remove \`on.schedule\` from the workflow's manifest in \`.agents/workflows/\` on the default branch. Closing this issue does not stop them: baton opens a new one at the next tick.`,
   ].join('\n');

@@ -11,12 +11,20 @@ import { localProtections, PROTECTION_NAMES } from '../../agents/sandbox/attempt
 import { pinWarningsIn } from '../../manifest/warn-pins.ts';
 import { subscriptionWarningsIn } from '../../manifest/warn-subscriptions.ts';
 import { pushCiWarningsIn } from '../../manifest/warn-push-ci.ts';
-import { EXIT, type CliIO } from '../io.ts';
+import { EXIT, UsageError, errorLine, type CliIO } from '../io.ts';
+import { GitHubRuns, type GitHubTarget } from '../../mcp/github.ts';
+import { ToolError } from '../../mcp/target.ts';
+import { loadWorkflowText } from '../../manifest/load.ts';
+import { overdueSchedules, type OverdueSchedule } from '../../hosts/github/schedule-claims.ts';
+import { printable } from '../../printable.ts';
 import { DEFAULT_WORKFLOWS_DIR } from './validate.ts';
 import { workflowsRoot } from '../../hosts/local/workflows.ts';
 import { startNotes, type StartNote } from './start-notes.ts';
 
-export const help = `Usage: baton doctor [--json]
+/** The window `--github` looks back over when `--days` is not given. */
+const DEFAULT_DAYS = 7;
+
+export const help = `Usage: baton doctor [--json] [--github OWNER/REPO [--days N]]
 
 Lists the agent backends baton can drive and whether each can run here: its CLI on
 PATH (with the version it reports) and its credentials (the names of the variables
@@ -31,11 +39,21 @@ workflows (.github/workflows/baton-worker.yml, baton.yml) that is not pinned to 
 It names each workflow that has no label and no command, the events or schedule that start
 it on GitHub, and the \`baton run --local\` line that runs it on demand.
 
+With --github OWNER/REPO, it also reads the repository on GitHub and lists the workflows
+whose schedule (on.schedule, from the default branch) says they should have run in the last
+N days (default ${DEFAULT_DAYS}) and did not: the ticks after the last one baton took (its claim refs
+under refs/baton/schedule/, one listing for the whole repository), counting a tick only once it
+is an hour late (GitHub delays scheduled runs when busy). Ticks baton took but could not run
+(budget.per-day, a refusal from GitHub) were said on the workflow's tracking issue. Needs a token
+that can read the repository in GITHUB_TOKEN or GH_TOKEN (GITHUB_API_URL for GitHub Enterprise Server).
+
 Options:
-  --json    print one JSON document
+  --json                print one JSON document
+  --github OWNER/REPO   also list the schedules that did not run on GitHub
+  --days N              the window for --github (default ${DEFAULT_DAYS})
   -h, --help
 
-Exit status: 0 (whatever is missing), 2 usage error.`;
+Exit status: 0 (whatever is missing), 1 GitHub refused a read, 2 usage error.`;
 
 interface WorkflowUse {
   backends: Map<string, string[]>;
@@ -71,8 +89,20 @@ function credentialText(r: BackendReport): string {
   return found.length ? found.join(', ') : `none set (needs one of ${c.needed.join(', ')})${hints}`;
 }
 
-export async function doctorCommand(args: string[], io: CliIO, env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const { values } = parseArgs({ args, options: { json: { type: 'boolean' } }, allowPositionals: false, strict: true });
+export async function doctorCommand(args: string[], io: CliIO, env: NodeJS.ProcessEnv = process.env, now: () => number = Date.now): Promise<number> {
+  const { values } = parseArgs({ args, options: { json: { type: 'boolean' }, github: { type: 'string' }, days: { type: 'string' } }, allowPositionals: false, strict: true });
+  const github = repoTarget(values.github);
+  const days = windowDays(values.days, github !== undefined);
+  let schedules: OverdueSchedule[] | undefined;
+  if (github) {
+    try {
+      schedules = await overdueOnGitHub(github, env, now(), days);
+    } catch (err) {
+      if (!(err instanceof ToolError)) throw err;
+      io.err(errorLine('doctor', printable(err.message)));
+      return EXIT.failed;
+    }
+  }
   const [backends, git] = await Promise.all([checkBackends(env, io.cwd), checkGit(env, io.cwd)]);
   // The repository's root, also from a subfolder of it (where .agents/workflows is).
   const root = workflowsRoot(io.cwd) ?? io.cwd;
@@ -92,7 +122,8 @@ export async function doctorCommand(args: string[], io: CliIO, env: NodeJS.Proce
   const protections = localProtections(env);
 
   if (values.json) {
-    io.out(JSON.stringify({ backends: backends.map((b) => ({ ...b, usedBy: use.backends.get(b.name) ?? [] })), git, sandbox: Object.fromEntries(use.sandbox), starts: use.starts, protections, warnings }, null, 2));
+    const overdue = schedules?.map((o) => ({ workflow: o.workflow, cron: o.cron, lastTaken: o.lastTaken === null ? null : new Date(o.lastTaken).toISOString(), missed: o.missed.length, more: o.more, first: new Date(o.missed[0]!).toISOString(), last: new Date(o.missed.at(-1)!).toISOString() }));
+    io.out(JSON.stringify({ backends: backends.map((b) => ({ ...b, usedBy: use.backends.get(b.name) ?? [] })), git, sandbox: Object.fromEntries(use.sandbox), starts: use.starts, protections, warnings, ...(overdue && { schedules: { repository: `${github!.owner}/${github!.repo}`, days, didNotRun: overdue } }) }, null, 2));
     return EXIT.ok;
   }
 
@@ -117,9 +148,56 @@ export async function doctorCommand(args: string[], io: CliIO, env: NodeJS.Proce
     for (const [wf, entries] of use.sandbox) lines.push(`  ${wf}`, ...entries.map((e) => `    ${e}`));
   }
   if (use.starts.length) lines.push('', 'workflows that no label or command starts', ...use.starts.map((n) => `  ${n.message} (${n.file}:${n.line})`));
+  if (schedules) lines.push('', ...scheduleLines(github!, days, schedules));
   if (warnings.length) lines.push('', ...warnings.map((w) => `warning: ${w}`));
   const n = backends.filter((b) => b.runnable).length;
   lines.push('', `${n} of ${backends.length} backends runnable here.`);
   io.out(lines.join('\n'));
   return EXIT.ok;
+}
+
+const DAY_MS = 86_400_000;
+
+function repoTarget(text: string | undefined): GitHubTarget | undefined {
+  if (text === undefined) return undefined;
+  const m = /^([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+)$/.exec(text);
+  if (!m) throw new UsageError(`--github takes OWNER/REPO (for example acme/widgets), not ${JSON.stringify(text)}`);
+  return { owner: m[1]!, repo: m[2]!, number: null };
+}
+
+function windowDays(text: string | undefined, github: boolean): number {
+  if (text === undefined) return DEFAULT_DAYS;
+  if (!github) throw new UsageError('--days is the window of --github OWNER/REPO');
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < 1 || n > 366) throw new UsageError(`--days takes a whole number of days from 1 to 366, not ${JSON.stringify(text)}`);
+  return n;
+}
+
+/** The repository's schedules (its manifests on the default branch) against the ticks baton took. */
+async function overdueOnGitHub(t: GitHubTarget, env: NodeJS.ProcessEnv, now: number, days: number): Promise<OverdueSchedule[]> {
+  const gh = new GitHubRuns(env);
+  const files = await gh.workflowFiles(t);
+  const workflows = files.flatMap((f) => {
+    const wf = loadWorkflowText(f.path, f.text).loaded?.workflow;
+    return wf?.on.schedule ? [wf] : [];
+  });
+  if (!workflows.length) return [];
+  return overdueSchedules(workflows, await gh.scheduleClaims(t), now, days * DAY_MS);
+}
+
+const minute = (t: number) => new Date(t).toISOString().slice(0, 16).replace('T', ' ');
+
+function scheduleLines(t: GitHubTarget, days: number, overdue: OverdueSchedule[]): string[] {
+  const head = `schedules on ${t.owner}/${t.repo} that should have run in the last ${days} day${days === 1 ? '' : 's'} and did not`;
+  if (!overdue.length) return [`${head}: none`];
+  return [
+    `${head} (UTC):`,
+    ...overdue.map((o) => {
+      const n = `${o.more ? 'more than ' : ''}${o.missed.length} tick${o.missed.length === 1 && !o.more ? '' : 's'}`;
+      const span = o.missed.length === 1 ? minute(o.missed[0]!) : `${minute(o.missed[0]!)} … ${minute(o.missed.at(-1)!)}`;
+      const last = o.lastTaken === null ? 'baton has taken no tick of it' : `the last tick baton took: ${minute(o.lastTaken)}`;
+      return printable(`  ✗ ${o.workflow}  \`${o.cron}\`: ${n} did not run (${span}); ${last}`);
+    }),
+    '  (App mode: is the App running? Actions-only: is baton.yml enabled and its `on.schedule` up to date — `baton update`? GitHub turns schedules off in a repository without activity for 60 days.)',
+  ];
 }

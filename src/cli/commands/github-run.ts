@@ -3,7 +3,7 @@
 // trusts exactly what the App and the MCP server trust: the bot's status comment.
 import type { JobState, RunState } from '../../engine/index.ts';
 import { printable } from '../../printable.ts';
-import { GitHubRuns, type GitHubTarget } from '../../mcp/github.ts';
+import { GitHubRuns, NothingRan, type GitHubTarget } from '../../mcp/github.ts';
 import { ToolError } from '../../mcp/target.ts';
 import { viewOfState } from '../../record/view.ts';
 import { usd } from '../../record/format.ts';
@@ -43,13 +43,20 @@ function jobsWithRuns(step: RunState['steps'][number]): JobState[] {
 export async function githubStatus(t: ThreadTarget, opts: { run?: string | undefined; json?: boolean | undefined }, io: CliIO, env: NodeJS.ProcessEnv): Promise<number> {
   try {
     const gh = new GitHubRuns(env);
-    const found = await gh.record(t, t.number, opts.run);
+    let found;
+    try {
+      found = await gh.record(t, t.number, opts.run);
+    } catch (err) {
+      if (!(err instanceof NothingRan)) throw err;
+      io.out(opts.json ? JSON.stringify({ runId: null, skipped: err.skips }, null, 2) : printable(err.message));
+      return EXIT.ok;
+    }
     const state = found.state;
     const view = viewOfState(state);
     for (const i of found.ignored) io.err(`baton status: ${printable(i)}`);
     if (opts.json) {
       const workers = state.steps.flatMap((s) => s.jobs.filter((j) => j.workflowRunId !== null).map((j) => ({ step: s.id, slot: j.slot, attempt: j.attempt, workflowRunId: j.workflowRunId, url: j.url })));
-      io.out(JSON.stringify({ ...view, url: found.url ?? null, ...(found.unverified ? { unverified: true } : {}), workers }, null, 2));
+      io.out(JSON.stringify({ ...view, url: found.url ?? null, ...(found.unverified ? { unverified: true } : {}), workers, skipped: found.skips }, null, 2));
       return EXIT.ok;
     }
     io.out(printable(`run ${state.runId} (${state.workflow}) on ${t.owner}/${t.repo}#${t.number} — ${state.status}${state.reason ? `: ${state.reason}` : ''}`));
@@ -62,6 +69,8 @@ export async function githubStatus(t: ThreadTarget, opts: { run?: string | undef
     io.out(`cost: ${usd(state.budget.costUsd)}${state.budget.costEstimated ? ' (estimated in part from token counts)' : ''}${state.pr ? ` · PR #${state.pr.number}` : ''}`);
     const workers = state.steps.flatMap((s) => jobsWithRuns(s).map((j) => `  ${s.id}${j.slot === '0' ? '' : `[${j.slot}]`} #${j.attempt}: ${j.url ?? `run ${j.workflowRunId}`}`));
     if (workers.length) io.out(printable(['worker runs (baton logs ' + `${t.owner}/${t.repo}#${t.number} --step ID` + ' shows one):', ...workers].join('\n')));
+    // Said on this thread: ticks that did not run, starts the day's budget refused, deadlines that passed.
+    if (found.skips.length) io.out(printable(['did not run (said on the thread):', ...found.skips.map((k) => `  ${k.text} (${k.url})`)].join('\n')));
     if (found.url) io.out(`status comment: ${found.url}`);
     if (found.unverified) io.out('(read without BATON_STATE_SECRET: the App\'s signature on this record was not checked)');
     return EXIT.ok;

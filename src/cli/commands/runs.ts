@@ -20,7 +20,9 @@ and what it waits for. The full record is .baton/runs/<run>/record.md.
 
 With OWNER/REPO#N, shows a run on GitHub (default: the newest on that issue or pull
 request; --run names another) from the App's status comment: each step with its state,
-time and cost, what it waits for, and its worker runs. Only the status comment written by
+time and cost, what it waits for, and its worker runs, and what baton said did not run on
+that thread: a schedule's ticks (on its tracking issue), starts refused by budget.per-day,
+waiting steps whose deadline passed (also when no run is there). Only the status comment written by
 the App's bot is trusted (BATON_APP_LOGIN, default baton[bot]). Needs a token that can read
 the repository in GITHUB_TOKEN or GH_TOKEN; GITHUB_API_URL for GitHub Enterprise Server;
 BATON_STATE_SECRET to check the App's signature on the record.`;

@@ -1,5 +1,6 @@
 // `ask` steps: post questions where the run lives and wait until people with the
 // workflow's roles have answered all of them, or `timeout-hours` passes.
+import { sayDeadlinePassed } from '../deadline-notice.ts';
 import type { AskStep } from '../../manifest/types.ts';
 import { openStepCheck } from '../checks-runs.ts';
 import type { Draft } from '../draft.ts';
@@ -53,7 +54,9 @@ function start(d: Draft, step: AskStep): void {
 function update(d: Draft, step: AskStep): void {
   const ask = d.step(step.id).ask;
   if (ask?.deadline != null && d.now >= ask.deadline) {
-    failStep(d, step.id, `no answer within ${step.timeoutHours} hours`);
+    const why = `no answer within ${step.timeoutHours} hours`;
+    sayDeadlinePassed(d, step.id, why);
+    failStep(d, step.id, why);
   }
 }
 

@@ -2,6 +2,7 @@
 // have all completed; all green passes, any red starts a fix round with the failing
 // output, and the gate then waits for the checks of the new head. A check or suite
 // waiting for a person's approval (`action_required`) is waited for, never "fixed".
+import { sayDeadlinePassed } from '../deadline-notice.ts';
 import type { ChecksStep } from '../../manifest/types.ts';
 import { openStepCheck, retitleStepCheck } from '../checks-runs.ts';
 import type { Draft } from '../draft.ts';
@@ -120,7 +121,11 @@ function update(d: Draft, step: ChecksStep): void {
   showWaiting(d, step, seen.approval);
   const { results, done } = seen;
   if (!done) {
-    if (g.deadline !== null && d.now >= g.deadline) failStep(d, step.id, timedOut(d, step, seen));
+    if (g.deadline !== null && d.now >= g.deadline) {
+      const why = timedOut(d, step, seen);
+      sayDeadlinePassed(d, step.id, why);
+      failStep(d, step.id, why);
+    }
     return;
   }
   const failing = results.filter((r) => !PASSING.has(r.conclusion!));
