@@ -117,7 +117,7 @@ export function skewRefusal(run: Stamp | null, piece: Stamp | null, what: string
   const to = run?.version ?? piece?.version ?? ownStamp().version;
   return (
     `${what} is ${said(piece)}${piece ? ` (task/result format ${piece.format})` : ''}, but this run is ${said(run)}${run ? ` (format ${run.format})` : ''}: refused.${meet} ` +
-    `Bring them to one version: run ${updateCommand(to)} in the repository and commit what it writes, or run the other piece at ${piece ? `baton ${piece.version}` : 'one version'}; then \`/baton retry ${step}\`.`
+    `Bring them to one version: run ${updateCommand(to)} in the repository and commit what it writes${piece ? `, or move what drives the run (the App, or baton.yml's Action) to baton ${lineOf(piece.version)}` : ''}; then \`/baton retry ${step}\`.`
   );
 }
 
