@@ -130,3 +130,19 @@ export function filesRefusal(run: Stamp, files: string | null, step: string): st
     `Run ${updateCommand(run.version)} in the repository and commit what it writes; then \`/baton retry ${step}\`.`
   );
 }
+
+/**
+ * What `baton doctor` says of a worker workflow's text against this baton, or null when this
+ * baton runs its workers: the same rule as filesRefusal and the line of skewRefusal, said
+ * before any run is refused.
+ */
+export function filesWarning(path: string, text: string, run: Stamp = ownStamp()): string | null {
+  const files = versionOf(new RegExp(`\\b${FILES_VERSION_VAR}:\\s*"?([0-9A-Za-z.-]+)`).exec(text)?.[1]);
+  if (!files || olderThan(files, MIN_FILES_VERSION)) {
+    return `${path} was written by ${files ? `baton ${files}` : 'a baton that did not stamp its files (0.1.0 or earlier)'}; baton ${run.version} refuses its workers (it runs files written by baton ${MIN_FILES_VERSION} or later): run ${updateCommand(run.version)} and commit`;
+  }
+  if (lineOf(files) !== lineOf(run.version)) {
+    return `${path} was written by baton ${files}, whose workers an App or baton.yml of baton ${run.version} refuses (they work together only within ${lineOf(run.version)}): run ${updateCommand(run.version)} and commit, if that is the baton that drives your runs`;
+  }
+  return null;
+}

@@ -39,6 +39,9 @@ describe('baton update from every shape baton init has written', () => {
 
   it.each(shapes.map((s) => [s.name, s] as const))('%s: updated with no conflict and no edit, to what this baton writes', async (_name, shape) => {
     const d = writeRepo(shape.files);
+    // Before: `baton doctor` says the worker workflow's workers would be refused, and what to run.
+    const unstamped = !shape.files['.github/workflows/baton-worker.yml']!.includes(FILES_VERSION_VAR);
+    if (unstamped) expect((await baton(d, ['doctor'])).out).toContain(`warning: .github/workflows/baton-worker.yml was written by a baton that did not stamp its files (0.1.0 or earlier); baton ${ownStamp().version} refuses its workers`);
     const r = await baton(d, ['update']);
     expect(r.code, `${r.out}\n${r.err}`).toBe(0);
     expect(r.out).not.toContain('conflict');
@@ -52,5 +55,6 @@ describe('baton update from every shape baton init has written', () => {
     // Nothing init no longer writes is left behind as baton's (a workflow gone from the library would be named).
     for (const path of Object.keys(shape.files)) if (!written.includes(path)) expect(r.err).toContain(path);
     expect(readFileSync(join(d, '.github/workflows/baton-worker.yml'), 'utf8')).toContain(`${FILES_VERSION_VAR}: "${ownStamp().version}"`);
+    expect((await baton(d, ['doctor'])).out).not.toContain('baton-worker.yml was written by');
   });
 });
