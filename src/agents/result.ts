@@ -19,8 +19,9 @@ import { parseSandboxReport } from './sandbox-report.ts';
 import { touchesGitDir } from './git-path.ts';
 import type { Sealed } from './leak-check.ts';
 import { CapBreach, inflateWithin, RESULT_CAPS, type ResultCaps } from './result-caps.ts';
+import { ownStamp, WORKER_FORMAT, workerStampOf, type WorkerStamp } from '../compat.ts';
 
-export const RESULT_VERSION = 1;
+export const RESULT_VERSION = WORKER_FORMAT;
 export const RESULT_ARTIFACT = 'baton-result';
 
 export type FileMode = '100644' | '100755' | '120000';
@@ -58,6 +59,12 @@ export interface WorkerResult {
   limit?: StopLimit;
   /** What the sandbox enforced and refused (absent for tasks without a sandbox request). */
   sandbox?: SandboxReport;
+  /**
+   * The worker's baton and the version of the workflow files it ran under (compat.ts): the
+   * collector refuses a result whose worker does not meet the run. Absent: a worker of a
+   * baton that did not stamp its results (or a stamp not well-formed).
+   */
+  baton?: WorkerStamp;
 }
 
 export interface ResultBundle {
@@ -153,7 +160,12 @@ export function parseResult(raw: string): WorkerResult {
     throw new InvalidResultError(`result.json: ${why}`);
   };
   if (!v || typeof v !== 'object') fail('not an object');
-  if (v.version !== RESULT_VERSION) fail(`version ${JSON.stringify(v.version)} is not ${RESULT_VERSION}`);
+  if (v.version !== RESULT_VERSION) {
+    // Another format is another baton: say which, so the refusal leads to `baton update` (compat.ts).
+    const worker = workerStampOf(v.baton);
+    const skew = `; its worker is ${worker ? `baton ${worker.version}` : 'a baton that does not say its version'} and this is baton ${ownStamp().version}: bring them to one version with \`baton update\``;
+    fail(`version ${Number.isInteger(v.version) ? v.version : JSON.stringify(typeof v.version)} is not ${RESULT_VERSION}${skew}`);
+  }
   for (const k of ['run', 'step', 'slot', 'base', 'backend'] as const) if (typeof v[k] !== 'string') fail(`\`${k}\` must be a string`);
   if (!Number.isInteger(v.attempt) || v.attempt < 1) fail('`attempt` must be a positive integer');
   if (!['succeeded', 'invalid-output', 'crashed', 'timed-out', 'refused'].includes(v.status)) fail(`unknown status ${JSON.stringify(v.status)}`);
@@ -175,6 +187,8 @@ export function parseResult(raw: string): WorkerResult {
     // Likewise: only a known limit, only on a failed attempt.
     limit: v.status !== 'succeeded' && STOP_LIMITS.includes(v.limit) ? v.limit : undefined,
     sandbox: v.sandbox === undefined || v.sandbox === null ? undefined : parseSandboxReport(v.sandbox, fail),
+    // Written next to the agent: only a well-formed stamp is taken (its versions end up in the record).
+    baton: workerStampOf(v.baton) ?? undefined,
   } as WorkerResult;
 }
 

@@ -4,6 +4,7 @@ import { deflateSync, inflateSync, strFromU8, strToU8 } from 'fflate';
 import type { DispatchWorker } from '../engine/commands.ts';
 import type { SandboxRequest } from '../engine/sandbox.ts';
 import { hostPatternError } from '../manifest/host-patterns.ts';
+import { ownStamp, stampOf, type Stamp } from '../compat.ts';
 
 export class TaskDecodeError extends Error {
   override name = 'TaskDecodeError';
@@ -16,8 +17,9 @@ export class TaskTooLargeError extends Error {
 /** GitHub refuses a workflow_dispatch whose inputs hold more than this many characters, all inputs together. */
 export const MAX_TASK_INPUT = 65_535;
 
-export function encodeTask(task: DispatchWorker): string {
-  const text = Buffer.from(deflateSync(strToU8(JSON.stringify(task)), { level: 9 })).toString('base64');
+/** The task as dispatched, with `baton`: the version and format of the baton that dispatched it, which is the run's (compat.ts). */
+export function encodeTask(task: DispatchWorker, from: Stamp = ownStamp()): string {
+  const text = Buffer.from(deflateSync(strToU8(JSON.stringify({ ...task, baton: from })), { level: 9 })).toString('base64');
   if (text.length > MAX_TASK_INPUT) {
     throw new TaskTooLargeError(
       `the task of ${task.runName} is ${text.length} characters once encoded; a workflow_dispatch input holds at most ${MAX_TASK_INPUT} (shorten what the prompt quotes)`,
@@ -27,6 +29,11 @@ export function encodeTask(task: DispatchWorker): string {
 }
 
 export function decodeTask(text: string): DispatchWorker {
+  return readTask(text).task;
+}
+
+/** The task and the stamp of the baton that dispatched it (null: one that says no version, or none well-formed). */
+export function readTask(text: string): { task: DispatchWorker; from: Stamp | null } {
   const clean = text.replace(/\s+/g, '');
   if (!clean) throw new TaskDecodeError('the `task` input is empty; the worker workflow must pass the task it was dispatched with');
   if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(clean)) throw new TaskDecodeError('the `task` input is not base64 (expected the deflated task baton dispatched)');
@@ -42,7 +49,9 @@ export function decodeTask(text: string): DispatchWorker {
   } catch (err) {
     throw new TaskDecodeError(`the \`task\` input is not JSON after inflating: ${(err as Error).message}`);
   }
-  return checkTask(v);
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return { task: checkTask(v), from: null };
+  const { baton, ...task } = v;
+  return { task: checkTask(task), from: stampOf(baton) };
 }
 
 /** Checks the fields the worker relies on, naming the first one that is wrong. */

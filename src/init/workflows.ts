@@ -5,6 +5,7 @@ import { BACKEND_IMPLS } from '../agents/backends/index.ts';
 import type { Backend } from '../manifest/types.ts';
 import { GITHUB_ACTION_PINS, pinnedUses } from './action-pins.ts';
 import { eventSubscriptions, onBlock, type EventSubscriptions } from './event-subscriptions.ts';
+import { FILES_VERSION_VAR, ownStamp } from '../compat.ts';
 
 export interface WorkflowOptions {
   mode: 'app' | 'actions';
@@ -167,6 +168,18 @@ const CODEX_SANDBOX_STEP = [
   '          fi',
 ];
 
+/**
+ * The version of baton that wrote the file, for every job of it: the worker puts it in its
+ * result, and the run's baton refuses a worker workflow older than it runs (compat.ts).
+ * `baton update` moves it with the rest of the file.
+ */
+function filesVersion(): string[] {
+  return [
+    '# The baton that wrote this file (baton init, baton update); a baton refuses files older than it runs.',
+    `env: { ${FILES_VERSION_VAR}: "${ownStamp().version}" }`,
+  ];
+}
+
 /** What the run and apply jobs need to drive a run with the job's GITHUB_TOKEN. */
 const WRITE_PERMISSIONS = '{ contents: write, issues: write, pull-requests: write, checks: write, actions: write, statuses: read }';
 
@@ -190,6 +203,7 @@ export function workerWorkflow(o: WorkflowOptions): string {
     '      base: { required: true, description: commit the step starts from }',
     '      task: { required: true, description: the step attempt as baton encoded it }',
     'permissions: { contents: read }',
+    ...filesVersion(),
     'jobs:',
     '  agent:',
     '    runs-on: ubuntu-latest',
@@ -237,6 +251,7 @@ export function batonWorkflow(o: WorkflowOptions): string {
     'name: baton',
     ...onBlock(o.subscriptions ?? eventSubscriptions([])),
     'permissions: {}',
+    ...filesVersion(),
     'jobs:',
     '  route:',
     '    # Which run the event belongs to, for the concurrency group below (no token needed).',

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readResultDir } from '../../src/agents/result.ts';
 import { encodeTask } from '../../src/agents/task.ts';
+import { FILES_VERSION_VAR, ownStamp } from '../../src/compat.ts';
 import { alive, fakes, makeRepo, makeTask } from '../agents/helpers.ts';
 
 const ACTION = fileURLToPath(new URL('../../dist/action.js', import.meta.url));
@@ -45,6 +46,8 @@ function runner(workspace: string, inputs: Record<string, string>, extra: NodeJS
     GITHUB_STEP_SUMMARY: summary,
     GITHUB_REPOSITORY: 'octo/demo',
     RUNNER_TEMP: temp,
+    // The worker workflow's own variable (init/workflows.ts): the files this baton writes.
+    [FILES_VERSION_VAR]: ownStamp().version,
     ...(inputs.mode === 'agent' ? {} : { ACTIONS_RUNTIME_TOKEN: 'runtime-secret' }),
     ...extra,
   };
@@ -136,6 +139,29 @@ describe('mode agent', () => {
     expect(bundle.result).toMatchObject({ status: 'crashed', changes: [] });
     expect(bundle.result.error).toContain('/proc/<pid>/environ');
     expect(JSON.stringify(bundle)).not.toMatch(/runtime-secret-42|ghs_jobtoken123/);
+  });
+
+  it('refuses a task of another baton line, or worker workflow files with no version, before the agent starts, naming the versions', async () => {
+    const repo = makeRepo();
+    cleanup.push(repo.dir);
+    const f = fakes();
+    cleanup.push(f.dir);
+    const own = ownStamp();
+    const other = own.version.startsWith('0.') ? '0.999.0' : '999.0.0';
+    const cases = [
+      { task: encodeTask(makeTask({ base: repo.base }), { version: other, format: own.format }), env: {}, says: `The worker is baton ${own.version} (task/result format ${own.format}), but this run is baton ${other}` },
+      { task: encodeTask(makeTask({ base: repo.base })), env: { [FILES_VERSION_VAR]: '' }, says: 'was written by a baton that did not stamp its files' },
+    ];
+    for (const c of cases) {
+      const r = runner(repo.dir, { mode: 'agent', task: c.task }, { ...f.env, ...c.env });
+      const run = await runAction(r.env, repo.dir);
+      expect(run.code).toBe(1);
+      expect(f.log()).toEqual([]);
+      const bundle = readResultDir(join(r.temp, 'baton-result'));
+      expect(bundle.result).toMatchObject({ status: 'crashed', changes: [], baton: { version: own.version, format: own.format } });
+      expect(bundle.result.error).toContain(c.says);
+      expect(bundle.result.error).toContain('update`');
+    }
   });
 
   it('undoes what the agent wrote into the step\'s command files and the result folder', async () => {

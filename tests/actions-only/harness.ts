@@ -78,6 +78,8 @@ export interface ActionsOnlyOptions {
   missingSecrets?: string[];
   /** Where `uses: baton-dev/baton@v1` finds the Action (default: this checkout). */
   actionDir?: string;
+  /** More `uses:` the runner resolves (repo@ref → a directory): another release's baton Action (baton-action.ts). */
+  actions?: Record<string, string>;
   /** Where GitHub is silent, which behaviour the emulator shows (tests/emulator/readings.ts). */
   readings?: Partial<Readings>;
   /**
@@ -107,7 +109,7 @@ export async function startActionsOnly(o: ActionsOnlyOptions): Promise<ActionsOn
   for (const name of o.missingSecrets ?? []) delete secrets[name];
   const key = o.appSecrets ? generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } }) : undefined;
   const actions = withActions({
-    actions: batonActionMap(o.actionDir ?? PROJECT_ROOT),
+    actions: { ...batonActionMap(o.actionDir ?? PROJECT_ROOT), ...o.actions },
     secrets,
     env: { PATH: [...(o.fakeAgentsOnPath === false ? [] : [FAKE_AGENTS]), process.env.PATH ?? ''].join(delimiter), FAKE_AGENT_SCRIPT: script, ...o.env },
     triggerOnWebhooks: true,

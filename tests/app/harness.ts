@@ -214,6 +214,8 @@ export interface HarnessOptions {
    * throttle and the write budget are then kept in that Redis, shared by the replicas.
    */
   redisUrl?: string;
+  /** More `uses:` the runner resolves (repo@ref → a directory), beside this checkout's baton Action: another release's (baton-action.ts). */
+  actions?: Record<string, string>;
 }
 
 /** How long a shuffled delivery may wait before it is sent: deliveries due closer than this swap. */
@@ -248,7 +250,7 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
   // invocations and log calls) is the test's channel to them, open to every user.
   if (o.sandbox) chmodSync(steer, 0o1777);
   const actions = withActions({
-    actions: batonActionMap(PROJECT_ROOT),
+    actions: { ...batonActionMap(PROJECT_ROOT), ...o.actions },
     secrets: { ANTHROPIC_API_KEY: 'sk-ant-test', OPENAI_API_KEY: 'sk-openai-test', CODEX_API_KEY: 'sk-codex-test', ...o.secrets },
     env: fakeAgentRunnerEnv(steer),
     ...(o.sandbox ? { sandbox: true } : {}),

@@ -8,7 +8,8 @@
 import * as core from '@actions/core';
 import { WorkerSetupError } from '../../agents/preflight.ts';
 import { RESULT_VERSION, writeResultDir, type ResultBundle } from '../../agents/result.ts';
-import { decodeTask } from '../../agents/task.ts';
+import { readTask } from '../../agents/task.ts';
+import { filesRefusal, ownStamp, skewRefusal, workerStamp } from '../../compat.ts';
 import { runWorker, type WorkerRun } from '../../agents/worker.ts';
 import type { DispatchWorker } from '../../engine/commands.ts';
 import type { InfrastructureCause } from '../../engine/events.ts';
@@ -22,7 +23,7 @@ import { protectedPaths, protectedPathsMessage } from '../../agents/protected-pa
 
 export async function agentMode(inputs: Inputs): Promise<void> {
   if (!inputs.task.trim()) throw new Error('mode `agent` needs the `task` input: pass the `task` the worker workflow was dispatched with');
-  const task = decodeTask(inputs.task);
+  const { task, from } = readTask(inputs.task);
   const who = task.backend ? `${task.backend.uses}${task.backend.model ? ` (${task.backend.model})` : ''}` : 'shell';
   core.info(`baton agent: ${task.runName} · ${task.kind} step ${task.step}${task.index === null ? '' : ` [${task.index}]`} with ${who} in ${inputs.workspace}`);
 
@@ -38,6 +39,10 @@ export async function agentMode(inputs: Inputs): Promise<void> {
   const hide = redactor(secrets);
   let run: Sealed<WorkerRun>;
   try {
+    // A worker that does not meet the run, or runs under files too old for it, stops before the
+    // agent spends anything: the run's baton would refuse its result anyway (compat.ts).
+    const skew = skewRefusal(from, ownStamp(), 'The worker', task.step) ?? (from && filesRefusal(from, workerStamp(process.env).files, task.step));
+    if (skew) throw new WorkerSetupError(skew);
     const held = tokensHeld(process.env);
     if (held.length) {
       throw new WorkerSetupError(
@@ -58,14 +63,14 @@ export async function agentMode(inputs: Inputs): Promise<void> {
     const message = hide.text(err.message);
     const failure = (error: string) => setupFailure(task, error, Date.now() - started, err.infrastructure);
     const bundle = seal(failure(message), secrets, failure);
-    writeResultDir(inputs.resultDir, bundle);
+    writeResultDir(inputs.resultDir, stamped(bundle));
     await report(task, { ...bundle, prompt: task.prompt ?? task.command ?? '', diffstat: [] }, inputs);
     throw new WorkerSetupError(bundle.result.error ?? message);
   } finally {
     for (const [s, h] of handlers) process.off(s, h);
   }
 
-  writeResultDir(inputs.resultDir, run);
+  writeResultDir(inputs.resultDir, stamped(run));
   await report(task, run, inputs);
   const r = run.result;
   const line = `baton agent: ${r.status} after ${Math.round(r.durationMs / 1000)}s, ${r.changes.length} file${r.changes.length === 1 ? '' : 's'} changed`;
@@ -74,6 +79,11 @@ export async function agentMode(inputs: Inputs): Promise<void> {
   // Said here too, in the job that made them: the applier refuses them unless the step opts in.
   const guarded = protectedPaths(r.changes.map((c) => c.path));
   if (guarded.length) core.warning(`baton agent: ${protectedPathsMessage(guarded).replace("the worker's result changes", 'this result changes')}`);
+}
+
+/** Every result says which baton wrote it and under which workflow files (compat.ts): versions, never secrets. */
+function stamped<T extends Sealed<ResultBundle>>(bundle: T): T {
+  return { ...bundle, result: { ...bundle.result, baton: workerStamp(process.env) } } as T;
 }
 
 function setupFailure(task: DispatchWorker, error: string, durationMs: number, infrastructure?: InfrastructureCause): ResultBundle {

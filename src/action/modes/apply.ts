@@ -19,6 +19,18 @@ import type { Inputs } from '../inputs.ts';
 import { withLocalArtifact } from '../local-artifact.ts';
 import { apiUrl, MISSING_STATE_SECRET } from './run.ts';
 import { catchUpComments } from '../catch-up.ts';
+import { readTask, TaskDecodeError } from '../../agents/task.ts';
+import type { Stamp } from '../../compat.ts';
+
+/** The run's baton: the stamp of the baton.yml run job that dispatched this attempt, from its `task` input (null: none it says). */
+function runStampOf(inputs: Record<string, unknown> | undefined): Stamp | null {
+  try {
+    return readTask(String(inputs?.task ?? '')).from;
+  } catch (err) {
+    if (err instanceof TaskDecodeError) return null;
+    throw err;
+  }
+}
 
 /** The attempt this worker run was dispatched for, from its `run`, `step` and `attempt` inputs. */
 export function attemptOf(inputs: Record<string, unknown> | undefined): WorkerRunName {
@@ -90,7 +102,7 @@ export async function applyMode(inputs: Inputs): Promise<void> {
         if (thread !== undefined) await postOnce(gh, thread, `baton:reply foreign-worker-run/${runId}`, text, memory.markers);
         return [];
       }
-      const events = await collectWorkerResult(gh, runs.memories.commits, memory.state, ref, { ...facts, conclusion }, Date.now(), workflow);
+      const events = await collectWorkerResult(gh, runs.memories.commits, memory.state, ref, { ...facts, conclusion }, Date.now(), workflow, runStampOf(ev.payload.inputs as Record<string, unknown> | undefined));
       if (local.refused) {
         for (const e of events) if (e.type === 'worker.failed') e.error = `the worker's result was refused: ${local.refused}`;
       }

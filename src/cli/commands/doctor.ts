@@ -8,7 +8,8 @@ import { ACTIONS_ONLY_WORKFLOW, tokenWarningsIn, usesJobToken } from '../../mani
 import { findWorkflowFiles, validateFiles } from '../../manifest/validate.ts';
 import { sandboxLines } from '../../manifest/network.ts';
 import { localProtections, PROTECTION_NAMES } from '../../agents/sandbox/attempt.ts';
-import { pinWarningsIn } from '../../manifest/warn-pins.ts';
+import { pinWarningsIn, WORKER_WORKFLOW } from '../../manifest/warn-pins.ts';
+import { filesWarning } from '../../compat.ts';
 import { subscriptionWarningsIn } from '../../manifest/warn-subscriptions.ts';
 import { pushCiWarningsIn } from '../../manifest/warn-push-ci.ts';
 import { EXIT, UsageError, errorLine, type CliIO } from '../io.ts';
@@ -118,6 +119,10 @@ export async function doctorCommand(args: string[], io: CliIO, env: NodeJS.Proce
   warnings.push(...pushCiWarningsIn(root).map((w) => `${w.message} (${w.file}:${w.line}:${w.column})`));
   // Actions in baton's workflows by tag, not commit (the Action's validate mode says the same).
   warnings.push(...pinWarningsIn(root).map((w) => w.message));
+  // Workers of files this baton would refuse (compat.ts): said here before a run is refused.
+  const worker = join(root, WORKER_WORKFLOW);
+  const versionWarning = existsSync(worker) ? filesWarning(WORKER_WORKFLOW, readFileSync(worker, 'utf8')) : null;
+  if (versionWarning) warnings.push(versionWarning);
   // What the sandbox can put in force for a local run here (each protection tried, not assumed).
   const protections = localProtections(env);
 

@@ -26,6 +26,7 @@ type ProtectedAllowance = boolean | readonly string[];
 import { resolveLink, symlinkProblem } from '../../agents/symlink-target.ts';
 import type { Workflow } from '../../manifest/types.ts';
 import { workflowFilesRemedy, workflowRefusal, writesAsOf, type WritesAs } from './workflow-files.ts';
+import { filesRefusal, ownStamp, skewRefusal, type Stamp } from '../../compat.ts';
 
 /** A finished run of the worker workflow: who started it, where, and how it ended. */
 export interface CompletedWorkerRun extends WorkerRunFacts {
@@ -51,6 +52,11 @@ export async function collectWorkerResult(
   run: CompletedWorkerRun,
   at: number,
   workflow: Workflow,
+  /**
+   * The baton the run is driven by, which dispatched the attempt: this process (the App, or
+   * baton.yml's run job), or for the apply job the stamp of the task it was dispatched with.
+   */
+  runStamp: Stamp | null = ownStamp(),
 ): Promise<RunEvent[]> {
   const job = jobOf(state, ref);
   if (!job || job.status !== 'running') return []; // stale or already applied: nothing to fetch
@@ -61,6 +67,9 @@ export async function collectWorkerResult(
   const failed = (reason: WorkerFailed['reason'], error: string, checkpoint: string | null = null): RunEvent[] => [
     { type: 'worker.failed', ...base, reason, error, checkpoint },
   ];
+  // An apply job of another baton than the run's writes nothing: it says so in the record (compat.ts).
+  const skewed = skewRefusal(runStamp, ownStamp(), 'The apply job of the worker workflow', ref.step);
+  if (skewed) return failed('refused', skewed);
   try {
     let bundle: ResultBundle | undefined;
     try {
@@ -74,7 +83,7 @@ export async function collectWorkerResult(
       const cause = await causeOf(gh, run);
       return failed(cause?.reason ?? 'crashed', `the worker job ended (${run.conclusion ?? 'unknown'}) without uploading its ${RESULT_ARTIFACT} artifact${cause ? `: ${cause.error}` : ''}`);
     }
-    return await applyBundle(gh, commits, state, ref, run, job, bundle, base, mayChangeProtected(workflow, ref, job));
+    return await applyBundle(gh, commits, state, ref, run, job, bundle, base, mayChangeProtected(workflow, ref, job), runStamp!);
   } catch (err) {
     // Deleted by someone or expired with the retention: the attempt failed, the run goes on.
     if (err instanceof WorkerRunGone) return failed('gone', err.message);
@@ -107,12 +116,17 @@ async function applyBundle(
   bundle: ResultBundle,
   base: AttemptKey,
   allowProtected: ProtectedAllowance,
+  runStamp: Stamp,
 ): Promise<RunEvent[]> {
   const failed = (reason: WorkerFailed['reason'], error: string): RunEvent[] => [{ type: 'worker.failed', ...base, reason, error, checkpoint: null }];
   const r = bundle.result;
   if (r.run !== state.runId || r.step !== ref.step || r.slot !== ref.slot || r.attempt !== ref.attempt) {
     return failed('crashed', `the result artifact is for ${r.run} ${r.step}[${r.slot}] #${r.attempt}, not for this attempt`);
   }
+  // A worker of another baton than the run's, or under workflow files too old for it: nothing
+  // of its result is written, and the record names both versions and `baton update` (compat.ts).
+  const skewed = skewRefusal(runStamp, r.baton ?? null, 'The worker', ref.step) ?? filesRefusal(runStamp, r.baton?.files ?? null, ref.step);
+  if (skewed) return [{ type: 'worker.failed', ...base, reason: 'refused', error: skewed, checkpoint: null, usage: r.usage, ...sandboxOf(r) }];
   // Nothing of a refused result is written: not even as a checkpoint for the next attempt.
   const refused = refusedChanges(bundle, allowProtected, writesAsOf(gh));
   if (refused) return [{ type: 'worker.failed', ...base, reason: 'refused', error: refused, checkpoint: null, usage: r.usage, ...sandboxOf(r) }];
