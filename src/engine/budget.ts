@@ -51,6 +51,19 @@ export function dispatchBlocked(d: Draft, stepId: string): string | null {
 }
 
 /**
+ * What one more attempt may spend on its model: what is left of the run's `max-cost-usd`, and
+ * the figure's words for the refusal and the record. Null when the run has no cost cap. (The
+ * day's cap, `per-day.max-cost-usd`, is held at each start, where the day's ledger is read.)
+ */
+export function costCap(d: Draft): { usd: number; what: string } | null {
+  const max = d.workflow.budget.maxCostUsd;
+  if (max === undefined) return null;
+  const spent = d.state.budget.costUsd;
+  const left = Math.max(0, Math.round((max - spent) * 1e6) / 1e6);
+  return { usd: left, what: spent > 0 ? `what is left of the run's max-cost-usd ${usd(max)} after ${usd(spent)} spent` : `the run's max-cost-usd ${usd(max)}` };
+}
+
+/**
  * Adds a reported or estimated cost to the run's total and to the step's (from any
  * attempt, even a stale one: money spent is spent).
  */
