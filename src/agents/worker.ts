@@ -240,6 +240,9 @@ async function attempt(task: DispatchWorker, opts: WorkerOptions, { checkout, ba
     outcome = { ...outcome, usage: meteredUsage(metered) };
     transcript.push(...meterLines(metered));
     if (metered.capReached && sandboxReport) sandboxReport.limit = 'cost';
+  } else if (keys?.inAgent.length && backend && outcome.usage.costUsd === undefined) {
+    // The CLI keeps its model key (copilot): its traffic never passes the meter, and it reports no cost.
+    outcome = { ...outcome, usage: { ...outcome.usage, costUnmetered: 'key-in-agent' } };
   }
   if (sandboxReport && keys && (keys.held.length || keys.inAgent.length)) sandboxReport.modelKey = keys.inAgent.length ? { in: 'agent', why: keys.inAgent.join('; ') } : { in: 'proxy' };
   if (sandboxReport) transcript.push(`baton: ${sandboxSummary(sandboxReport)}`);

@@ -69,7 +69,10 @@ export function costCap(d: Draft): { usd: number; what: string } | null {
  */
 export function addCost(d: Draft, usage: Usage | undefined, stepId: string): void {
   const costUsd = usage?.costUsd;
-  if (costUsd === undefined || !Number.isFinite(costUsd) || costUsd <= 0) return;
+  if (costUsd === undefined || !Number.isFinite(costUsd) || costUsd <= 0) {
+    if (usage?.costUnmetered && d.findStep(stepId)) d.setStep(stepId, { costUnmetered: usage.costUnmetered });
+    return;
+  }
   const estimated = usage?.costEstimated ? { costEstimated: true } : {};
   d.state.budget = { ...d.state.budget, costUsd: d.state.budget.costUsd + costUsd, ...estimated };
   const step = d.findStep(stepId);

@@ -38,7 +38,13 @@ export interface Usage {
   outputTokens?: number;
   /** costUsd was estimated from token counts (the CLI reports none, e.g. codex). */
   costEstimated?: boolean;
+  /** Why no cost could be metered: the CLI keeps its model key (copilot), so its traffic does not pass the proxy's meter. */
+  costUnmetered?: CostUnmetered;
 }
+
+/** Why an attempt's cost is not known (record/cost.ts says it in words). */
+export type CostUnmetered = 'key-in-agent';
+export const COST_UNMETERED: readonly CostUnmetered[] = ['key-in-agent'];
 
 /** A label, a `/baton <workflow>` comment, an MCP or CLI call. Creates the run. */
 export interface RunRequested extends EventBase, Actor {

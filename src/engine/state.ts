@@ -103,6 +103,7 @@ export function copyStep(s: StepState): StepState {
     note: s.note,
     costUsd: s.costUsd,
     costEstimated: s.costEstimated,
+    costUnmetered: s.costUnmetered,
   };
 }
 

@@ -3,7 +3,7 @@
 // its hash and commit): hosts reload it and `decide` receives it with every event.
 import type { TriggerKind } from './roles.ts';
 import type { Json } from '../manifest/expressions.ts';
-import type { InfrastructureCause, JobRef } from './events.ts';
+import type { CostUnmetered, InfrastructureCause, JobRef } from './events.ts';
 
 export type { Json };
 
@@ -154,6 +154,8 @@ export interface StepState {
   costUsd?: number;
   /** Part of costUsd was estimated from token counts (codex). */
   costEstimated?: boolean;
+  /** Why an attempt's cost could not be metered (no attempt reported one). */
+  costUnmetered?: CostUnmetered;
 }
 
 export interface BudgetUsed {
