@@ -9,7 +9,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { costOf, priceFor, ANTHROPIC_PRICES } from '../../src/agents/prices.ts';
 import { runWorker } from '../../src/agents/worker.ts';
-import { makeRepo, makeTask } from './helpers.ts';
+import type { Backend } from '../../src/manifest/types.ts';
+import { stepCost } from '../../src/record/cost.ts';
+import { fakes, makeRepo, makeTask } from './helpers.ts';
 import { CANARY, startModelStandIn, type ModelStandIn } from './sandbox/model-standin.ts';
 import { usageAnswer } from './sandbox/usage-answers.ts';
 
@@ -83,5 +85,41 @@ describe('the cost cap, through the worker', () => {
     expect(answered).toBe(3);
     expect(run.result.usage).toEqual({ costUsd: Math.round(3 * PER_ANSWER * 1e6) / 1e6, inputTokens: 12_000, outputTokens: 2400 });
     expect(run.result.sandbox?.limit).toBeNull();
+  });
+});
+
+describe("each backend's CLI at the cap, and the one the proxy cannot meter", () => {
+  const HOSTS = ['api.anthropic.com', 'api.openai.com', 'generativelanguage.googleapis.com'];
+  async function fakeStep(uses: Backend, costCap: { usd: number; what: string } | null, model?: string) {
+    const repo = makeRepo();
+    const f = fakes({ ANTHROPIC_BASE_URL: `https://api.anthropic.com:${api.port}`, OPENAI_BASE_URL: `https://api.openai.com:${api.port}/v1`, GOOGLE_GEMINI_BASE_URL: `https://generativelanguage.googleapis.com:${api.port}` });
+    try {
+      f.script([{ write: { 'src/a.ts': 'export const a = 2;\n' }, modelCalls: 1, reply: { summary: 'done' } }]);
+      return await runWorker(
+        makeTask({ base: repo.base, backend: { uses, env: {}, ...(model && { model }) }, costCap, sandbox: { network: { mode: 'allow', allow: HOSTS.map((h) => `${h}:${api.port}`) }, limits: { cpuSeconds: null, memoryMb: null, processes: null }, required: false } }),
+        { cwd: repo.dir, env: f.env, sandbox: { resolve: async (h) => (HOSTS.includes(h) ? ['127.0.0.2'] : []), internalHosts: HOSTS, modelCa: api.ca, fenceStatePath: join(f.dir, 'no-fence.json') } },
+      );
+    } finally {
+      rmSync(repo.dir, { recursive: true, force: true });
+      rmSync(f.dir, { recursive: true, force: true });
+    }
+  }
+
+  for (const [uses, model] of [['claude-code'], ['codex'], ['gemini'], ['opencode', 'anthropic/claude-sonnet-4-5'], ['aider']] as [Backend, string?][]) {
+    it(`${uses}: the refusal reaches the CLI as an API error, and the attempt ends at its cost limit with its work`, async () => {
+      const run = await fakeStep(uses, { usd: 0.0001, what: 'a test cap' }, model);
+      expect(run.result.status).toBe('crashed');
+      expect(run.result.error).toMatch(/^cost cap reached: this step may spend \$0\.0001 on its model \(a test cap\)/);
+      expect(run.result.sandbox?.limit).toBe('cost');
+      expect(run.transcript).toMatch(/402/);
+      expect(run.result.changes.map((c) => c.path)).toEqual(['src/a.ts']);
+    });
+  }
+
+  it("copilot keeps its key: its record says why there is no cost, instead of a bare dash", async () => {
+    const run = await fakeStep('copilot', { usd: 0.0001, what: 'a test cap' });
+    expect(run.result.status).toBe('succeeded');
+    expect(run.result.usage.costUnmetered).toBe('key-in-agent');
+    expect(stepCost({ jobs: [{ attempt: 1 }] as never, costUsd: run.result.usage.costUsd, costUnmetered: run.result.usage.costUnmetered })).toBe('— (not metered: the CLI keeps its model key, and reports no cost)');
   });
 });
