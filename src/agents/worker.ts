@@ -235,8 +235,9 @@ async function attempt(task: DispatchWorker, opts: WorkerOptions, { checkout, ba
   if (downApi) outcome = { ...outcome, error: `the agent's model API could not be reached through the sandbox's proxy: ${downApi}${outcome.error ? `; ${outcome.error}` : ''}` };
   const sandboxReport = sandbox ? await sandbox.finish(transcript) : null;
   // The cost is what the proxy metered, not what the CLI says of itself; the cap, a limit like the others.
-  if (meter) {
-    const metered = meter.report();
+  // A CLI that sent nothing through the proxy (a provider whose key it was not given here) keeps its own report.
+  const metered = meter?.report();
+  if (metered && metered.requests + metered.refused > 0) {
     outcome = { ...outcome, usage: meteredUsage(metered) };
     transcript.push(...meterLines(metered));
     if (metered.capReached && sandboxReport) sandboxReport.limit = 'cost';

@@ -52,15 +52,18 @@ export function dispatchBlocked(d: Draft, stepId: string): string | null {
 
 /**
  * What one more attempt may spend on its model: what is left of the run's `max-cost-usd`, and
- * the figure's words for the refusal and the record. Null when the run has no cost cap. (The
- * day's cap, `per-day.max-cost-usd`, is held at each start, where the day's ledger is read.)
+ * the figure's words for the refusal and the record — or, when less, what was left of the day's
+ * `per-day.max-cost-usd` when the run started, less what the run has spent since. Null when
+ * neither is set.
  */
 export function costCap(d: Draft): { usd: number; what: string } | null {
   const max = d.workflow.budget.maxCostUsd;
-  if (max === undefined) return null;
-  const spent = d.state.budget.costUsd;
-  const left = Math.max(0, Math.round((max - spent) * 1e6) / 1e6);
-  return { usd: left, what: spent > 0 ? `what is left of the run's max-cost-usd ${usd(max)} after ${usd(spent)} spent` : `the run's max-cost-usd ${usd(max)}` };
+  const { costUsd: spent, dayCostLeftUsd: day } = d.state.budget;
+  const round = (n: number): number => Math.max(0, Math.round(n * 1e6) / 1e6);
+  const run = max === undefined ? null : { usd: round(max - spent), what: spent > 0 ? `what is left of the run's max-cost-usd ${usd(max)} after ${usd(spent)} spent` : `the run's max-cost-usd ${usd(max)}` };
+  const today = day === undefined ? null : { usd: round(day - spent), what: `what was left of the workflow's per-day max-cost-usd when the run started (${usd(day)})${spent > 0 ? `, less the run's ${usd(spent)} since` : ''}` };
+  if (run && today) return today.usd < run.usd ? today : run;
+  return run ?? today;
 }
 
 /**

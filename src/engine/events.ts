@@ -77,6 +77,12 @@ export interface RunRequested extends EventBase, Actor {
    * requires the sandbox and hands the agent no secret but its model key. Absent otherwise.
    */
   fork?: true;
+  /**
+   * What was left of `budget.per-day.max-cost-usd` in the run's pool when it was let start
+   * (app/daily-budget.ts): the run's attempts may spend no more (budget.ts costCap). Absent: no
+   * daily cost cap (or a host that reads no ledger).
+   */
+  dayCostLeftUsd?: number;
 }
 
 /** The host dispatched a worker (reported back with the Actions run id and link). */

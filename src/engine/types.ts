@@ -164,6 +164,8 @@ export interface BudgetUsed {
   costUsd: number;
   /** Part of costUsd is an estimate from token counts (absent: every figure was reported). */
   costEstimated?: boolean;
+  /** What was left of the day's `per-day.max-cost-usd` when the run started (absent: no daily cost cap). */
+  dayCostLeftUsd?: number;
 }
 
 /**
