@@ -23,7 +23,7 @@
 //   the request refused at the cost cap in the API's own error shape), and each answer's usage
 //   is read as it passes (model-usage.ts); the answer is never held back. Answers come
 //   uncompressed (`Accept-Encoding: identity`) so that their usage can be read, and WebSockets
-//   are refused (their frames are not read): codex falls back to HTTPS.
+//   are refused with 426 (their frames are not read): codex falls back to HTTPS at once.
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
@@ -367,8 +367,10 @@ export async function startProxy(o: ProxyOptions): Promise<EgressProxy> {
   const modelUpgrade = (req: IncomingMessage, client: Socket, head: Buffer, path: string): void => {
     client.on('error', () => client.destroy());
     if (o.models?.meter) {
-      // A WebSocket's frames are not read: its cost could not be metered. Codex falls back to HTTPS.
-      return answerAndClose(client, 501, 'Not Implemented', "baton: the sandbox's proxy meters model requests over HTTP; it does not carry WebSockets.\n");
+      // A WebSocket's frames are not read: its cost could not be metered. 426 is the answer codex
+      // falls back to HTTPS on at once, without spending its retries (codex-rs
+      // core/tests/suite/websocket_fallback.rs, as read in openai/codex issue #44953).
+      return answerAndClose(client, 426, 'Upgrade Required', "baton: the sandbox's proxy meters model requests over HTTP; it does not carry WebSockets.\n");
     }
     client.pause();
     const refuse: Refuse = (status, reason, body) => answerAndClose(client, status, reason, body);

@@ -3,6 +3,7 @@
 // each API's usage read from its answers, whole and streamed; the answer passed on as it comes;
 // the next request refused in the API's own error shape once the cap is reached.
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANTHROPIC_PRICES, costOf, GOOGLE_PRICES, OPENAI_PRICES, priceFor } from '../../../src/agents/prices.ts';
 import { UsageReader } from '../../../src/agents/sandbox/model-usage.ts';
@@ -214,6 +215,24 @@ describe('the proxy meters what passes and refuses past the cap', () => {
     const body = JSON.stringify({ model: 'gpt-5' });
     const reserve = costOf(priceFor('gpt-5', OPENAI_PRICES).price, { input: Math.ceil(body.length / 3), cacheRead: 0, cacheWrite: 0, output: DEFAULT_MAX_OUTPUT });
     expect(meter.report()).toMatchObject({ costUsd: reserve, unread: 1 });
+  });
+
+  it('answers a WebSocket upgrade on the model path 426 (its frames could not be metered), so codex takes HTTPS at once', async () => {
+    const meter = new CostMeter({ usd: 1, what: 'a test cap' });
+    const before = api.received.length;
+    const head = await withProxy(meter, (proxy) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(proxy.port, '127.0.0.1', () =>
+          socket.write(`GET /baton-model/openai/v1/responses HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nAuthorization: Bearer ${placeholderFor('CODEX_API_KEY')}\r\n\r\n`),
+        );
+        let text = '';
+        socket.on('data', (d: Buffer) => (text += d.toString()));
+        socket.on('close', () => resolve(text));
+        socket.on('error', reject);
+      }),
+    );
+    expect(head).toMatch(/^HTTP\/1\.1 426 Upgrade Required/);
+    expect(api.received.length).toBe(before);
   });
 
   it('charges an error answer nothing, and names an unknown model it priced at the highest rates', async () => {
