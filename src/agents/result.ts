@@ -12,7 +12,7 @@
 import { lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Json } from '../manifest/expressions.ts';
-import { INFRASTRUCTURE_CAUSES, type InfrastructureCause } from '../engine/events.ts';
+import { COST_UNMETERED, INFRASTRUCTURE_CAUSES, type CostUnmetered, type InfrastructureCause } from '../engine/events.ts';
 import type { SandboxReport } from '../engine/sandbox.ts';
 import { STOP_LIMITS, type StopLimit } from '../engine/types.ts';
 import { parseSandboxReport } from './sandbox-report.ts';
@@ -47,7 +47,7 @@ export interface WorkerResult {
   status: 'succeeded' | 'invalid-output' | 'crashed' | 'timed-out' | 'refused';
   outputs: Json;
   error: string | null;
-  usage: { costUsd?: number; inputTokens?: number; outputTokens?: number; costEstimated?: boolean };
+  usage: { costUsd?: number; inputTokens?: number; outputTokens?: number; costEstimated?: boolean; costUnmetered?: CostUnmetered };
   /** The commit the worker started from; changes are relative to it. */
   base: string;
   changes: FileChange[];
@@ -180,7 +180,7 @@ export function parseResult(raw: string): WorkerResult {
     ...v,
     outputs: v.outputs ?? null,
     error: v.error ?? null,
-    usage: v.usage && typeof v.usage === 'object' ? v.usage : {},
+    usage: usageOf(v.usage),
     durationMs: Number(v.durationMs) || 0,
     // Written next to the agent: only a known cause, and only on a failed attempt, is taken.
     infrastructure: v.status !== 'succeeded' && INFRASTRUCTURE_CAUSES.includes(v.infrastructure) ? v.infrastructure : undefined,
@@ -206,4 +206,11 @@ export function checkPath(path: string): string {
   if (path === '' || path.startsWith('/') || path.includes('\\') || /[\u0000-\u001f\u007f]/.test(path) || parts.some((p) => p === '..' || p === '.' || p === '')) refuse('changes must stay inside the repository');
   if (touchesGitDir(path)) refuse("changes must stay out of git's own directory (.git, in any spelling git accepts)");
   return path;
+}
+
+/** The result's usage: its numbers as given, and a reason for no cost only when it is one baton knows (written next to the agent). */
+function usageOf(u: unknown): WorkerResult['usage'] {
+  if (!u || typeof u !== 'object') return {};
+  const { costUnmetered, ...rest } = u as WorkerResult['usage'];
+  return { ...rest, ...(COST_UNMETERED.includes(costUnmetered as CostUnmetered) && { costUnmetered }) };
 }

@@ -7,7 +7,7 @@ import { printable } from '../printable.ts';
 
 /** Entries kept per list, and characters per string. */
 export const REPORT_CAPS = { entries: 100, host: 260, reason: 300 } as const;
-const LIMITS = ['cpu', 'memory', 'processes'] as const;
+const LIMITS = ['cpu', 'memory', 'processes', 'cost'] as const;
 
 const text = (v: unknown, max: number): string | null => {
   if (typeof v !== 'string') return null;

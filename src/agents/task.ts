@@ -73,6 +73,10 @@ export function checkTask(v: any): DispatchWorker {
     const why = sandboxError(v.sandbox);
     if (why) fail(`\`sandbox\` ${why}`);
   }
+  if (v.costCap != null) {
+    const c = v.costCap;
+    if (typeof c !== 'object' || !(typeof c.usd === 'number' && Number.isFinite(c.usd) && c.usd >= 0) || typeof c.what !== 'string') fail('`costCap` must be { usd: a number of at least 0, what: a string } or null');
+  }
   return {
     ...v,
     index: v.index ?? null,

@@ -31,6 +31,8 @@ import { openAttemptSandbox, type AttemptSandbox } from './sandbox/attempt.ts';
 import type { Resolve } from './sandbox/upstream.ts';
 import { agentEnvironment, forkKeyRefusal, heldApis, keyScrub, modelUpstreams, planModelKeys, type KeyPlan, type KeyScrub } from './sandbox/proxy-keys.ts';
 import { modelBaseUrl, type ModelApi } from './sandbox/proxy-models.ts';
+import { CostMeter } from './sandbox/proxy-meter.ts';
+import { meteredUsage, meterLines } from './sandbox/meter-report.ts';
 import { BACKEND_IMPLS } from './backends/index.ts';
 import { validateOutputs } from './validate-output.ts';
 
@@ -111,6 +113,9 @@ export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Prom
   // key among them as the agent gets it (an MCP server runs as the agent).
   const mcpEnv = keys ? agentEnvironment(opts.env, keyScrub(keys, jobEnv)) : opts.env;
   const mcp = backend ? resolveMcpServers(task.agent ?? task.backend!.uses, task.backend!, mcpEnv) : null;
+  // Where the proxy holds the model key, every model request passes it: it meters their cost
+  // and refuses them past the attempt's cost cap (sandbox/proxy-meter.ts).
+  const meter = keys?.held.length ? new CostMeter(task.costCap ?? null) : null;
 
   // The sandbox of this attempt (sandbox/attempt.ts): the proxy runs from here to the end, and
   // every process below is started through it. Tasks of older versions carry no request.
@@ -121,7 +126,7 @@ export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Prom
         workerEnv: opts.env,
         ...(backend?.behindProxy && { backendEnv: backend.behindProxy }),
         ...(backend && { loginFiles: keys?.held.length ? [] : backend.loginFiles }),
-        ...(keys?.held.length && { models: { keys: keys.held, upstreams: modelUpstreams(keys, { ...opts.env, ...(task.backend?.env ?? {}) }), ...(opts.sandbox?.modelCa !== undefined && { ca: opts.sandbox.modelCa }) } }),
+        ...(keys?.held.length && { models: { keys: keys.held, upstreams: modelUpstreams(keys, { ...opts.env, ...(task.backend?.env ?? {}) }), ...(opts.sandbox?.modelCa !== undefined && { ca: opts.sandbox.modelCa }), ...(meter && { meter }) } }),
         local: opts.place === 'local',
         ...(opts.sandbox?.resolve && { resolve: opts.sandbox.resolve }),
         ...(opts.sandbox?.internalHosts && { internalHosts: opts.sandbox.internalHosts }),
@@ -138,7 +143,8 @@ export async function runWorker(task: DispatchWorker, opts: WorkerOptions): Prom
     const notes = fork ? [`baton: a fork's pull request: the agent gets no secret; its model key stays in the sandbox's proxy${fork.dropped.length ? ` (not handed on: ${fork.dropped.join(', ')})` : ''}`] : [];
     if (keys?.others.length) notes.push(`baton: other backends' model keys are not the agent's and were not handed on: ${keys.others.join(', ')}`);
     const scrub = keys ? keyScrub(keys, jobEnv) : { held: [], dropped: [] };
-    return await attempt(task, opts, { checkout, backend, mcp, sandbox, keys, scrub, refusal, start, now, notes });
+    // No proxy, no meter: the CLI's own report is what there is.
+    return await attempt(task, opts, { checkout, backend, mcp, sandbox, keys, scrub, refusal, start, now, notes, meter: sandbox?.proxyUrl ? meter : null });
   } finally {
     await sandbox?.close();
   }
@@ -159,9 +165,11 @@ interface Prepared {
   now: () => number;
   /** Lines the transcript starts with. */
   notes: string[];
+  /** The proxy's meter of the agent's model traffic; null when the proxy does not carry it (no held key). */
+  meter: CostMeter | null;
 }
 
-async function attempt(task: DispatchWorker, opts: WorkerOptions, { checkout, backend, mcp, sandbox, keys, scrub, start, now, notes, ...prepared }: Prepared): Promise<Sealed<WorkerRun>> {
+async function attempt(task: DispatchWorker, opts: WorkerOptions, { checkout, backend, mcp, sandbox, keys, scrub, start, now, notes, meter, ...prepared }: Prepared): Promise<Sealed<WorkerRun>> {
   // Some CLIs' file tools reach only the checkout or a folder of their own: the temp folder
   // (prompt files, BATON_OUTPUT) goes where the backend says; it is gone before changes are listed.
   // Under the fence it is a folder the agent's user can reach by its path, and no one else.
@@ -191,7 +199,7 @@ async function attempt(task: DispatchWorker, opts: WorkerOptions, { checkout, ba
     if (r.removed.length) transcript.push(`baton: removed agent configuration the default branch does not have, before the agent started: ${r.removed.join(', ')}`);
   };
   const modelBaseUrls = sandbox?.proxyUrl && scrub.held.length ? heldApis(keys!, (api) => modelBaseUrl(sandbox.proxyUrl!, api)) : undefined;
-  const ctx: Run = { task, opts, outputFile, deadline, now, transcript, tmp, restore, scrub, ...(modelBaseUrls && { modelBaseUrls }), ...(mcp && { mcpServers: mcp.servers, configDir }), ...(sandbox && { sandbox }) };
+  const ctx: Run = { task, opts, outputFile, deadline, now, transcript, tmp, restore, scrub, meter, ...(modelBaseUrls && { modelBaseUrls }), ...(mcp && { mcpServers: mcp.servers, configDir }), ...(sandbox && { sandbox }) };
   // A fork's agent whose CLI would hold its key is refused whatever else the machine lacks: that is what must change.
   const refusal = prepared.refusal ?? sandbox?.refusal ?? null;
 
@@ -229,6 +237,17 @@ async function attempt(task: DispatchWorker, opts: WorkerOptions, { checkout, ba
   const downApi = outcome.status !== 'succeeded' ? sandbox?.unreachableModelApi() : null;
   if (downApi) outcome = { ...outcome, error: `the agent's model API could not be reached through the sandbox's proxy: ${downApi}${outcome.error ? `; ${outcome.error}` : ''}` };
   const sandboxReport = sandbox ? await sandbox.finish(transcript) : null;
+  // The cost is what the proxy metered, not what the CLI says of itself; the cap, a limit like the others.
+  // A CLI that sent nothing through the proxy (a provider whose key it was not given here) keeps its own report.
+  const metered = meter?.report();
+  if (metered && metered.requests + metered.refused > 0) {
+    outcome = { ...outcome, usage: meteredUsage(metered) };
+    transcript.push(...meterLines(metered));
+    if (metered.capReached && sandboxReport) sandboxReport.limit = 'cost';
+  } else if (keys?.inAgent.length && backend && outcome.usage.costUsd === undefined) {
+    // The CLI keeps its model key (copilot): its traffic never passes the meter, and it reports no cost.
+    outcome = { ...outcome, usage: { ...outcome.usage, costUnmetered: 'key-in-agent' } };
+  }
   if (sandboxReport && keys && (keys.held.length || keys.inAgent.length)) sandboxReport.modelKey = keys.inAgent.length ? { in: 'agent', why: keys.inAgent.join('; ') } : { in: 'proxy' };
   if (sandboxReport) transcript.push(`baton: ${sandboxSummary(sandboxReport)}`);
 
@@ -314,6 +333,7 @@ interface Run {
   scrub: KeyScrub;
   /** Each held key's API and its base URL on the proxy, for the CLI's own setting. */
   modelBaseUrls?: Partial<Record<ModelApi, string>>;
+  meter: CostMeter | null;
 }
 
 function environment(run: Run, extra: Record<string, string>): NodeJS.ProcessEnv {
@@ -416,6 +436,9 @@ async function runAgent(run: Run, backend: AgentBackend, firstPrompt: string): P
     const r = await invoke(run, inv.argv, inv.stdin, environment(run, inv.env));
     const parsed = r.spawnError || r.timedOut ? { finalMessage: '', usage: {} } : backend.parse(r.stdout, r.stderr, spec);
     usage = addUsage(usage, parsed.usage);
+    // The proxy refused a model request at the cost cap: that ends the attempt, as a limit, whatever the CLI made of it.
+    const capped = run.meter?.report().capMessage;
+    if (capped) return { status: 'crashed', outputs: null, error: `cost cap reached: ${capped.replace(/^baton: cost cap reached — /, '')}`, usage, stopped: 'cost' };
     const failed = failure(run, inv.argv[0]!, r);
     const infra = (): Pick<Outcome, 'infrastructure'> => {
       const cause = infrastructureCause({ backend: backend.name, code: r.code, stdout: r.stdout, stderr: r.stderr, reported: parsed.error, spawnError: r.spawnError, timedOut: r.timedOut, aborted: r.aborted });

@@ -33,7 +33,7 @@ const queues = new WeakMap<RunService, KeyedQueue>();
  * nothing and says so once. `start` answers the run it made, if any: a start that made none
  * (given way, refused by the engine) is taken back out of the ledger.
  */
-export async function withinDailyBudget(runs: RunService, gh: RepoContext, req: StartRequest, permission: Role | 'none', at: number, log: Log, start: () => Promise<RunState | undefined>): Promise<void> {
+export async function withinDailyBudget(runs: RunService, gh: RepoContext, req: StartRequest, permission: Role | 'none', at: number, log: Log, start: (dayCostLeftUsd?: number) => Promise<RunState | undefined>): Promise<void> {
   const perDay = req.workflow.budget.perDay;
   if (perDay === undefined) {
     await start();
@@ -64,7 +64,8 @@ export async function withinDailyBudget(runs: RunService, gh: RepoContext, req: 
     }
     const ref = startRef(at, req.workflow.name, pool, name);
     await recordStart(gh, ref, req.manifestCommit);
-    const run = await start();
+    // The run's attempts may spend what is left of the day's money in its pool (the proxy holds them to it).
+    const run = await start(perDay.maxCostUsd === undefined ? undefined : Math.max(0, perDay.maxCostUsd - spendOfDay(day, pool).costUsd));
     if (!run || run.status === 'idle' || !run.appliedKeys.includes(req.key)) await forgetStart(gh, ref);
   });
 }

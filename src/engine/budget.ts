@@ -53,12 +53,32 @@ export function dispatchBlocked(d: Draft, stepId: string): string | null {
 }
 
 /**
+ * What one more attempt may spend on its model: what is left of the run's `max-cost-usd`, and
+ * the figure's words for the refusal and the record — or, when less, what was left of the day's
+ * `per-day.max-cost-usd` when the run started, less what the run has spent since. Null when
+ * neither is set.
+ */
+export function costCap(d: Draft): { usd: number; what: string } | null {
+  // With what `/baton retry --budget` raised it by (raise.ts).
+  const max = effectiveMaxCost(d.workflow, d.state);
+  const { costUsd: spent, dayCostLeftUsd: day } = d.state.budget;
+  const round = (n: number): number => Math.max(0, Math.round(n * 1e6) / 1e6);
+  const run = max === undefined ? null : { usd: round(max - spent), what: spent > 0 ? `what is left of the run's max-cost-usd ${usd(max)} after ${usd(spent)} spent` : `the run's max-cost-usd ${usd(max)}` };
+  const today = day === undefined ? null : { usd: round(day - spent), what: `what was left of the workflow's per-day max-cost-usd when the run started (${usd(day)})${spent > 0 ? `, less the run's ${usd(spent)} since` : ''}` };
+  if (run && today) return today.usd < run.usd ? today : run;
+  return run ?? today;
+}
+
+/**
  * Adds a reported or estimated cost to the run's total and to the step's (from any
  * attempt, even a stale one: money spent is spent).
  */
 export function addCost(d: Draft, usage: Usage | undefined, stepId: string): void {
   const costUsd = usage?.costUsd;
-  if (costUsd === undefined || !Number.isFinite(costUsd) || costUsd <= 0) return;
+  if (costUsd === undefined || !Number.isFinite(costUsd) || costUsd <= 0) {
+    if (usage?.costUnmetered && d.findStep(stepId)) d.setStep(stepId, { costUnmetered: usage.costUnmetered });
+    return;
+  }
   const estimated = usage?.costEstimated ? { costEstimated: true } : {};
   d.state.budget = { ...d.state.budget, costUsd: d.state.budget.costUsd + costUsd, ...estimated };
   const step = d.findStep(stepId);

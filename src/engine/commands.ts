@@ -69,6 +69,12 @@ export interface DispatchWorker extends CommandBase {
   feedback: Feedback | null;
   /** What the agent (or a run step's command) may reach and how it is fenced (src/engine/sandbox.ts, resolved by sandbox-request.ts); absent in tasks of older versions. */
   sandbox?: SandboxRequest | null;
+  /**
+   * What this attempt may spend on its model, and what that figure is (budget.ts costCap): the
+   * sandbox's proxy refuses the agent's model requests past it. Null (or absent, older
+   * versions): no cap, the spend is metered only.
+   */
+  costCap?: { usd: number; what: string } | null;
 }
 
 /** Cancel a running worker (by workflow run id when known, else by its run-name). */

@@ -38,7 +38,13 @@ export interface Usage {
   outputTokens?: number;
   /** costUsd was estimated from token counts (the CLI reports none, e.g. codex). */
   costEstimated?: boolean;
+  /** Why no cost could be metered: the CLI keeps its model key (copilot), so its traffic does not pass the proxy's meter. */
+  costUnmetered?: CostUnmetered;
 }
+
+/** Why an attempt's cost is not known (record/cost.ts says it in words). */
+export type CostUnmetered = 'key-in-agent';
+export const COST_UNMETERED: readonly CostUnmetered[] = ['key-in-agent'];
 
 /** A label, a `/baton <workflow>` comment, an MCP or CLI call. Creates the run. */
 export interface RunRequested extends EventBase, Actor {
@@ -71,6 +77,12 @@ export interface RunRequested extends EventBase, Actor {
    * requires the sandbox and hands the agent no secret but its model key. Absent otherwise.
    */
   fork?: true;
+  /**
+   * What was left of `budget.per-day.max-cost-usd` in the run's pool when it was let start
+   * (app/daily-budget.ts): the run's attempts may spend no more (budget.ts costCap). Absent: no
+   * daily cost cap (or a host that reads no ledger).
+   */
+  dayCostLeftUsd?: number;
 }
 
 /** The host dispatched a worker (reported back with the Actions run id and link). */

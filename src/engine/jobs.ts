@@ -2,7 +2,7 @@
 // (validated against the outputs schema), retrying failed attempts, and merging
 // the work of writing jobs into the run branch one at a time.
 import type { AgentSpec, JsonSchema, Step } from '../manifest/types.ts';
-import { dispatchBlocked, addCost } from './budget.ts';
+import { addCost, costCap, dispatchBlocked } from './budget.ts';
 import { agentFailed, agentWorked, chooseAgent } from './breaker.ts';
 import { beginStepCheck, closeStepCheck } from './checks-runs.ts';
 import type { DispatchWorker } from './commands.ts';
@@ -126,6 +126,8 @@ export function dispatchJob(d: Draft, stepId: string, slot: string): boolean {
     feedback: job.feedback,
     // What the agent that runs (a fallback's own list) or the command may reach, and its limits.
     sandbox: sandboxRequest(d.workflow, def, runs, d.state.fork === true),
+    // What the attempt may spend on its model: the proxy refuses its model requests past it.
+    costCap: costCap(d),
   };
   d.state.budget = { ...d.state.budget, steps: d.state.budget.steps + 1 };
   d.setStep(stepId, { attempts: { ...st.attempts, [slot]: attempt } });

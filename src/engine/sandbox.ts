@@ -61,8 +61,8 @@ export interface SandboxReport {
   refused: { host: string; count: number }[];
   /** Allowed hosts the proxy could not reach (DNS failure, connection refused…): the model API among them fails the step. */
   unreachable: { host: string; error: string }[];
-  /** The resource limit the agent ran into, when one ended the attempt. */
-  limit: 'cpu' | 'memory' | 'processes' | null;
+  /** The limit the agent ran into, when one ended the attempt: a resource limit of its processes, or `cost` (the proxy refused its model requests at the attempt's cost cap). */
+  limit: 'cpu' | 'memory' | 'processes' | 'cost' | null;
   /**
    * Where the agent's model credential was: in the egress proxy (the agent held a placeholder),
    * or in the agent, with why (a CLI the proxy cannot stand in for, a stored login, no fence).

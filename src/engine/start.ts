@@ -47,6 +47,7 @@ export function startRun(d: Draft, ev: RunRequested): void {
   s.steps = steps;
   if (ev.fork) s.fork = true;
   if (ev.trigger !== undefined) s.trigger = ev.trigger;
+  if (typeof ev.dayCostLeftUsd === 'number' && Number.isFinite(ev.dayCostLeftUsd)) s.budget = { ...s.budget, dayCostLeftUsd: Math.max(0, ev.dayCostLeftUsd) };
   d.visible = true;
   d.statusChanges++; // every step is new: let the scheduler look at all of them
   // A fork run's head is the fork's commit, and it never becomes a branch of this repository:

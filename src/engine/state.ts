@@ -104,6 +104,7 @@ export function copyStep(s: StepState): StepState {
     costUsd: s.costUsd,
     costEstimated: s.costEstimated,
     raised: s.raised,
+    costUnmetered: s.costUnmetered,
   };
 }
 

@@ -3,7 +3,7 @@
 // its hash and commit): hosts reload it and `decide` receives it with every event.
 import type { TriggerKind } from './roles.ts';
 import type { Json } from '../manifest/expressions.ts';
-import type { InfrastructureCause, JobRef } from './events.ts';
+import type { CostUnmetered, InfrastructureCause, JobRef } from './events.ts';
 
 export type { Json };
 
@@ -171,6 +171,8 @@ export interface StepState {
   costEstimated?: boolean;
   /** What retries raised this step's attempt time limit (minutes) and its agent's turn limit by, in all; absent: nothing. */
   raised?: { minutes?: number; turns?: number };
+  /** Why an attempt's cost could not be metered (no attempt reported one). */
+  costUnmetered?: CostUnmetered;
 }
 
 export interface BudgetUsed {
@@ -181,6 +183,8 @@ export interface BudgetUsed {
   costEstimated?: boolean;
   /** What retries raised the run's `max-cost-usd` by, in all (raise.ts); absent: nothing. */
   raisedUsd?: number;
+  /** What was left of the day's `per-day.max-cost-usd` when the run started (absent: no daily cost cap). */
+  dayCostLeftUsd?: number;
 }
 
 /**

@@ -56,6 +56,28 @@ describe('budget: max-minutes', () => {
 });
 
 describe('budget: max-cost-usd', () => {
+  it("hands each attempt what is left of it, for the sandbox's proxy to refuse model requests past", () => {
+    const r = new Run(workflow([agent('a', { writes: false }), agent('b', { writes: false })], { budget: { maxCostUsd: 5 } }));
+    r.start();
+    expect(r.dispatch('a').costCap).toEqual({ usd: 5, what: "the run's max-cost-usd $5.00" });
+    r.finish('a', null, { costUsd: 1.25 });
+    expect(r.dispatch('b').costCap).toEqual({ usd: 3.75, what: "what is left of the run's max-cost-usd $5.00 after $1.25 spent" });
+  });
+
+  it("hands the day's remaining money instead when it is less (per-day max-cost-usd, as left when the run started)", () => {
+    const r = new Run(workflow([agent('a', { writes: false }), agent('b', { writes: false })], { budget: { maxCostUsd: 5, perDay: { maxCostUsd: 10 } } }));
+    r.start({ dayCostLeftUsd: 2 });
+    expect(r.dispatch('a').costCap).toEqual({ usd: 2, what: "what was left of the workflow's per-day max-cost-usd when the run started ($2.00)" });
+    r.finish('a', null, { costUsd: 0.5 });
+    expect(r.dispatch('b').costCap).toEqual({ usd: 1.5, what: "what was left of the workflow's per-day max-cost-usd when the run started ($2.00), less the run's $0.50 since" });
+  });
+
+  it('hands no cap when the run has none', () => {
+    const r = new Run(workflow([agent('a')]));
+    r.start();
+    expect(r.dispatch('a').costCap).toBeNull();
+  });
+
   it('stops as soon as reported costs exceed it', () => {
     const r = new Run(workflow([agent('a', { writes: false }), agent('b', { needs: [], writes: false })], { budget: { maxCostUsd: 5 } }));
     r.start();

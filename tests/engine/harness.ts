@@ -34,7 +34,7 @@ export class Run {
     return out.commands;
   }
 
-  start(o: { inputs?: Record<string, Json>; actor?: string; permission?: Role | 'none'; issue?: Json; thread?: Thread; fork?: true } = {}): Command[] {
+  start(o: { inputs?: Record<string, Json>; actor?: string; permission?: Role | 'none'; issue?: Json; thread?: Thread; fork?: true; dayCostLeftUsd?: number } = {}): Command[] {
     return this.send({
       type: 'run.requested',
       runId: 'r1',
@@ -51,6 +51,7 @@ export class Run {
       actor: o.actor ?? 'alice',
       permission: o.permission ?? 'admin',
       ...(o.fork && { fork: true as const }),
+      ...(o.dayCostLeftUsd !== undefined && { dayCostLeftUsd: o.dayCostLeftUsd }),
     });
   }
 

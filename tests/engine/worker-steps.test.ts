@@ -327,6 +327,7 @@ describe('worker commands', () => {
       previousError: null,
       feedback: null,
       sandbox: { network: { mode: 'allow', allow: ['api.anthropic.com'] }, limits: { cpuSeconds: 14_400, memoryMb: null, processes: 4096 }, required: false },
+      costCap: null,
     });
     expect(r.of('create-run-branch', r.all)).toEqual([expect.objectContaining({ branch: 'baton/r1', sha: 'base0' })]);
   });

@@ -5,6 +5,7 @@ import type { StopLimit } from '../../engine/types.ts';
 import type { AgentSpec, Backend, JsonSchema } from '../../manifest/types.ts';
 import type { McpServers } from './mcp-config.ts';
 import type { KeySlot, ModelApi } from '../sandbox/proxy-models.ts';
+import type { CostUnmetered } from '../../engine/events.ts';
 
 /**
  * How a CLI is installed: `{ npm: pkg }` from baton's lockfile of it (agent-clis/<backend>/,
@@ -29,6 +30,8 @@ export interface Usage {
   outputTokens?: number;
   /** costUsd was worked out from token counts and a price table, not reported by the CLI. */
   costEstimated?: boolean;
+  /** Why no cost was metered (the CLI keeps its model key: engine/events.ts). */
+  costUnmetered?: CostUnmetered;
 }
 
 export interface InvocationOptions {

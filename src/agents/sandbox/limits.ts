@@ -25,7 +25,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import type { ResourceLimits } from '../../engine/sandbox.ts';
 
-export type LimitHit = 'cpu' | 'memory' | 'processes';
+/** A resource limit of the agent's processes; `cost` is the proxy's cost cap (proxy-meter.ts). */
+export type LimitHit = 'cpu' | 'memory' | 'processes' | 'cost';
 
 /** prlimit's options for `limits` (only those set). */
 export function prlimitOptions(limits: ResourceLimits): string[] {

@@ -18,10 +18,17 @@
 //
 // - The model path (`/baton-model/<api>/…`, origin-form, or absolute-form to the proxy itself):
 //   the agent's model API, sent on over HTTPS to that API's host with the credential the proxy
-//   holds for it (proxy-models.ts). The agent's environment holds only a placeholder.
+//   holds for it (proxy-models.ts). The agent's environment holds only a placeholder. With a
+//   meter (proxy-meter.ts), each request's body is read first (its worst-case cost reserved, or
+//   the request refused at the cost cap in the API's own error shape), and each answer's usage
+//   is read as it passes (model-usage.ts); the answer is never held back. Answers come
+//   uncompressed (`Accept-Encoding: identity`) so that their usage can be read, and WebSockets
+//   are refused with 426 (their frames are not read): codex falls back to HTTPS at once.
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
+import { UsageReader } from './model-usage.ts';
+import { capRefusalBody, COST_CAP_STATUS, type Admitted, type CostMeter } from './proxy-meter.ts';
 import { MODEL_APIS, MODEL_PATH, modelTarget, withHeldKey, type HeldKey, type ModelApi, type ModelUpstream } from './proxy-models.ts';
 import { ProxyTally, type ProxyReport } from './proxy-report.ts';
 import { parseAuthority, targetKey, type Target } from './proxy-target.ts';
@@ -61,8 +68,11 @@ export interface ProxyOptions {
    * host on 443, or a gateway the job names: proxy-models.ts upstreamFor). TLS is checked against
    * the system's certificate authorities; tests' stand-ins bring their own (`ca`).
    */
-  models?: { keys: readonly HeldKey[]; upstreams?: Partial<Record<ModelApi, ModelUpstream>>; ca?: string | Buffer };
+  models?: { keys: readonly HeldKey[]; upstreams?: Partial<Record<ModelApi, ModelUpstream>>; ca?: string | Buffer; meter?: CostMeter };
 }
+
+/** A metered model request's body is read whole before it goes out (its cost reserved); a larger one is refused. */
+export const MAX_MODEL_REQUEST = 64 * 1024 * 1024;
 
 export interface EgressProxy {
   port: number;
@@ -133,6 +143,50 @@ function absoluteHttp(url: string): { authority: string; path: string } | null {
   if (!m) return null;
   const rest = m[2] ?? '/';
   return { authority: m[1]!, path: rest.startsWith('?') ? `/${rest}` : rest };
+}
+
+/** The request's body, or null when it is larger than a metered model request may be (or the client went away). */
+function readBody(req: IncomingMessage): Promise<Buffer | null> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_MODEL_REQUEST) {
+        req.pause();
+        return resolve(null);
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', () => resolve(null));
+    req.on('close', () => resolve(size > MAX_MODEL_REQUEST ? null : Buffer.concat(chunks)));
+    req.resume();
+  });
+}
+
+/** Reads an answer's usage as it passes to the agent, and charges it once it has ended (or never came: null). */
+function tapUsage(meter: CostMeter, admitted: Admitted): (answer: IncomingMessage | null) => void {
+  let settled = false;
+  let answered = false;
+  return (answer) => {
+    // Once an answer came, its own end (or cut) settles it: a later connection error does not.
+    if (settled || answered) return;
+    if (answer === null) {
+      settled = true;
+      return meter.settle(admitted, 0, null);
+    }
+    answered = true;
+    const reader = new UsageReader(admitted.api, answer.headers['content-type']);
+    answer.on('data', (chunk: Buffer) => reader.write(chunk));
+    const done = (): void => {
+      if (settled) return;
+      settled = true;
+      meter.settle(admitted, answer.statusCode ?? 0, reader.end());
+    };
+    answer.once('end', done);
+    answer.once('close', done);
+  };
 }
 
 export async function startProxy(o: ProxyOptions): Promise<EgressProxy> {
@@ -213,20 +267,27 @@ export async function startProxy(o: ProxyOptions): Promise<EgressProxy> {
   });
 
   /** Sends `req` on over `up` (a socket to the checked address) with `headers` and `path`, and its answer back to `res`. */
-  const forward = (req: IncomingMessage, res: ServerResponse, up: Socket, headers: string[], path: string, key: string, refuse: (status: number, reason: string, body: string) => void): void => {
-    if (req.destroyed) return void up.destroy();
+  const forward = (req: IncomingMessage, res: ServerResponse, up: Socket, headers: string[], path: string, key: string, refuse: (status: number, reason: string, body: string) => void, metered?: { body: Buffer; tap: (answer: IncomingMessage | null) => void }): void => {
+    // A metered request's body was read whole (the request then counts as destroyed): its client is the answer's socket.
+    if (metered ? !res.socket || res.socket.destroyed : req.destroyed) {
+      metered?.tap(null);
+      return void up.destroy();
+    }
     // The socket connected to the checked address: with createConnection and no agent, Node connects nothing itself.
     const out = httpRequest({ method: req.method, path, headers: headers as unknown as Record<string, string>, createConnection: () => up });
     out.setTimeout(idleMs, () => out.destroy(new Error('idle')));
     out.on('response', (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.rawHeaders, answer.headers.connection) as unknown as Record<string, string>);
+      metered?.tap(answer);
       answer.pipe(res);
     });
     out.on('error', () => {
+      metered?.tap(null);
       if (!res.headersSent) refuse(502, 'Bad Gateway', unreachableBody(key, 'the connection failed during the request'));
       else res.destroy();
     });
     res.on('close', () => out.destroy());
+    if (metered) return void out.end(metered.body);
     req.pipe(out);
     req.resume();
   };
@@ -272,10 +333,30 @@ export async function startProxy(o: ProxyOptions): Promise<EgressProxy> {
   const model = (req: IncomingMessage, res: ServerResponse, path: string, refuse: Refuse): void => {
     req.pause();
     const once: Refuse = (status, reason, body) => (res.headersSent ? res.destroy() : refuse(status, reason, body));
-    void modelRequest(req, path, once).then((r) => {
-      if (!r) return;
-      r.headers.push('Connection', 'close');
-      forward(req, res, r.up, r.headers, r.path, r.key, once);
+    const meter = o.models?.meter;
+    const api = modelTarget(path)?.api;
+    if (!meter || !api) {
+      void modelRequest(req, path, once).then((r) => {
+        if (!r) return;
+        r.headers.push('Connection', 'close');
+        forward(req, res, r.up, r.headers, r.path, r.key, once);
+      });
+      return;
+    }
+    void readBody(req).then(async (body) => {
+      if (body === null) return once(413, 'Payload Too Large', `baton: a model request through the sandbox's proxy may carry at most ${MAX_MODEL_REQUEST} bytes.\n`);
+      const admission = meter.admit(api, path, body);
+      if (!admission.ok) {
+        res.writeHead(COST_CAP_STATUS, 'Payment Required', { 'content-type': 'application/json', connection: 'close' }).end(capRefusalBody(api, admission.message));
+        return;
+      }
+      const r = await modelRequest(req, path, once);
+      if (!r) return meter.settle(admission.admitted, 0, null);
+      // Answers uncompressed: their usage is read as they pass.
+      const headers: string[] = [];
+      for (let i = 0; i + 1 < r.headers.length; i += 2) if (r.headers[i]!.toLowerCase() !== 'accept-encoding') headers.push(r.headers[i]!, r.headers[i + 1]!);
+      headers.push('Accept-Encoding', 'identity', 'Connection', 'close');
+      forward(req, res, r.up, headers, r.path, r.key, once, { body, tap: tapUsage(meter, admission.admitted) });
     });
   };
 
@@ -285,6 +366,12 @@ export async function startProxy(o: ProxyOptions): Promise<EgressProxy> {
    */
   const modelUpgrade = (req: IncomingMessage, client: Socket, head: Buffer, path: string): void => {
     client.on('error', () => client.destroy());
+    if (o.models?.meter) {
+      // A WebSocket's frames are not read: its cost could not be metered. 426 is the answer codex
+      // falls back to HTTPS on at once, without spending its retries (codex-rs
+      // core/tests/suite/websocket_fallback.rs, as read in openai/codex issue #44953).
+      return answerAndClose(client, 426, 'Upgrade Required', "baton: the sandbox's proxy meters model requests over HTTP; it does not carry WebSockets.\n");
+    }
     client.pause();
     const refuse: Refuse = (status, reason, body) => answerAndClose(client, status, reason, body);
     void modelRequest(req, path, refuse).then((r) => {

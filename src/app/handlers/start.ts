@@ -93,7 +93,7 @@ async function startAutomatic(runs: RunService, gh: RepoContext, req: StartReque
 async function request(runs: RunService, gh: RepoContext, req: StartRequest, permission: Role | 'none', text: { number: number; title: string; body: string; url: string }, log: Log): Promise<void> {
   const at = runs.now();
   // The door of every start: `budget.per-day` (daily-budget.ts) lets it through or refuses it.
-  await withinDailyBudget(runs, gh, req, permission, at, log, async () => {
+  await withinDailyBudget(runs, gh, req, permission, at, log, async (dayCostLeftUsd) => {
     const run = await runs.start(
     gh,
     req.workflow,
@@ -114,6 +114,7 @@ async function request(runs: RunService, gh: RepoContext, req: StartRequest, per
       permission,
       ...(req.trigger !== undefined && { trigger: req.trigger }),
       ...(req.fork && { fork: true as const }),
+      ...(dayCostLeftUsd !== undefined && { dayCostLeftUsd }),
     },
     log,
     req.giveWay,

@@ -52,8 +52,20 @@ export function standInCertificate(): { cert: string; key: string } {
   }
 }
 
-/** Listens on `host` (a loopback address); answers every request `200 {"ok":true}` after recording it. */
-export async function startModelStandIn(host = '127.0.0.2', certificate = standInCertificate()): Promise<ModelStandIn> {
+/** One answer of a stand-in that answers in its API's own format: a status, a content type, and the body in the chunks it is sent in. */
+export interface StandInAnswer {
+  status: number;
+  contentType: string;
+  chunks: string[];
+  /** Sent before the last chunk: the test can check the chunks before it reached the client. */
+  beforeLast?: () => Promise<void>;
+}
+
+/**
+ * Listens on `host` (a loopback address); answers every request `200 {"ok":true}` after recording
+ * it, or what `answer` says for it (usage-answers.ts: each API's format, streamed or not).
+ */
+export async function startModelStandIn(host = '127.0.0.2', certificate = standInCertificate(), answer?: (r: ReceivedRequest) => StandInAnswer): Promise<ModelStandIn> {
   const received: ReceivedRequest[] = [];
   const server = createServer(certificate, (req, res) => {
     let body = '';
@@ -61,8 +73,18 @@ export async function startModelStandIn(host = '127.0.0.2', certificate = standI
     req.on('end', () => {
       const auth: Record<string, string> = {};
       for (const name of ['authorization', 'x-api-key', 'x-goog-api-key']) if (typeof req.headers[name] === 'string') auth[name] = req.headers[name] as string;
-      received.push({ host: req.headers.host ?? '', method: req.method ?? '', path: req.url ?? '', auth, body });
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+      const r = { host: req.headers.host ?? '', method: req.method ?? '', path: req.url ?? '', auth, body };
+      received.push(r);
+      if (!answer) return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+      const a = answer(r);
+      res.writeHead(a.status, { 'content-type': a.contentType });
+      void (async () => {
+        for (const [i, chunk] of a.chunks.entries()) {
+          if (i === a.chunks.length - 1 && a.beforeLast) await a.beforeLast();
+          res.write(chunk);
+        }
+        res.end();
+      })();
     });
   });
   // A WebSocket upgrade (codex's Responses transport): recorded, answered 101, then every byte echoed.
