@@ -15,6 +15,7 @@ export { headHeld } from './held.ts';
 export { isAllowed, describeRoles, listsBot, admitsAuthor, type TriggerKind } from './roles.ts';
 export { BREAKER_THRESHOLD, BREAKER_COOLDOWN_MS } from './breaker.ts';
 export * from './naming.ts';
+export { describeDeliverable, type Deliverable, type Delivering } from './deliverable.ts';
 export type * from './events.ts';
 export type * from './commands.ts';
 export type * from './types.ts';

@@ -103,6 +103,8 @@ export function copyStep(s: StepState): StepState {
     note: s.note,
     costUsd: s.costUsd,
     costEstimated: s.costEstimated,
+    delivering: s.delivering,
+    delivered: s.delivered,
   };
 }
 
