@@ -257,12 +257,9 @@ export class GitHubHost implements HostPort {
       case 'read-back': {
         const x = command.deliverable;
         if (x.kind !== 'commit') return [deliverableRead(command, at, await readDeliverable(gh, x))];
-        // The commit is read where it is kept: the branch brought to the head first (as the end of
-        // the step would), or the held head's ref while an approval is to come.
-        const synced = await this.syncBranch(state, at, workflow);
-        if (synced.some((e) => e.type === 'run-branch.refused')) return synced;
-        const ref = headHeld(state, workflow) && this.memory.branchAt !== x.head ? heldHeadRef(state.runId) : `heads/${x.branch}`;
-        return [...synced, deliverableRead(command, at, await readCommit(gh, this.commits, x, ref))];
+        // Read where it is kept: the held head's ref while an approval is to come, else the branch.
+        const ref = headHeld(state, workflow) && this.memory.heldAt === x.head ? heldHeadRef(state.runId) : `heads/${x.branch}`;
+        return [deliverableRead(command, at, await readCommit(gh, this.commits, x, ref))];
       }
       case 'reply': {
         const thread = command.thread ?? state.thread;

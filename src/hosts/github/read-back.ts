@@ -51,12 +51,9 @@ async function readPull(gh: RepoContext, x: Extract<Deliverable, { kind: 'pull-r
 }
 
 async function readReview(gh: RepoContext, x: Extract<Deliverable, { kind: 'review' }>): Promise<Found> {
-  const o = { owner: gh.owner, repo: gh.repo, pull_number: x.prNumber };
-  const review =
-    x.reviewId !== null
-      ? (await orNull(gh.octokit.request('GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}', { ...o, review_id: x.reviewId })))?.data
-      : await findOwnReview(gh, x.prNumber, x.marker);
-  if (!review) return { missing: [`GitHub has no review of baton's on #${x.prNumber}${x.reviewId !== null ? ` with id ${x.reviewId}` : ''}`] };
+  // baton's review carrying the command's marker (its id, when the post answered with one, must match).
+  const review = await findOwnReview(gh, x.prNumber, x.marker);
+  if (!review || (x.reviewId !== null && Number(review.id) !== x.reviewId)) return { missing: [`GitHub has no review of baton's on #${x.prNumber}${x.reviewId !== null ? ` with id ${x.reviewId}` : ''}`] };
   return { missing: [], found: `review ${review.id} on #${x.prNumber}` };
 }
 
@@ -68,26 +65,30 @@ async function readLabels(gh: RepoContext, x: Extract<Deliverable, { kind: 'labe
 }
 
 /**
- * A writing step's commit: `ref` (the run branch, or the held head's ref while an approval is to
- * come) leads to the run's head, and the head's files differ from where the step started.
+ * A writing step's commit: GitHub has the run's head, `ref` (the run branch, or the held head's
+ * ref while an approval is to come) leads to it or lags behind it — before its pull request
+ * exists, a step's commit is the run's head without moving the branch (host.ts `mergeLater`: the
+ * event's claim keeps it, and the branch moves there when the run next pauses) — and the head's
+ * files differ from where the step started.
  */
 export async function readCommit(gh: RepoContext, commits: CommitCache, x: Extract<Deliverable, { kind: 'commit' }>, ref: string): Promise<Found> {
   const at = await readRef(gh, ref);
   if (at === null) return { missing: [`\`${ref}\` does not exist`] };
   if (at !== x.head) {
-    const cmp = await orNull(gh.octokit.request('GET /repos/{owner}/{repo}/compare/{basehead}', { owner: gh.owner, repo: gh.repo, basehead: `${x.head}...${at}` }));
-    if (!cmp || (cmp.data.status !== 'identical' && cmp.data.status !== 'ahead')) return { missing: [`\`${ref}\` is at ${at.slice(0, 7)}, which does not hold the step's commit ${x.head.slice(0, 7)}`] };
+    // The branch must not have moved elsewhere: it holds the head, or the head holds it.
+    const cmp = await orNull(gh.octokit.request('GET /repos/{owner}/{repo}/compare/{basehead}', { owner: gh.owner, repo: gh.repo, basehead: `${at}...${x.head}` }));
+    if (!cmp || cmp.data.status === 'diverged') return { missing: [`\`${ref}\` is at ${at.slice(0, 7)}, which neither holds nor leads to the step's commit ${x.head.slice(0, 7)}`] };
   }
-  const [head, from] = await Promise.all([treeOf(gh, commits, x.head), treeOf(gh, commits, x.from)]);
+  const [head, from] = await Promise.all([treeOf(gh, commits, x.head, true), treeOf(gh, commits, x.from)]);
   if (head === null) return { missing: [`GitHub has no commit ${x.head.slice(0, 7)}`] };
   if (head === from) return { missing: [`commit ${x.head.slice(0, 7)} changes no file from where the step started (${x.from.slice(0, 7)})`] };
-  return { missing: [], found: `commit ${x.head.slice(0, 7)} on \`${ref}\`` };
+  return { missing: [], found: `commit ${x.head.slice(0, 7)} for \`${ref}\`` };
 }
 
-/** A commit's tree: from the cache of commits this process made or read, else one read. */
-async function treeOf(gh: RepoContext, commits: CommitCache, sha: string): Promise<string | null> {
+/** A commit's tree: from the cache of commits this process made or read, else one read (always one for `fresh`: is it on GitHub?). */
+async function treeOf(gh: RepoContext, commits: CommitCache, sha: string, fresh = false): Promise<string | null> {
   const known = commits.tree(sha);
-  if (known) return known;
+  if (known && !fresh) return known;
   const c = (await orNull(gh.octokit.request('GET /repos/{owner}/{repo}/git/commits/{commit_sha}', { owner: gh.owner, repo: gh.repo, commit_sha: sha })))?.data;
   if (!c) return null;
   commits.remember(sha, c.tree.sha);
