@@ -259,7 +259,8 @@ export class GitHubHost implements HostPort {
         if (x.kind !== 'commit') return [deliverableRead(command, at, await readDeliverable(gh, x))];
         // Read where it is kept: the held head's ref while an approval is to come, else the branch.
         const ref = headHeld(state, workflow) && this.memory.heldAt === x.head ? heldHeadRef(state.runId) : `heads/${x.branch}`;
-        return [deliverableRead(command, at, await readCommit(gh, this.commits, x, ref))];
+        const keptBy = this.memory.branchAt === x.head ? `\`${x.branch}\`` : this.claim?.keeps === x.head ? "the run's claim" : null;
+        return [deliverableRead(command, at, await readCommit(gh, this.commits, x, ref, keptBy))];
       }
       case 'reply': {
         const thread = command.thread ?? state.thread;

@@ -71,7 +71,11 @@ async function readLabels(gh: RepoContext, x: Extract<Deliverable, { kind: 'labe
  * event's claim keeps it, and the branch moves there when the run next pauses) — and the head's
  * files differ from where the step started.
  */
-export async function readCommit(gh: RepoContext, commits: CommitCache, x: Extract<Deliverable, { kind: 'commit' }>, ref: string): Promise<Found> {
+export async function readCommit(gh: RepoContext, commits: CommitCache, x: Extract<Deliverable, { kind: 'commit' }>, ref: string, keptBy: string | null): Promise<Found> {
+  // GitHub accepted a ref of baton's at the head during this very event (the branch's move, or the
+  // claim that keeps the commit): that answer is GitHub's own state, and reading it again costs a
+  // request per agent step (docs/performance.md). Commits never change, so the cache's trees are exact.
+  if (keptBy !== null) return trees(gh, commits, x, keptBy, false);
   const at = await readRef(gh, ref);
   if (at === null) return { missing: [`\`${ref}\` does not exist`] };
   if (at !== x.head) {
@@ -79,10 +83,15 @@ export async function readCommit(gh: RepoContext, commits: CommitCache, x: Extra
     const cmp = await orNull(gh.octokit.request('GET /repos/{owner}/{repo}/compare/{basehead}', { owner: gh.owner, repo: gh.repo, basehead: `${at}...${x.head}` }));
     if (!cmp || cmp.data.status === 'diverged') return { missing: [`\`${ref}\` is at ${at.slice(0, 7)}, which neither holds nor leads to the step's commit ${x.head.slice(0, 7)}`] };
   }
-  const [head, from] = await Promise.all([treeOf(gh, commits, x.head, true), treeOf(gh, commits, x.from)]);
+  return trees(gh, commits, x, `\`${ref}\``, true);
+}
+
+/** The head's files differ from where the step started: the diff the step reports is there. */
+async function trees(gh: RepoContext, commits: CommitCache, x: Extract<Deliverable, { kind: 'commit' }>, where: string, fresh: boolean): Promise<Found> {
+  const [head, from] = await Promise.all([treeOf(gh, commits, x.head, fresh), treeOf(gh, commits, x.from)]);
   if (head === null) return { missing: [`GitHub has no commit ${x.head.slice(0, 7)}`] };
   if (head === from) return { missing: [`commit ${x.head.slice(0, 7)} changes no file from where the step started (${x.from.slice(0, 7)})`] };
-  return { missing: [], found: `commit ${x.head.slice(0, 7)} for \`${ref}\`` };
+  return { missing: [], found: `commit ${x.head.slice(0, 7)}, kept by ${where}` };
 }
 
 /** A commit's tree: from the cache of commits this process made or read, else one read (always one for `fresh`: is it on GitHub?). */
