@@ -72,7 +72,7 @@ export function onDeliverableRead(d: Draft, ev: DeliverableRead): void {
   if (!st || st.status !== 'running' || !held || st.opening !== ev.opening || held.seq !== ev.seq) return;
   d.setStep(ev.step, { delivering: null });
   if (ev.missing.length > 0) {
-    return failStep(d, ev.step, `reported done, but ${describeDeliverable(held.deliverable)} is not there: ${ev.missing.join('; ')}`);
+    return failStep(d, ev.step, `reported done, but missing ${describeDeliverable(held.deliverable)}: ${ev.missing.join('; ')}`);
   }
   d.setStep(ev.step, { delivered: ev.found ?? describeDeliverable(held.deliverable) });
   succeedStep(d, ev.step, held.outputs, held.title, held.summary);

@@ -374,7 +374,7 @@ describe('worker commands', () => {
     r.read(rb, ['`heads/baton/r1` is at base0, which does not hold the step\'s commit']);
     expect(r.status('a')).toBe('failed');
     expect(r.state.status).toBe('failed');
-    expect(r.state.reason).toMatch(/step `a` failed: reported done, but the step's commit .* on `baton\/r1` is not there: `heads\/baton\/r1` is at base0/);
+    expect(r.state.reason).toMatch(/step `a` failed: reported done, but missing the step's commit .* on `baton\/r1`: `heads\/baton\/r1` is at base0/);
   });
 
   it('a resumed attempt with nothing more to change delivers its checkpoint', () => {

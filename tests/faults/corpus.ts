@@ -43,7 +43,7 @@ export const NAMES_WHAT_IS_MISSING: Record<Exclude<Fault, 'none'>, RegExp> = {
   'agent-no-diff': /step `implement` failed: .*without changing any file/,
   'artifact-missing': /step `implement` failed: .*no result artifact/,
   'artifact-partial': /step `implement` failed: .*outputs do not match the step's schema/,
-  'review-refused-422': /step `review` failed: .*review on #1 is not there/,
+  'review-refused-422': /step `review` failed: reported done, but missing baton's review on #1/,
   'pr-refused-422': /step `pr` failed: could not open the pull request/,
   'label-refused': /step `triage` failed: could not add the labels/,
   'max-turns-mid-edit': /step `implement` failed: .*max turns/,
@@ -51,10 +51,10 @@ export const NAMES_WHAT_IS_MISSING: Record<Exclude<Fault, 'none'>, RegExp> = {
   'model-api-5xx': /step `implement` failed: .*model API answered 5\d\d/,
   'job-cancelled': /step `implement` failed: .*cancelled/,
   'outputs-off-schema': /step `implement` failed: .*outputs do not match the step's schema/,
-  'restart-lost-merge': /step `implement` failed: reported done, but the step's commit .* is not there/,
-  'restart-lost-pr': /step `pr` failed: reported done, but pull request #1 .* is not there/,
-  'restart-lost-review': /step `review` failed: reported done, but baton's review on #1 is not there/,
-  'restart-lost-labels': /step `triage` failed: reported done, but the labels .* are not there|step `triage` failed: reported done, but the labels `bug` on #7 is not there/,
+  'restart-lost-merge': /step `implement` failed: reported done, but missing the step's commit \S+ on `baton\/deliver-7-\d+`/,
+  'restart-lost-pr': /step `pr` failed: reported done, but missing pull request #1 at the run's head/,
+  'restart-lost-review': /step `review` failed: reported done, but missing baton's review on #1/,
+  'restart-lost-labels': /step `triage` failed: reported done, but missing the labels `bug` on #7/,
 };
 
 export const CORPUS_WORKFLOW: Workflow = {
