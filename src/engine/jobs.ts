@@ -249,7 +249,8 @@ export function onWorkerFinished(d: Draft, ev: WorkerFinished): void {
   }
   // Resumed from a checkpoint and nothing more to change: the checkpoint is the attempt's work.
   const commit = ev.commit ?? (job.kind !== 'fix' ? job.checkpoint : null);
-  if (writesFor(d, step, job) && commit === null && job.kind !== 'fix' && step.noChanges !== 'succeed') {
+  // A writing agent's deliverable is its commit; a `run` step's is its exit status and outputs.
+  if (writesFor(d, step, job) && commit === null && job.kind === 'agent' && step.noChanges !== 'succeed') {
     attemptFailed(d, ev.step, ev.slot, NOTHING_CHANGED, null);
     return;
   }

@@ -377,6 +377,13 @@ describe('worker commands', () => {
     expect(r.state.reason).toMatch(/step `a` failed: reported done, but missing the step's commit .* on `baton\/r1`: `heads\/baton\/r1` is at base0/);
   });
 
+  it("a writing `run` step that changes nothing succeeds: its deliverable is its exit status and outputs", () => {
+    const r = new Run(workflow([run('fmt')]));
+    r.start();
+    r.finish('fmt', null, { commit: null });
+    expect(r.state.status).toBe('succeeded');
+  });
+
   it('a resumed attempt with nothing more to change delivers its checkpoint', () => {
     const r = new Run(workflow([agent('a', { retries: 1 })]));
     r.start();

@@ -68,7 +68,7 @@ function jobSucceeded(d: Draft, step: WorkerStep): void {
   // only where the manifest allows it (`no-changes: succeed`; jobs.ts refuses it otherwise).
   const wrote = step.writes && st.jobs.some((j) => j.commit !== null);
   const body = outputs === null ? '' : '```json\n' + JSON.stringify(outputs, null, 2) + '\n```';
-  if (!wrote) return succeedStep(d, step.id, outputs, step.writes ? `${title}: nothing to change (\`no-changes: succeed\`)` : title, body);
+  if (!wrote) return succeedStep(d, step.id, outputs, step.writes && step.kind === 'agent' ? `${title}: nothing to change (\`no-changes: succeed\`)` : title, body);
   const from = st.jobs[0]!.base ?? d.state.head;
   deliver(d, step.id, { kind: 'commit', branch: d.state.runBranch, head: d.state.head, from }, outputs, title, body);
 }
