@@ -20,7 +20,9 @@ export type Deliverable =
   /** A review step: baton's review marked with `marker` (the post-review command's key) is on pull request `prNumber`. */
   | { kind: 'review'; prNumber: number; marker: string; reviewId: number | null }
   /** A label step: every one of `labels` is on the thread. */
-  | { kind: 'labels'; thread: Thread; labels: string[] };
+  | { kind: 'labels'; thread: Thread; labels: string[] }
+  /** An ask step: baton's comment with the questions, marked with `marker` (the post-questions command's key), is on the thread. */
+  | { kind: 'questions'; thread: Thread; marker: string };
 
 /** The step's result, held while its deliverable is read back. */
 export interface Delivering {
@@ -43,6 +45,8 @@ export function describeDeliverable(x: Deliverable): string {
       return `baton's review on #${x.prNumber}`;
     case 'labels':
       return `the labels ${x.labels.map((l) => `\`${l}\``).join(', ')} on #${x.thread.number}`;
+    case 'questions':
+      return `the question comment on #${x.thread.number}`;
   }
 }
 

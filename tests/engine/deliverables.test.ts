@@ -2,7 +2,7 @@
 // only once the host has read it back (engine/deliverable.ts); a read-back that misses it fails
 // the step and the run, naming what is missing.
 import { describe, expect, it } from 'vitest';
-import { agent, label, pullRequest, review, workflow } from './builder.ts';
+import { agent, ask, label, pullRequest, review, workflow } from './builder.ts';
 import { Run } from './harness.ts';
 
 describe('deliverables read back', () => {
@@ -55,6 +55,17 @@ describe('deliverables read back', () => {
     r.read(r.readBack('rev')!, ["GitHub has no review of baton's on #5"]);
     expect(r.state.status).toBe('failed');
     expect(r.state.reason).toContain("reported done, but missing baton's review on #5");
+  });
+
+  it('an ask step is done once its question comment is read back on the thread; a comment GitHub does not have fails it', () => {
+    const r = new Run(workflow([ask('clarify')]));
+    r.readBacks = 'manual';
+    r.start();
+    r.send({ type: 'questions.answered', answers: ['the parser'], actor: 'alice', permission: 'admin' });
+    const post = r.of('post-questions', r.all).at(-1)!;
+    expect(r.readBack('clarify')!.deliverable).toEqual({ kind: 'questions', thread: { kind: 'issue', number: 42 }, marker: post.key });
+    r.read(r.readBack('clarify')!, ["GitHub has no comment of baton's with the questions on #42"]);
+    expect(r.state.reason).toBe("step `clarify` failed: reported done, but missing the question comment on #42: GitHub has no comment of baton's with the questions on #42");
   });
 
   it('a late answer to an earlier read-back changes nothing', () => {

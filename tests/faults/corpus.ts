@@ -203,6 +203,8 @@ function readBack(w: World, x: Deliverable): string[] {
       const absent = x.labels.filter((l) => !on.has(l));
       return absent.length ? [`#${x.thread.number} does not have ${absent.join(', ')}`] : [];
     }
+    case 'questions':
+      return [];
   }
 }
 

@@ -7,6 +7,7 @@ import { statusOf, type RepoContext } from './client.ts';
 import { readRef } from './git-refs.ts';
 import type { CommitCache } from './memory.ts';
 import { findOwnReview } from './review.ts';
+import { markerComment } from '../../record/inert.ts';
 
 export interface Found {
   missing: string[];
@@ -27,7 +28,17 @@ export async function readDeliverable(gh: RepoContext, x: Exclude<Deliverable, {
       return readReview(gh, x);
     case 'labels':
       return readLabels(gh, x);
+    case 'questions':
+      return readQuestions(gh, x);
   }
+}
+
+async function readQuestions(gh: RepoContext, x: Extract<Deliverable, { kind: 'questions' }>): Promise<Found> {
+  const tail = markerComment(`baton:questions ${x.marker}`);
+  const comments = await gh.octokit.paginate('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', { owner: gh.owner, repo: gh.repo, issue_number: x.thread.number, per_page: 100 });
+  // Only baton's own comment ending in the marker: anyone can quote a marker.
+  const ours = comments.find((c) => c.user?.login.toLowerCase() === gh.botLogin.toLowerCase() && (c.body ?? '').trimEnd().endsWith(tail));
+  return ours ? { missing: [], found: `the questions on #${x.thread.number}` } : { missing: [`GitHub has no comment of baton's with the questions on #${x.thread.number}`] };
 }
 
 async function orNull<T>(read: Promise<T>): Promise<T | null> {

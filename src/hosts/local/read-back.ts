@@ -3,7 +3,7 @@
 // on the run branch and change files; the pull request is the branch (at the run's head) and the
 // `gh` line written beside the record; a review of the run's own changes is the reviewer's
 // outputs in the record, one posted on a branch standing in for a pull request is its file.
-// A local run adds no labels, so none is read back.
+// A local run adds no labels, so none is read back; its questions are asked on the terminal.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Deliverable, ReadBack, RunEvent } from '../../engine/index.ts';
@@ -33,6 +33,9 @@ export function readLocal(repo: string, runDir: string, x: Deliverable): Found {
       return { missing: [], found: 'the review in the record' };
     case 'labels':
       return { missing: [`a local run has no issue to label`] };
+    case 'questions':
+      // Asked and answered on the terminal (run.ts): the answers are the record.
+      return { missing: [], found: 'the answers in the record' };
   }
 }
 
