@@ -4,6 +4,7 @@
 import type { AgentSpec, JsonSchema, Role } from '../manifest/types.ts';
 import type { Feedback, JobKind, Json, ReviewComment, RunStatus, StopLimit, Thread } from './types.ts';
 import type { SandboxRequest } from './sandbox.ts';
+import type { Deliverable } from './deliverable.ts';
 
 interface CommandBase {
   runId: string;
@@ -222,6 +223,18 @@ export interface ReadChecks extends CommandBase {
   branch: string;
 }
 
+/**
+ * Read a step's deliverable back from GitHub (or the disk) before the step is recorded done
+ * (deliverable.ts). Follow-up: always deliverable.read, naming what was not found.
+ */
+export interface ReadBack extends CommandBase {
+  type: 'read-back';
+  step: string;
+  opening: number;
+  seq: number;
+  deliverable: Deliverable;
+}
+
 /** Answer in the run's thread: a refusal, a usage hint, an approval request. */
 export interface Reply extends CommandBase {
   type: 'reply';
@@ -254,6 +267,7 @@ export type Command =
   | ApplyLabels
   | DispatchChecksWorkflow
   | ReadChecks
+  | ReadBack
   | Reply
   | FinishRun;
 

@@ -17,6 +17,7 @@ import {
   onReviewFailed,
   onReviewPosted,
 } from './control.ts';
+import { onDeliverableRead } from './deliverable.ts';
 import { Draft } from './draft.ts';
 import type { RunEvent } from './events.ts';
 import { onMergeCompleted, onMergeFailed, onWorkerDispatched, onWorkerFailed, onWorkerFinished, pumpMerges } from './jobs.ts';
@@ -84,6 +85,8 @@ function apply(d: Draft, ev: RunEvent): void {
       return onReviewPosted(d, ev);
     case 'review.failed':
       return onReviewFailed(d, ev);
+    case 'deliverable.read':
+      return onDeliverableRead(d, ev);
     case 'retry.requested':
       return onRetry(d, ev);
     case 'run-branch.updated':

@@ -262,6 +262,20 @@ export interface ReviewFailed extends EventBase {
   error: string;
 }
 
+/**
+ * The host read a step's deliverable back (a read-back command): `missing` names what it did
+ * not find, in words for the record (empty: everything is there); `found` says what it found.
+ */
+export interface DeliverableRead extends EventBase {
+  type: 'deliverable.read';
+  step: string;
+  /** From the command: which opening of the step and which of its read-backs this answers. */
+  opening: number;
+  seq: number;
+  missing: string[];
+  found?: string;
+}
+
 /** `/baton cancel`, or a newer run of the same workflow on the thread (`concurrency.cancel-in-progress`). */
 export interface CancelRequested extends EventBase, Actor {
   type: 'cancel.requested';
@@ -305,6 +319,7 @@ export type RunEvent =
   | LabelsFailed
   | ReviewPosted
   | ReviewFailed
+  | DeliverableRead
   | CancelRequested
   | RetryRequested
   | TimePassed;

@@ -16,6 +16,7 @@ export { isAllowed, describeRoles, listsBot, admitsAuthor, type TriggerKind } fr
 export { BREAKER_THRESHOLD, BREAKER_COOLDOWN_MS } from './breaker.ts';
 export { keptNote } from './kept.ts';
 export * from './naming.ts';
+export { describeDeliverable, type Deliverable, type Delivering } from './deliverable.ts';
 export type * from './events.ts';
 export type * from './commands.ts';
 export type * from './types.ts';

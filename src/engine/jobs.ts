@@ -253,7 +253,13 @@ export function onWorkerFinished(d: Draft, ev: WorkerFinished): void {
     attemptFailed(d, ev.step, ev.slot, `the outputs do not match the step's schema: ${invalid}`, job.checkpoint);
     return;
   }
-  const commit = ev.commit ?? null;
+  // Resumed from a checkpoint and nothing more to change: the checkpoint is the attempt's work.
+  const commit = ev.commit ?? (job.kind !== 'fix' ? job.checkpoint : null);
+  // A writing agent's deliverable is its commit; a `run` step's is its exit status and outputs.
+  if (writesFor(d, step, job) && commit === null && job.kind === 'agent' && step.noChanges !== 'succeed') {
+    attemptFailed(d, ev.step, ev.slot, NOTHING_CHANGED, null);
+    return;
+  }
   if (writesFor(d, step, job) && commit !== null) {
     d.setJob(ev.step, ev.slot, { status: 'merge-queued', outputs: ev.outputs, commit, deadline: null });
     d.state.mergeQueue = [...d.state.mergeQueue, `${ev.step}/${ev.slot}`];
@@ -261,6 +267,10 @@ export function onWorkerFinished(d: Draft, ev: WorkerFinished): void {
   }
   jobDone(d, ev.step, ev.slot, ev.outputs ?? null);
 }
+
+/** Why a writing step's attempt that changed no file failed (also the re-prompt's reason). */
+export const NOTHING_CHANGED =
+  'the attempt finished without changing any file, and a writing step is done only with its commit (a step that may have nothing to change says `no-changes: succeed`)';
 
 /** The attempt's sandbox line for the step's record, when its worker reported one. */
 function sandboxLine(ev: WorkerFinished | WorkerFailed): Pick<JobState, 'sandbox'> {

@@ -35,6 +35,8 @@ function startStep(d: Draft, step: Step): void {
     ask: null,
     failures: 0,
     note: null,
+    delivering: null,
+    delivered: undefined,
   });
   if (step.if !== undefined) {
     const c = condition(d, step.if);

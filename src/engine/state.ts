@@ -105,6 +105,8 @@ export function copyStep(s: StepState): StepState {
     costEstimated: s.costEstimated,
     raised: s.raised,
     costUnmetered: s.costUnmetered,
+    delivering: s.delivering,
+    delivered: s.delivered,
   };
 }
 

@@ -4,6 +4,7 @@
 import type { TriggerKind } from './roles.ts';
 import type { Json } from '../manifest/expressions.ts';
 import type { CostUnmetered, InfrastructureCause, JobRef } from './events.ts';
+import type { Delivering } from './deliverable.ts';
 
 export type { Json };
 
@@ -173,6 +174,10 @@ export interface StepState {
   raised?: { minutes?: number; turns?: number };
   /** Why an attempt's cost could not be metered (no attempt reported one). */
   costUnmetered?: CostUnmetered;
+  /** The step's result, held while the host reads its deliverable back (deliverable.ts); absent or null otherwise. */
+  delivering?: Delivering | null;
+  /** What the host found when it read the step's deliverable back (shown in the record); absent: nothing was read back. */
+  delivered?: string;
 }
 
 export interface BudgetUsed {

@@ -154,6 +154,7 @@ function normalizeStep(s: Raw, previous: string | undefined, runRoles: Role[]): 
     ...(s['protected-paths'] === 'allow' && { allowProtectedPaths: true as const }),
     ...(Array.isArray(s['protected-paths']) && { allowProtectedPaths: (s['protected-paths'] as unknown[]).map(String) }),
     ...(s['max-items'] !== undefined && { maxItems: s['max-items'] }),
+    ...(s['no-changes'] === 'succeed' && { noChanges: 'succeed' as const }),
     ...(s.network !== undefined && { network: s.network === 'off' || s.network === 'default' ? s.network : { allow: stringList(s.network?.allow) } }),
     ...(s.sandbox !== undefined && { sandbox: s.sandbox }),
   };

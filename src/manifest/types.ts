@@ -180,6 +180,8 @@ interface StepBase {
   maxItems?: number;
   /** Whether the step changes files (gets a branch of its own and is merged back). */
   writes: boolean;
+  /** `no-changes: succeed`: a writing step's attempt that changes nothing succeeds (absent: it fails, jobs.ts). */
+  noChanges?: 'succeed';
   /**
    * `protected-paths: allow` (true): results may change workflow files, `.agents/` and agent
    * configuration; a list: only the protected paths it names (a folder ends with `/`).

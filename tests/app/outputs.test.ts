@@ -19,19 +19,19 @@ const BIG = `name: big
 on: { labels: ["baton:big"] }
 agents: { coder: { uses: claude-code } }
 steps:
-  - { id: a, agent: coder, prompt: "part a", outputs: ${SCHEMA} }
-  - { id: b, agent: coder, prompt: "part b", outputs: ${SCHEMA} }
-  - { id: c, agent: coder, prompt: "part c", outputs: ${SCHEMA} }
+  - { id: a, agent: coder, writes: false, prompt: "part a", outputs: ${SCHEMA} }
+  - { id: b, agent: coder, writes: false, prompt: "part b", outputs: ${SCHEMA} }
+  - { id: c, agent: coder, writes: false, prompt: "part c", outputs: ${SCHEMA} }
   - id: gate
     approve: { roles: [admin], message: "Go on?" }
-  - { id: last, agent: coder, prompt: "Finish after \${{ steps.a.outputs.tag }} and \${{ steps.c.outputs.tag }}: \${{ steps.b.outputs.summary }}" }
+  - { id: last, agent: coder, writes: false, prompt: "Finish after \${{ steps.a.outputs.tag }} and \${{ steps.c.outputs.tag }}: \${{ steps.b.outputs.summary }}" }
 `;
 
 const HUGE = `name: huge
 on: { labels: ["baton:huge"] }
 agents: { coder: { uses: claude-code } }
 steps:
-  - { id: huge, agent: coder, prompt: "say a lot", retries: 0 }
+  - { id: huge, agent: coder, writes: false, prompt: "say a lot", retries: 0 }
 `;
 
 /** Text that does not compress (letters and digits only: JSON keeps it as is). */

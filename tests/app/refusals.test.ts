@@ -39,7 +39,7 @@ const ASK = `name: asky
 on: { labels: ["baton:ask"] }
 agents: { coder: { uses: claude-code } }
 steps:
-  - { id: a, agent: coder, prompt: "ask a long question", outputs: { type: object, required: [q], properties: { q: { type: string } } } }
+  - { id: a, agent: coder, writes: false, prompt: "ask a long question", outputs: { type: object, required: [q], properties: { q: { type: string } } } }
   - id: ask
     ask: { questions: ["\${{ steps.a.outputs.q }}"] }
 `;

@@ -1,7 +1,7 @@
 // Drives the engine like a host would in tests: sends events with fresh keys and a
 // controllable clock, remembers every command, and answers commands on request.
 import { decide } from '../../src/engine/decide.ts';
-import type { Command, DispatchWorker, MergeStepBranch } from '../../src/engine/commands.ts';
+import type { Command, DispatchWorker, MergeStepBranch, ReadBack } from '../../src/engine/commands.ts';
 import type { RunEvent } from '../../src/engine/events.ts';
 import { emptyState } from '../../src/engine/state.ts';
 import type { Json, RunState, StepState, Thread } from '../../src/engine/types.ts';
@@ -24,14 +24,34 @@ export class Run {
 
   constructor(readonly workflow: Workflow) {}
 
+  /**
+   * How the host double answers the engine's read-backs of deliverables: `found` at once (a host
+   * whose writes all landed), or `manual` (the test answers with `read`).
+   */
+  readBacks: 'found' | 'manual' = 'found';
+
   send(input: EventInput): Command[] {
     const event = { key: `k${++this.seq}`, at: this.now, ...input } as RunEvent;
     this.events.push(event);
     const out = decide(this.state, event, this.workflow);
     this.state = out.state;
-    this.last = out.commands;
     this.all.push(...out.commands);
-    return out.commands;
+    const commands = [...out.commands];
+    if (this.readBacks === 'found') {
+      for (const c of out.commands) if (c.type === 'read-back') commands.push(...this.read(c, []));
+    }
+    this.last = commands;
+    return commands;
+  }
+
+  /** Answers a read-back: `missing` names what the host did not find (empty: all there). */
+  read(c: ReadBack, missing: string[]): Command[] {
+    return this.send({ type: 'deliverable.read', step: c.step, opening: c.opening, seq: c.seq, missing });
+  }
+
+  /** The latest read-back the engine asked for. */
+  readBack(step?: string): ReadBack | undefined {
+    return this.all.filter((c): c is ReadBack => c.type === 'read-back' && (step === undefined || c.step === step)).at(-1);
   }
 
   start(o: { inputs?: Record<string, Json>; actor?: string; permission?: Role | 'none'; issue?: Json; thread?: Thread; fork?: true; dayCostLeftUsd?: number } = {}): Command[] {

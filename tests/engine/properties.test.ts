@@ -359,5 +359,8 @@ function answerAll(w: World): void {
     if (def.kind === 'approve') deliver(w, { type: 'approval.given', key: key(), at, step: def.id, actor: 'ann', permission: 'admin' });
     if (def.kind === 'pull-request') deliver(w, { type: 'pull-request.ensured', key: key(), at, step: def.id, number: 1, url: 'u' });
     if (def.kind === 'checks') deliver(w, { type: 'checks.reported', key: key(), at, sha: w.state.head, checks: [{ name: 'test', conclusion: 'success' }] });
+    // The step's deliverable read back: everything is there.
+    const held = stepOf(def.id).delivering;
+    if (stepOf(def.id).status === 'running' && held) deliver(w, { type: 'deliverable.read', key: key(), at, step: def.id, opening: stepOf(def.id).opening, seq: held.seq, missing: [] });
   }
 }

@@ -341,12 +341,56 @@ describe('worker commands', () => {
     expect(r.state.status).toBe('succeeded');
   });
 
-  it('merge nothing when a writing worker changed nothing', () => {
-    const r = new Run(workflow([agent('a')]));
+  it('never silently green: a writing agent that reports success with no change fails its attempt, and the run says what is missing', () => {
+    const r = new Run(workflow([agent('a', { retries: 1 })]));
+    r.start();
+    r.finish('a', null, { commit: null });
+    // Retried within `retries`, told why.
+    expect(r.dispatch('a')).toMatchObject({ attempt: 2, previousError: expect.stringContaining('without changing any file') });
+    r.finish('a', null, { commit: null });
+    expect(r.of('merge-step-branch', r.all)).toEqual([]);
+    expect(r.state.status).toBe('failed');
+    expect(r.state.reason).toContain('without changing any file');
+    expect(r.state.reason).toContain('no-changes: succeed');
+  });
+
+  it('merge nothing when a writing worker changed nothing and the step allows it (`no-changes: succeed`)', () => {
+    const r = new Run(workflow([agent('a', { noChanges: 'succeed' })]));
     r.start();
     r.finish('a', null, { commit: null });
     expect(r.of('merge-step-branch', r.all)).toEqual([]);
+    expect(r.of('read-back', r.all)).toEqual([]);
     expect(r.state.status).toBe('succeeded');
+  });
+
+  it('a writing step is done only once its commit is read back on the run branch; a missing commit fails it, naming it', () => {
+    const r = new Run(workflow([agent('a'), agent('b')]));
+    r.readBacks = 'manual';
+    r.start();
+    r.complete('a');
+    const rb = r.readBack('a')!;
+    expect(rb.deliverable).toEqual({ kind: 'commit', branch: 'baton/r1', head: r.state.head, from: 'base0' });
+    expect(r.status('a')).toBe('running');
+    expect(r.dispatches().filter((d) => d.step === 'b')).toEqual([]);
+    r.read(rb, ['`heads/baton/r1` is at base0, which does not hold the step\'s commit']);
+    expect(r.status('a')).toBe('failed');
+    expect(r.state.status).toBe('failed');
+    expect(r.state.reason).toMatch(/step `a` failed: reported done, but missing the step's commit .* on `baton\/r1`: `heads\/baton\/r1` is at base0/);
+  });
+
+  it("a writing `run` step that changes nothing succeeds: its deliverable is its exit status and outputs", () => {
+    const r = new Run(workflow([run('fmt')]));
+    r.start();
+    r.finish('fmt', null, { commit: null });
+    expect(r.state.status).toBe('succeeded');
+  });
+
+  it('a resumed attempt with nothing more to change delivers its checkpoint', () => {
+    const r = new Run(workflow([agent('a', { retries: 1 })]));
+    r.start();
+    r.fail('a', { reason: 'timed-out', checkpoint: 'cp1' });
+    r.finish('a', null, { commit: null });
+    expect(r.of('merge-step-branch', r.all).at(-1)).toMatchObject({ commit: 'cp1' });
   });
 
   it('fail the step when its prompt cannot be rendered', () => {

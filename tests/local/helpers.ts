@@ -21,8 +21,10 @@ export const GIT_ENV = {
 
 /**
  * Stands in for the library's demo agent: logs each call, waits while a hold file exists
- * (so a test can kill baton mid-step), and on its first call with DEMO_FORGET set reports
- * a note without writing it (so a check fails). Otherwise it runs the library's own agent.
+ * (so a test can kill baton mid-step), and on its first call with DEMO_FORGET set writes its
+ * note to the wrong file (so a check fails); with DEMO_NOTHING set, every call reports a note
+ * and writes nothing (an agent that says it is done and did nothing). Otherwise it runs the
+ * library's own agent.
  */
 const DEMO_WRAPPER = `#!/bin/sh
 set -eu
@@ -35,7 +37,13 @@ fi
 while [ -n "\${DEMO_HOLD:-}" ] && [ -f "$DEMO_HOLD" ]; do sleep 0.1; done
 if [ -n "\${DEMO_FORGET:-}" ] && [ "$n" = 1 ]; then
   cat > /dev/null
+  printf -- '- a note in the wrong file\\n' > NOTE.md
   printf '{"file":"NOTES.md","notes":1,"summary":"forgot the note"}' > "$BATON_OUTPUT"
+  exit 0
+fi
+if [ -n "\${DEMO_NOTHING:-}" ]; then
+  cat > /dev/null
+  printf '{"file":"NOTES.md","notes":1,"summary":"added the note"}' > "$BATON_OUTPUT"
   exit 0
 fi
 exec sh "$here/demo-agent-real.sh"

@@ -77,6 +77,19 @@ describe('baton run local-demo --local', { timeout: 90_000 }, () => {
     expect(repo.git('show', 'baton/local-demo-1:NOTES.md')).toMatch(/^- Hello from baton$/m);
   });
 
+  it('never silently green: an agent that says it is done and changed nothing fails the run, and the record names what is missing', async () => {
+    repo = makeRepo({}, { demoHooks: true });
+    const r = await baton(repo, ['run', 'local-demo', '--local'], { DEMO_NOTHING: '1' });
+    expect(r.code).not.toBe(0);
+    const evs = events(repo, 'local-demo-1');
+    // The agent's result came in (exit 0, valid outputs) but no commit: no merge, no pull request.
+    expect(evs.filter((e) => e.type === 'worker.finished').map((e) => e.step)).toEqual(['scaffold', 'note']);
+    expect(evs.filter((e) => e.type === 'pull-request.ensured')).toEqual([]);
+    const record = readFileSync(join(repo.dir, '.baton', 'runs', 'local-demo-1', 'record.md'), 'utf8');
+    expect(record).toContain('without changing any file');
+    expect(record).toContain('no-changes: succeed');
+  });
+
   it('a run killed mid-step resumes without repeating finished steps', async () => {
     repo = makeRepo({}, { demoHooks: true });
     const log = join(repo.dir, '.git', 'demo.log');

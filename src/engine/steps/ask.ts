@@ -3,6 +3,7 @@
 import { sayDeadlinePassed } from '../deadline-notice.ts';
 import type { AskStep } from '../../manifest/types.ts';
 import { openStepCheck } from '../checks-runs.ts';
+import { deliver } from '../deliverable.ts';
 import type { Draft } from '../draft.ts';
 import type { QuestionsAnswered } from '../events.ts';
 import { failStep, succeedStep } from '../lifecycle.ts';
@@ -42,7 +43,7 @@ function start(d: Draft, step: AskStep): void {
   d.emit({
     type: 'post-questions',
     runId: d.state.runId,
-    key: `${d.state.runId}/${step.id}/questions/${d.step(step.id).opening}`,
+    key: questionsKey(d, step),
     step: step.id,
     thread: d.state.thread,
     questions,
@@ -82,9 +83,16 @@ export function answer(d: Draft, step: AskStep, ev: QuestionsAnswered): void {
   d.setStep(step.id, { ask: { ...ask, answers, answeredBy } });
   d.visible = true;
   if (answers.every((a) => a !== null)) {
-    succeedStep(d, step.id, { answers: answers as string[], answeredBy }, `answered by ${answeredBy.map((a) => '@' + a).join(', ')}`);
+    const outputs = { answers: answers as string[], answeredBy };
+    const title = `answered by ${answeredBy.map((a) => '@' + a).join(', ')}`;
+    // Done once the question comment is read back where people answered it (deliverable.ts).
+    if (d.state.thread) return deliver(d, step.id, { kind: 'questions', thread: d.state.thread, marker: questionsKey(d, step) }, outputs, title);
+    succeedStep(d, step.id, outputs, title);
   }
 }
+
+/** The post-questions command's key, which the question comment carries as its marker. */
+const questionsKey = (d: Draft, step: AskStep): string => `${d.state.runId}/${step.id}/questions/${d.step(step.id).opening}`;
 
 const noJobs = (): void => {
   throw new Error('baton engine: an ask step has no worker jobs');

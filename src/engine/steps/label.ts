@@ -6,6 +6,7 @@
 // then fails the step with GitHub's answer. A fork run never labels.
 import type { LabelStep } from '../../manifest/types.ts';
 import { openStepCheck } from '../checks-runs.ts';
+import { deliver } from '../deliverable.ts';
 import type { Draft } from '../draft.ts';
 import type { LabelsApplied, LabelsFailed } from '../events.ts';
 import { labelList, labelRequest, MAX_LABELS, type LabelRequest } from '../label-names.ts';
@@ -101,7 +102,10 @@ export function labelsApplied(d: Draft, step: LabelStep, ev: LabelsApplied): voi
     refused.length ? `Labels that start a baton workflow, so not added: ${labelList(refused, MAX_LABELS)}` : '',
     leftOut ? `${leftOut} more name(s) left out: GitHub allows at most ${MAX_LABELS} labels on an issue.` : '',
   ];
-  succeedStep(d, step.id, { applied: ev.applied, unknown: ev.unknown, dropped }, note, summary.filter(Boolean).join('\n\n'));
+  const outputs = { applied: ev.applied, unknown: ev.unknown, dropped };
+  // Labels the host says it added are done once they are read back on the thread (deliverable.ts).
+  if (ev.applied.length && d.state.thread) return deliver(d, step.id, { kind: 'labels', thread: d.state.thread, labels: ev.applied }, outputs, note, summary.filter(Boolean).join('\n\n'));
+  succeedStep(d, step.id, outputs, note, summary.filter(Boolean).join('\n\n'));
 }
 
 export function labelsFailed(d: Draft, step: LabelStep, ev: LabelsFailed): void {

@@ -1,10 +1,11 @@
 // `pull-request` steps: open (or update) the PR from the run branch. Failures of the
 // host's API call are retried within `retries`, then fail the step with the error.
 import type { PullRequestStep } from '../../manifest/types.ts';
-import { aggregateCheck, openStepCheck } from '../checks-runs.ts';
+import { openStepCheck } from '../checks-runs.ts';
+import { deliver } from '../deliverable.ts';
 import type { Draft } from '../draft.ts';
 import type { PullRequestEnsured, PullRequestFailed } from '../events.ts';
-import { failStep, succeedStep } from '../lifecycle.ts';
+import { failStep } from '../lifecycle.ts';
 import { renderProse } from '../scope.ts';
 import type { StepKindHandler } from './kind.ts';
 
@@ -56,9 +57,16 @@ export function pullRequestEnsured(d: Draft, step: PullRequestStep, ev: PullRequ
   // The note (if any) replaces the title shown while opening: the record says why the PR is not as asked.
   d.setStep(step.id, { note: ev.note ?? null });
   // Number 0: a local run, whose result is its branch (named by the url) and no numbered PR.
-  succeedStep(d, step.id, { number: ev.number, url: ev.url }, ev.number > 0 ? `#${ev.number}` : ev.url, ev.note ? `${ev.url}\n\n${ev.note}` : ev.url);
-  // Branch protection reads the aggregate check on the PR head.
-  if (d.state.status === 'running') aggregateCheck(d);
+  // Done once the pull request is read back at the run's head (deliverable.ts).
+  const branch = pushesToHead(d) !== undefined ? d.state.baseBranch : d.state.runBranch;
+  deliver(
+    d,
+    step.id,
+    { kind: 'pull-request', number: ev.number, branch, head: d.state.head },
+    { number: ev.number, url: ev.url },
+    ev.number > 0 ? `#${ev.number}` : ev.url,
+    ev.note ? `${ev.url}\n\n${ev.note}` : ev.url,
+  );
 }
 
 export function pullRequestFailed(d: Draft, step: PullRequestStep, ev: PullRequestFailed): void {

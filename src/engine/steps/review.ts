@@ -5,6 +5,7 @@
 // posted there is the result: the step waits until the host confirms GitHub has it.
 import type { ReviewStep } from '../../manifest/types.ts';
 import { openStepCheck } from '../checks-runs.ts';
+import { deliver } from '../deliverable.ts';
 import type { Draft } from '../draft.ts';
 import type { ReviewEvent } from '../commands.ts';
 import type { ReviewFailed, ReviewPosted, ReviewSubmitted } from '../events.ts';
@@ -89,7 +90,7 @@ function jobSucceeded(d: Draft, step: ReviewStep, job: JobState): void {
     d.emit({
       type: 'post-review',
       runId: d.state.runId,
-      key: `${d.state.runId}/${step.id}/review/${job.attempt}/post`,
+      key: postKey(d, step, job.attempt),
       step: step.id,
       attempt: job.attempt,
       prNumber: to.number,
@@ -109,22 +110,36 @@ function jobSucceeded(d: Draft, step: ReviewStep, job: JobState): void {
     d.visible = true;
     return;
   }
-  conclude(d, step, review, null);
+  conclude(d, step, review, null, to ? { number: to.number, attempt: job.attempt, reviewId: null } : null);
 }
 
-/** The reviewer's verdict applied, once its review is posted where it has to be (`posted`), or at once. */
-function conclude(d: Draft, step: ReviewStep, review: ReviewOutputs, posted: { event: ReviewEvent; url: string; number: number } | null): void {
+/** The post-review command's key, which the review carries as its marker: how the host finds it again. */
+const postKey = (d: Draft, step: ReviewStep, attempt: number): string => `${d.state.runId}/${step.id}/review/${attempt}/post`;
+
+/**
+ * The reviewer's verdict applied, once its review is posted where it has to be (`posted`), or at
+ * once. A review posted on a pull request (`on`) is done only when it is read back there.
+ */
+function conclude(
+  d: Draft,
+  step: ReviewStep,
+  review: ReviewOutputs,
+  posted: { event: ReviewEvent; url: string; number: number } | null,
+  on: { number: number; attempt: number; reviewId: number | null } | null,
+): void {
   const g = d.step(step.id).gate!;
   const comments = review.comments ?? [];
   const outputs = { approved: review.approved, summary: review.summary, comments: comments as never, rounds: g.round, ...(posted ? { event: posted.event, url: posted.url } : {}) };
   const where = posted ? `${POSTED_AS[posted.event]} #${posted.number}` : '';
   const text = posted?.url ? `${review.summary}\n\n${posted.url}` : review.summary;
-  if (review.approved) {
-    return succeedStep(d, step.id, outputs, posted ? where : `approved after ${g.round} fix rounds`, text);
-  }
+  const done = (title: string): void =>
+    on
+      ? deliver(d, step.id, { kind: 'review', prNumber: on.number, marker: postKey(d, step, on.attempt), reviewId: on.reviewId }, outputs, title, text)
+      : succeedStep(d, step.id, outputs, title, text);
+  if (review.approved) return done(posted ? where : `approved after ${g.round} fix rounds`);
   // Without a fix step, a review of someone else's pull request is the deliverable: changes
   // requested there are the reviewer's answer, not a failure of the run.
-  if (posted && !step.fix) return succeedStep(d, step.id, outputs, where, text);
+  if (posted && !step.fix) return done(where);
   const feedback: Feedback = { source: 'review', summary: review.summary, comments, checks: [] };
   fixOrFail(d, step, feedback, `the reviewer requested changes: ${review.summary}`);
 }
@@ -143,7 +158,7 @@ export function reviewPosted(d: Draft, step: ReviewStep, ev: ReviewPosted): void
   const to = reviewTarget(d);
   if (!job || !to) return;
   d.setStep(step.id, { gate: { ...d.step(step.id).gate!, phase: 'reviewing' }, note: null });
-  conclude(d, step, job.outputs as unknown as ReviewOutputs, { event: ev.event, url: ev.url, number: to.number });
+  conclude(d, step, job.outputs as unknown as ReviewOutputs, { event: ev.event, url: ev.url, number: to.number }, { number: to.number, attempt: job.attempt, reviewId: ev.reviewId });
 }
 
 export function reviewFailed(d: Draft, step: ReviewStep, ev: ReviewFailed): void {

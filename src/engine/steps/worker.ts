@@ -3,6 +3,7 @@
 import type { AgentStep, RunStep } from '../../manifest/types.ts';
 import { DEFAULT_MAX_ITEMS } from '../budget.ts';
 import { beginStepCheck } from '../checks-runs.ts';
+import { deliver } from '../deliverable.ts';
 import type { Draft } from '../draft.ts';
 import { dispatchJob } from '../jobs.ts';
 import { keptNote } from '../kept.ts';
@@ -63,7 +64,14 @@ function jobSucceeded(d: Draft, step: WorkerStep): void {
   const title = st.fanOut ? `${st.jobs.length} items done` : `succeeded on attempt ${st.jobs[0]!.attempt}`;
   // The step's outputs now hold the jobs' outputs: don't carry them twice in the record.
   d.setStep(step.id, { jobs: st.jobs.map((j) => Object.assign(copyJob(j), { outputs: null })) });
-  succeedStep(d, step.id, outputs, title);
+  // A writing step's commits are merged: done once the run's head is read back on its branch,
+  // with a change from where the step started (deliverable.ts). Nothing changed is done at once
+  // only where the manifest allows it (`no-changes: succeed`; jobs.ts refuses it otherwise).
+  const wrote = step.writes && st.jobs.some((j) => j.commit !== null);
+  const body = outputs === null ? '' : '```json\n' + JSON.stringify(outputs, null, 2) + '\n```';
+  if (!wrote) return succeedStep(d, step.id, outputs, step.writes && step.kind === 'agent' ? `${title}: nothing to change (\`no-changes: succeed\`)` : title, body);
+  const from = st.jobs[0]!.base ?? d.state.head;
+  deliver(d, step.id, { kind: 'commit', branch: d.state.runBranch, head: d.state.head, from }, outputs, title, body);
 }
 
 function jobFailed(d: Draft, step: WorkerStep, job: JobState): void {

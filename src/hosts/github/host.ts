@@ -27,6 +27,7 @@ import { LeaseTaken, type EventClaim } from './lease.ts';
 import { createRef, updateRef } from './git-refs.ts';
 import { catchUpWithDefaultBranch, RunBranchRefused, workflowRuleRefusal } from './workflow-rule.ts';
 import { questionsText } from './questions.ts';
+import { deliverableRead, readCommit, readDeliverable } from './read-back.ts';
 import { drive } from '../driver.ts';
 import { headHeld, stepState } from '../../engine/index.ts';
 import { heldHeadRef, pointRef } from './step-refs.ts';
@@ -252,6 +253,14 @@ export class GitHubHost implements HostPort {
       case 'read-checks': {
         const { checks, complete } = await ciAt(gh, command.sha, command.branch);
         return checks.length ? [{ type: 'checks.reported', key: command.key, at, sha: command.sha, checks, ...(complete ? { complete } : {}) }] : [];
+      }
+      case 'read-back': {
+        const x = command.deliverable;
+        if (x.kind !== 'commit') return [deliverableRead(command, at, await readDeliverable(gh, x))];
+        // Read where it is kept: the held head's ref while an approval is to come, else the branch.
+        const ref = headHeld(state, workflow) && this.memory.heldAt === x.head ? heldHeadRef(state.runId) : `heads/${x.branch}`;
+        const keptBy = this.memory.branchAt === x.head ? `\`${x.branch}\`` : this.claim?.keeps === x.head ? "the run's claim" : null;
+        return [deliverableRead(command, at, await readCommit(gh, this.commits, x, ref, keptBy))];
       }
       case 'reply': {
         const thread = command.thread ?? state.thread;

@@ -228,6 +228,9 @@ export class EventClaim {
     if (age > this.graceMs) throw new StaleView(runId, age);
   }
 
+  /** The commit GitHub made this event's claim ref point at, when it was asked to keep one (a step's commit): GitHub's own word that it has it. */
+  keeps: string | null = null;
+
   get claimed(): boolean {
     return this.claimedAt !== null;
   }
@@ -273,6 +276,7 @@ export class EventClaim {
     this.onClaim?.(this.clock() - start);
     if (!won) throw this.claimedAt === null ? new LeaseTaken(state.runId, gen) : new LeaseExpired(state.runId, this.memory.gen, age);
     const from = sentAt ?? start;
+    if (sha) this.keeps = sha;
     this.claimedAt = from;
     this.memory.gen = gen;
     this.memory.confirmedAt = from;

@@ -96,6 +96,14 @@ function eventFor(cmd: PostReview, fork: boolean): ReviewEvent {
   return cmd.fork || fork ? 'COMMENT' : cmd.event;
 }
 
+/** baton's own review posted by the post-review command `key` on pull request `prNumber`, if GitHub has it. */
+export async function findOwnReview(gh: RepoContext, prNumber: number, key: string) {
+  const tail = markerComment(`baton:review ${key}`);
+  const reviews = await gh.octokit.paginate('GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews', { owner: gh.owner, repo: gh.repo, pull_number: prNumber, per_page: 100 });
+  // Only baton's own review, ending in the marker, says it was posted: anyone can quote a marker.
+  return reviews.find((r) => r.user?.login.toLowerCase() === gh.botLogin.toLowerCase() && (r.body ?? '').trimEnd().endsWith(tail));
+}
+
 export async function postReview(gh: RepoContext, cmd: PostReview, known: Set<string>, lookFirst: boolean, at: number): Promise<RunEvent[]> {
   const o = { owner: gh.owner, repo: gh.repo, pull_number: cmd.prNumber };
   const marker = `baton:review ${cmd.key}`;
@@ -106,9 +114,7 @@ export async function postReview(gh: RepoContext, cmd: PostReview, known: Set<st
       : [];
   if (known.has(marker) && !cmd.confirm) return [];
   if (lookFirst || known.has(marker)) {
-    const reviews = await gh.octokit.paginate('GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews', { ...o, per_page: 100 });
-    // Only baton's own review, ending in the marker, says it was posted: anyone can quote a marker.
-    const ours = reviews.find((r) => r.user?.login.toLowerCase() === gh.botLogin.toLowerCase() && (r.body ?? '').trimEnd().endsWith(tail));
+    const ours = await findOwnReview(gh, cmd.prNumber, cmd.key);
     if (ours) {
       known.add(marker);
       return posted(ours);

@@ -9,6 +9,7 @@ import type { HostPort } from '../driver.ts';
 import { branchExists, pushRemote, removeWorktree, setBranch } from './git.ts';
 import { runJob } from './jobs.ts';
 import { mergeStep } from './merge.ts';
+import { readBackEvent, readLocal } from './read-back.ts';
 import { renderLocalReview } from './review.ts';
 import { worktreesDir, type RunStore } from './store.ts';
 
@@ -63,6 +64,8 @@ export class LocalHost implements HostPort {
         return this.record(this.pullRequest(command));
       case 'apply-labels':
         return this.record(this.labels(command));
+      case 'read-back':
+        return this.record([readBackEvent(command, readLocal(this.repo, this.store.dir, command.deliverable))]);
       case 'reply':
         this.on.say(command.body);
         return [];
