@@ -22,7 +22,7 @@ on:
     branches: [main]
 agents: { coder: { uses: claude-code } }
 steps:
-  - { id: look, agent: coder, prompt: "look at the change" }
+  - { id: look, agent: coder, writes: false, prompt: "look at the change" }
 `;
 
 const titles = (h: Harness) => [...h.runner.store.runs.values()].map((r) => r.displayTitle).sort();
