@@ -65,6 +65,8 @@ const GITHUB: Record<string, [scope: string, level: 'read' | 'write'] | 'app-jwt
   'GET /repos/{owner}/{repo}/issues/comments/{comment_id}': ['issues', 'read'],
   'PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}': ['issues', 'write'],
   'POST /repos/{owner}/{repo}/issues/{issue_number}/comments': ['issues', 'write'],
+  // The label step's read-back (src/hosts/github/read-back.ts): the labels on the issue.
+  'GET /repos/{owner}/{repo}/issues/{issue_number}/labels': ['issues', 'read'],
   'POST /repos/{owner}/{repo}/issues/{issue_number}/labels': ['issues', 'write'],
   'GET /repos/{owner}/{repo}/labels': ['issues', 'read'],
   'GET /repos/{owner}/{repo}/labels/{name}': ['issues', 'read'],
