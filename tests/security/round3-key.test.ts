@@ -73,6 +73,7 @@ agents: { coder: { uses: claude-code } }
 steps:
   - id: work
     agent: coder
+    writes: false
     prompt: Fix it.
     outputs: { type: object }
 `;
