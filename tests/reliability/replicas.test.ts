@@ -28,7 +28,7 @@ async function finalState(h: Harness, number: number): Promise<unknown> {
   const text = JSON.stringify(read.state, (key, value: unknown) => {
     if (/^(at|.*At|clock|deadline|workflowRunId|url|commentId|durationMs)$/.test(key)) return undefined;
     if (typeof value === 'string' && /^[0-9a-f]{40}$/.test(value)) return '<sha>';
-    if (typeof value === 'string') return value.replace(/delivery:[0-9a-f-]{36}/g, 'delivery:<id>').replace(/worker-run:\d+/g, 'worker-run:<id>').replace(/\/actions\/runs\/\d+/g, '/actions/runs/<id>');
+    if (typeof value === 'string') return value.replace(/delivery:[0-9a-f-]{36}/g, 'delivery:<id>').replace(/worker-run:\d+/g, 'worker-run:<id>').replace(/\/actions\/runs\/\d+/g, '/actions/runs/<id>').replace(/\b[0-9a-f]{7}\b/g, '<short sha>');
     return value;
   });
   const state = JSON.parse(text) as { appliedKeys?: string[] };
