@@ -25,6 +25,7 @@ steps:
   - id: impl
     agent: coder
     prompt: "do \${{ item }}"
+    no-changes: succeed
     for-each: \${{ steps.plan.outputs.tasks }}
 ${maxItems}`;
 
