@@ -72,6 +72,8 @@ const ROUTED_AGENTS = join(here, 'fixtures', 'agents');
  */
 /** One delivery as the app saw it, in performance.now() milliseconds. */
 export interface DeliveryTiming {
+  /** The webhook's event (`X-GitHub-Event`). */
+  event: string;
   receivedAt: number;
   /** When the app answered it (GitHub waits 10 s for that). */
   answeredAt?: number;
@@ -348,7 +350,7 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
         res.writeHead(503).end();
         return;
       }
-      const timing: DeliveryTiming = { receivedAt: performance.now(), calls: [], callSpans: [] };
+      const timing: DeliveryTiming = { event: String(req.headers['x-github-event'] ?? ''), receivedAt: performance.now(), calls: [], callSpans: [] };
       timings.push(timing);
       res.on('finish', () => (timing.answeredAt = performance.now()));
       void delivery.run(timing, () => middleware(req, res, () => res.writeHead(404).end()));
