@@ -100,7 +100,11 @@ describe('app: replicas on one Redis', () => {
     // emulator and the worker jobs' runner — up to a few hundred milliseconds here (a real minute
     // hardly notices). So GitHub's view is checked over windows that much shorter than a minute.
     const arrived = writes.map((r) => Date.parse(r.at));
-    const slackMs = minuteMs / 3;
+    // The lag measured: the i-th write to arrive came after the i-th grant (each had one first).
+    const [a, g] = [[...arrived].sort((x, y) => x - y), [...granted].sort((x, y) => x - y)];
+    const lagMs = Math.max(0, ...a.map((t, i) => t - g[i]!));
+    const slackMs = Math.max(minuteMs / 3, lagMs);
+    expect(slackMs, 'grants reached GitHub within a compressed minute').toBeLessThan(minuteMs);
     expect(busiest(arrived, minuteMs - slackMs)).toBeLessThanOrEqual(budget.perMinute);
     expect(busiest(arrived, hourMs - slackMs)).toBeLessThanOrEqual(budget.perHour);
   }, 120_000);
