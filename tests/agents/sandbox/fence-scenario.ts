@@ -94,15 +94,19 @@ async function fence(): Promise<void> {
     out.limits = {
       // The CLI itself spins: its signal says so.
       cpu: await limitRun(state, w, { ...NO_LIMITS, cpuSeconds: 1 }, 'for (;;) {}', false),
-      // A tool that allocates until an allocation fails: V8 aborts it at once (SIGABRT).
-      memory: await limitRun(state, w, { ...NO_LIMITS, memoryMb: 256 }, 'const a = []; for (;;) a.push(Buffer.alloc(16 << 20, 1));'),
+      // A tool that allocates until an allocation fails: V8 aborts it at once (SIGABRT). It grows a
+      // chunk every 50 ms: filling 256 MiB in one burst takes less than the worker's 100 ms between
+      // readings, and a process that fills its memory and dies between two readings is missed
+      // (src/agents/sandbox/limits.ts says so); what the readings are for is a tool that grows.
+      memory: await limitRun(state, w, { ...NO_LIMITS, memoryMb: 256 }, 'const a = []; const grow = () => { a.push(Buffer.alloc(16 << 20, 1)); setTimeout(grow, 50); }; grow();'),
       processes: await limitRun(
         state,
         w,
-        // A tool that forks until a fork fails, then takes a moment to report it and exit. Node's own
+        // A tool that forks until a fork fails, then takes a moment (2 s: the worker's 100 ms readings
+        // must see it on a loaded machine, where a 500 ms moment was missed) to report it and exit. Node's own
         // threads count against RLIMIT_NPROC too: room for them, not for 100 children.
         { ...NO_LIMITS, processes: 32 },
-        "const { spawn } = require('node:child_process'); let n = 0; const next = () => { const c = spawn('sleep', ['30']); c.on('spawn', () => { if (++n < 100) next(); }); c.on('error', (e) => { console.error(e.message); setTimeout(() => process.exit(1), 500); }); }; next();",
+        "const { spawn } = require('node:child_process'); let n = 0; const next = () => { const c = spawn('sleep', ['30']); c.on('spawn', () => { if (++n < 100) next(); }); c.on('error', (e) => { console.error(e.message); setTimeout(() => process.exit(1), 2000); }); }; next();",
       ),
     };
 
